@@ -1,0 +1,69 @@
+package dev.arbiter.model;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A pod: the unit the scheduler binds (Volcano's task). {@code nodeName} is null while pending.
+ * {@code requests} already includes {@code pods: 1}. {@code priority} is the resolved {@code spec.priority}
+ * when the manifest carried one, else null (the rules resolve it from the PriorityClass).
+ * {@code creationOrder} is a total order of creation (manifest order in the simulator, creationTimestamp live).
+ */
+public record PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
+                      String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
+                      Map<String, String> nodeSelector, List<Toleration> tolerations,
+                      Map<String, String> labels, Map<String, String> annotations,
+                      int arrivalCycle, long creationOrder) {
+    public static final String GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
+    public static final String QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name";
+    public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
+    public static final String PREEMPTABLE = "volcano.sh/preemptable";
+
+    public PodSpec {
+        nodeSelector = Map.copyOf(nodeSelector);
+        tolerations = List.copyOf(tolerations);
+        labels = Map.copyOf(labels);
+        annotations = Map.copyOf(annotations);
+    }
+
+    public String key() {
+        return namespace + "/" + name;
+    }
+
+    public boolean isBound() {
+        return nodeName != null;
+    }
+
+    /** The PodGroup named by the group-name annotation, or null for a pod that is a gang of one. */
+    public String groupName() {
+        return annotations.get(GROUP_ANNOTATION);
+    }
+
+    /** The task role (Volcano's {@code volcano.sh/task-spec}), or "" when the pod names none. */
+    public String taskRole() {
+        return annotations.getOrDefault(TASK_SPEC_ANNOTATION, "");
+    }
+
+    /** False when the {@code volcano.sh/preemptable} annotation or label is "false". */
+    public boolean preemptableMarker() {
+        String v = annotations.getOrDefault(PREEMPTABLE, labels.get(PREEMPTABLE));
+        return v == null || !v.trim().equalsIgnoreCase("false");
+    }
+
+    /**
+     * True for the pod that leads its gang: a PyTorchJob master ({@code volcano.sh/task-spec: master} or the
+     * {@code training.kubeflow.org/job-role: master} label) or a LeaderWorkerSet leader (worker index 0).
+     * Victim selection evicts leaders last.
+     */
+    public boolean isLeader() {
+        String role = taskRole();
+        return role.equals("master") || role.equals("leader")
+                || "master".equals(labels.get("training.kubeflow.org/job-role"))
+                || "0".equals(labels.get("leaderworkerset.sigs.k8s.io/worker-index"));
+    }
+
+    public PodSpec withNode(String node, String newPhase) {
+        return new PodSpec(namespace, name, schedulerName, node, newPhase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder);
+    }
+}

@@ -1,0 +1,237 @@
+package dev.arbiter.model;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * An immutable vector of resource amounts in milli-units, one dimension per resource name ({@code cpu},
+ * {@code memory}, {@code pods}, {@code nvidia.com/gpu}, ...). A dimension that is absent is zero.
+ *
+ * <p>Stored as parallel sorted arrays so that the arithmetic in the placement loop is a merge walk without hashing.
+ * Zero-valued dimensions are dropped, so two vectors are {@link #equals} exactly when every dimension is equal.
+ */
+public final class Resources {
+    public static final Resources NONE = new Resources(new String[0], new long[0]);
+
+    private final String[] names;
+    private final long[] values;
+    private int hash;
+
+    private Resources(String[] names, long[] values) {
+        this.names = names;
+        this.values = values;
+    }
+
+    /** Builds from a map of resource name to milli-units. */
+    public static Resources ofMilli(Map<String, Long> milli) {
+        TreeMap<String, Long> sorted = new TreeMap<>();
+        milli.forEach((k, v) -> {
+            if (v != null && v != 0) sorted.put(k.intern(), v);
+        });
+        String[] n = new String[sorted.size()];
+        long[] v = new long[sorted.size()];
+        int i = 0;
+        for (Map.Entry<String, Long> e : sorted.entrySet()) {
+            n[i] = e.getKey();
+            v[i++] = e.getValue();
+        }
+        return new Resources(n, v);
+    }
+
+    /** Builds from quantity strings, e.g. {@code parse(Map.of("cpu", "500m", "nvidia.com/gpu", "8"))}. */
+    public static Resources parse(Map<String, ?> quantities) {
+        TreeMap<String, Long> milli = new TreeMap<>();
+        quantities.forEach((k, v) -> milli.put(k, Quantity.parseMilli(v)));
+        return ofMilli(milli);
+    }
+
+    /** Convenience for tests and generators: alternating name, whole-unit amount pairs. */
+    public static Resources of(Object... nameAmount) {
+        TreeMap<String, Long> milli = new TreeMap<>();
+        for (int i = 0; i < nameAmount.length; i += 2) {
+            milli.put((String) nameAmount[i], Quantity.parseMilli(nameAmount[i + 1]));
+        }
+        return ofMilli(milli);
+    }
+
+    public long milli(String name) {
+        int i = Arrays.binarySearch(names, name);
+        return i >= 0 ? values[i] : 0L;
+    }
+
+    public boolean isEmpty() {
+        return names.length == 0;
+    }
+
+    public int size() {
+        return names.length;
+    }
+
+    public String name(int i) {
+        return names[i];
+    }
+
+    public long milliAt(int i) {
+        return values[i];
+    }
+
+    public Resources add(Resources o) {
+        return combine(o, 1);
+    }
+
+    public Resources subtract(Resources o) {
+        return combine(o, -1);
+    }
+
+    private Resources combine(Resources o, int sign) {
+        if (o.isEmpty()) return this;
+        if (isEmpty() && sign == 1) return o;
+        String[] n = new String[names.length + o.names.length];
+        long[] v = new long[n.length];
+        int i = 0, j = 0, k = 0;
+        while (i < names.length || j < o.names.length) {
+            int c = i == names.length ? 1 : j == o.names.length ? -1 : names[i].compareTo(o.names[j]);
+            long val;
+            String name;
+            if (c < 0) { name = names[i]; val = values[i++]; }
+            else if (c > 0) { name = o.names[j]; val = sign * o.values[j++]; }
+            else { name = names[i]; val = values[i++] + sign * o.values[j++]; }
+            if (val != 0) { n[k] = name; v[k++] = val; }
+        }
+        return new Resources(Arrays.copyOf(n, k), Arrays.copyOf(v, k));
+    }
+
+    /** Every dimension of this is at most the same dimension of {@code o} (absent = 0). */
+    public boolean fitsIn(Resources o) {
+        int j = 0;
+        for (int i = 0; i < names.length; i++) {
+            if (values[i] <= 0) continue;
+            while (j < o.names.length && o.names[j].compareTo(names[i]) < 0) j++;
+            long avail = (j < o.names.length && o.names[j].equals(names[i])) ? o.values[j] : 0L;
+            if (values[i] > avail) return false;
+        }
+        return true;
+    }
+
+    /** The dimensions of this that exceed {@code available}, with the missing amount, e.g. {@code {nvidia.com/gpu=8000}}. */
+    public Resources shortfall(Resources available) {
+        TreeMap<String, Long> missing = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) {
+            long gap = values[i] - available.milli(names[i]);
+            if (gap > 0) missing.put(names[i], gap);
+        }
+        return ofMilli(missing);
+    }
+
+    /** Per-dimension minimum over the dimensions of this; a dimension absent in {@code cap} is not capped. */
+    public Resources capBy(Resources cap) {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) {
+            int j = Arrays.binarySearch(cap.names, names[i]);
+            out.put(names[i], j >= 0 ? Math.min(values[i], cap.values[j]) : values[i]);
+        }
+        return ofMilli(out);
+    }
+
+    /** Per-dimension minimum over the union of dimensions (absent = 0). */
+    public Resources min(Resources o) {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) out.put(names[i], Math.min(values[i], o.milli(names[i])));
+        for (int j = 0; j < o.names.length; j++) out.putIfAbsent(o.names[j], Math.min(0, o.values[j]));
+        return ofMilli(out);
+    }
+
+    /** Per-dimension maximum over the union of dimensions (absent = 0). */
+    public Resources max(Resources o) {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) out.put(names[i], Math.max(values[i], o.milli(names[i])));
+        for (int j = 0; j < o.names.length; j++) out.merge(o.names[j], Math.max(0, o.values[j]), Math::max);
+        return ofMilli(out);
+    }
+
+    /** Drops negative dimensions. */
+    public Resources clampNonNegative() {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) if (values[i] > 0) out.put(names[i], values[i]);
+        return ofMilli(out);
+    }
+
+    /** Every dimension scaled by {@code num/den}, rounded down to a milli-unit. */
+    public Resources scale(long num, long den) {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) {
+            out.put(names[i], Math.multiplyHigh(values[i], num) == 0 && values[i] >= 0
+                    ? values[i] * num / den
+                    : java.math.BigInteger.valueOf(values[i]).multiply(java.math.BigInteger.valueOf(num))
+                        .divide(java.math.BigInteger.valueOf(den)).longValue());
+        }
+        return ofMilli(out);
+    }
+
+    /** Keeps only the named dimensions of this that {@code mask} has non-zero. */
+    public Resources onlyDimensionsOf(Resources mask) {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) if (mask.milli(names[i]) != 0) out.put(names[i], values[i]);
+        return ofMilli(out);
+    }
+
+    /**
+     * True when, in at least one dimension that {@code requested} asks for, this is at least {@code limit}.
+     * Volcano's "overused" test: a queue whose allocation has reached its deserved share in a dimension the
+     * job needs cannot grow in that dimension. With an empty {@code requested} every dimension of {@code limit} counts.
+     */
+    public boolean reachesIn(Resources limit, Resources requested) {
+        Resources dims = requested.isEmpty() ? limit.add(this) : requested;
+        for (int i = 0; i < dims.names.length; i++) {
+            if (dims.values[i] <= 0) continue;
+            String n = dims.names[i];
+            if (milli(n) >= limit.milli(n)) return true;
+        }
+        return false;
+    }
+
+    /** Largest ratio this/{@code of} over the dimensions of this that {@code of} has (Volcano's share). */
+    public double dominantShare(Resources of) {
+        double share = 0;
+        for (int i = 0; i < names.length; i++) {
+            long d = of.milli(names[i]);
+            if (d > 0) share = Math.max(share, (double) values[i] / d);
+            else if (values[i] > 0) share = Math.max(share, 1.0);
+        }
+        return share;
+    }
+
+    public Map<String, Long> asMilliMap() {
+        TreeMap<String, Long> m = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) m.put(names[i], values[i]);
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** Quantity strings per dimension, sorted by name. */
+    public Map<String, String> asQuantities() {
+        TreeMap<String, String> m = new TreeMap<>();
+        for (int i = 0; i < names.length; i++) m.put(names[i], Quantity.format(names[i], values[i]));
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Resources r && Arrays.equals(names, r.names) && Arrays.equals(values, r.values);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = hash;
+        if (h == 0) hash = h = 31 * Arrays.hashCode(names) + Arrays.hashCode(values);
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        asQuantities().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(": ").append(v));
+        return "{" + sb + "}";
+    }
+}
