@@ -1,0 +1,51 @@
+package dev.arbiter.cli;
+
+import dev.arbiter.engine.PolicyException;
+import dev.arbiter.engine.RuleCompileException;
+import dev.arbiter.manifest.ManifestException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code arbiter} command. Exit codes: 0 success; 1 a failed check or an internal error; 2 invalid input
+ * (manifests or arguments), with one line on stderr naming the file, object and field; 3 rules that do not compile
+ * or ask for something unknown, one {@code file:line: message} line per problem.
+ */
+@Command(name = "arbiter", mixinStandardHelpOptions = true, version = "arbiter 0.1.0",
+        description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
+        subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+    public static final int INVALID_INPUT = 2;
+    public static final int RULES_BROKEN = 3;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with the given streams and returns the exit code (used by tests and the launcher). */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> handle(ex, err));
+        return cl.execute(args);
+    }
+
+    private static int handle(Exception ex, PrintWriter err) {
+        if (ex instanceof ManifestException m) {
+            err.println("error: " + m.getMessage());
+            return INVALID_INPUT;
+        }
+        if (ex instanceof RuleCompileException r) {
+            for (String p : r.problems()) err.println("error: " + p);
+            return RULES_BROKEN;
+        }
+        if (ex instanceof PolicyException p) {
+            err.println("error: " + p.getMessage());
+            return RULES_BROKEN;
+        }
+        err.println("internal error: " + ex.getClass().getSimpleName() + ": " + String.valueOf(ex.getMessage()).replaceAll("\\s+", " "));
+        return 1;
+    }
+}

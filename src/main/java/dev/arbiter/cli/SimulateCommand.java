@@ -1,0 +1,66 @@
+package dev.arbiter.cli;
+
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.manifest.ManifestLoader;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.sim.JsonReport;
+import dev.arbiter.sim.SimulationResult;
+import dev.arbiter.sim.Simulator;
+import dev.arbiter.sim.TableReport;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code arbiter simulate}: runs the real scheduler on manifests, cycle after cycle, with no cluster. */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        description = "Run scheduling cycles on manifests (files or folders of YAML) until nothing changes.")
+final class SimulateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
+    Path rules = RulesLocation.defaultFolder();
+
+    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
+    int maxCycles;
+
+    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
+    String output;
+
+    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
+    List<String> schedulerNames;
+
+    @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
+    String scoring;
+
+    @Parameters(arity = "1..*", paramLabel = "PATH", description = "Manifest files or folders.")
+    List<Path> paths;
+
+    @Override
+    public Integer call() {
+        if (!output.equals("table") && !output.equals("json")) return usage("--output must be table or json, got " + output);
+        if (maxCycles < 1) return usage("--max-cycles must be at least 1, got " + maxCycles);
+        if (!scoring.equals("binpack") && !scoring.equals("spread")) return usage("--scoring must be binpack or spread, got " + scoring);
+        Manifests manifests = ManifestLoader.load(paths);
+        RuleBook book = RuleBook.load(rules);
+        SchedulerConfig config = schedulerNames == null ? new SchedulerConfig(SchedulerConfig.simulatorDefault().schedulerNames(), scoring)
+                : new SchedulerConfig(new LinkedHashSet<>(schedulerNames), scoring);
+        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, maxCycles);
+        spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    private int usage(String message) {
+        spec.commandLine().getErr().println("error: " + message);
+        return Main.INVALID_INPUT;
+    }
+}

@@ -1,0 +1,88 @@
+package dev.arbiter.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A gang's tentative placements and evictions (Volcano's Statement). Each step changes the cycle state at once, so
+ * later steps see it; {@link #discard()} undoes them in reverse order, so a gang that cannot start leaves no trace.
+ */
+final class GangTransaction {
+    private record Step(Task task, NodeState node, boolean eviction) {}
+
+    private final Map<String, QueueState> queues;
+    private final NodeFitter fitter;
+    private final List<Step> steps = new ArrayList<>();
+    private final Map<String, Integer> placedByRole = new HashMap<>();
+    private int placed;
+
+    GangTransaction(Map<String, QueueState> queues, NodeFitter fitter) {
+        this.queues = queues;
+        this.fitter = fitter;
+    }
+
+    void place(Task t, NodeState n) {
+        n.take(t.request());
+        QueueState q = queues.get(t.job.queue);
+        if (q != null) q.allocated = q.allocated.add(t.request());
+        steps.add(new Step(t, n, false));
+        placed++;
+        placedByRole.merge(t.pod.taskRole(), 1, Integer::sum);
+    }
+
+    void evict(Task victim) {
+        victim.evicted = true;
+        victim.node.give(victim.request());
+        QueueState q = queues.get(victim.job.queue);
+        if (q != null) q.allocated = q.allocated.subtract(victim.request());
+        steps.add(new Step(victim, victim.node, true));
+        fitter.capacityReleased();
+    }
+
+    int placed() {
+        return placed;
+    }
+
+    int placedInRole(String role) {
+        return placedByRole.getOrDefault(role, 0);
+    }
+
+    List<Task> placements() {
+        List<Task> out = new ArrayList<>();
+        for (Step s : steps) if (!s.eviction()) out.add(s.task());
+        return out;
+    }
+
+    NodeState nodeOf(Task placedTask) {
+        for (Step s : steps) if (!s.eviction() && s.task() == placedTask) return s.node();
+        throw new IllegalStateException(placedTask + " is not placed in this transaction");
+    }
+
+    List<Task> evictions() {
+        List<Task> out = new ArrayList<>();
+        for (Step s : steps) if (s.eviction()) out.add(s.task());
+        return out;
+    }
+
+    /** Undoes every step, newest first. */
+    void discard() {
+        for (int i = steps.size() - 1; i >= 0; i--) {
+            Step s = steps.get(i);
+            QueueState q = queues.get(s.task().job.queue);
+            if (s.eviction()) {
+                s.task().evicted = false;
+                s.node().take(s.task().request());
+                if (q != null) q.allocated = q.allocated.add(s.task().request());
+            } else {
+                s.node().give(s.task().request());
+                if (q != null) q.allocated = q.allocated.subtract(s.task().request());
+            }
+        }
+        if (!steps.isEmpty()) fitter.capacityReleased();
+        steps.clear();
+        placedByRole.clear();
+        placed = 0;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.facts.AdmissionBudget;
+import dev.arbiter.facts.AdmissionDenied;
+import dev.arbiter.facts.AllocationLimit;
+import dev.arbiter.facts.GangRequirement;
+import dev.arbiter.facts.OrderPolicy;
+import dev.arbiter.facts.PreemptGrant;
+import dev.arbiter.facts.Protected;
+import dev.arbiter.facts.ReclaimGrant;
+import dev.arbiter.facts.VictimOrder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the rules decided for one cycle, as plain data the Java phases obey. A missing entry means the rules granted
+ * nothing: no budget means no admission, no limit means no allocation, no grant means no eviction.
+ */
+record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied> denials,
+              Map<String, AllocationLimit> limits, Map<String, GangRequirement> gangs,
+              Map<String, OrderPolicy> orders, Map<String, PreemptGrant> preemptGrants,
+              Map<String, List<ReclaimGrant>> reclaimGrants, Map<String, Protected> protectedTasks,
+              VictimOrder victimOrder, long rulesFired) {}

@@ -1,0 +1,219 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.facts.VictimOrder;
+import dev.arbiter.model.Caps;
+import dev.arbiter.model.Resources;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Finds the fewest victims that let one pending task run, on a copy of the cycle's numbers (nothing is changed
+ * until the caller commits the plan). The rules decided who may be a victim (the {@code eligible} predicate built
+ * from grants and {@code Protected} facts), the order ({@link VictimOrder}) and the floors (each victim queue must
+ * still exceed its floor before each eviction). This class only searches.
+ *
+ * <p>The heuristic, per candidate node: take victims in policy order until the task fits — a victim whose gang would
+ * drop below minMember brings its whole gang (never leave a broken gang holding GPUs) — then add back, in reverse
+ * order, every victim that is not needed. Idle capacity counts first. Across nodes, the plan with the fewest
+ * victims wins, then the one whose most important victim has the lowest priority, then the earlier node.
+ */
+final class VictimSelector {
+    /** The victims that let {@code task} run on {@code node}. */
+    record Plan(NodeState node, List<Task> victims) {}
+
+    /** Terms of one search: who may be evicted, the floors per victim queue, and whether queue capability binds. */
+    record Terms(Predicate<Task> eligible, Map<String, Resources> floors, Caps preemptorCap, Resources preemptorAllocated) {}
+
+    private final CycleState state;
+    private final NodeFitter fitter;
+    private final List<String> orderKeys;
+
+    VictimSelector(CycleState state, NodeFitter fitter, VictimOrder order) {
+        this.state = state;
+        this.fitter = fitter;
+        this.orderKeys = order == null ? List.of("newest first") : order.keys();
+    }
+
+    Plan find(Task task, Terms terms) {
+        boolean capBlocks = !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.request()));
+        List<Task> queueWide = capBlocks ? queueWideVictims(task, terms) : List.of();
+        Plan best = null;
+        for (NodeState n : fitter.eligibleNodes(task.pod)) {
+            boolean hasVictim = false;
+            for (Task t : n.tasks) {
+                if (terms.eligible().test(t) && !t.evicted) { hasVictim = true; break; }
+            }
+            if (!hasVictim && (queueWide.isEmpty() || !task.request().fitsIn(n.free()))) continue;
+            Plan p = planOn(n, task, terms, queueWide);
+            if (p != null && (best == null || better(p, best))) best = p;
+        }
+        return best;
+    }
+
+    /**
+     * Fewer victims first; among equal counts, the plan whose most precious victim (the last in victim order) comes
+     * earlier in that order, so that across nodes, too, leaders go last and the newest go first.
+     */
+    private boolean better(Plan a, Plan b) {
+        if (a.victims().size() != b.victims().size()) return a.victims().size() < b.victims().size();
+        Comparator<Task> order = victimComparator(new Search(a.node(), null, null), null);
+        int c = order.compare(mostPrecious(a, order), mostPrecious(b, order));
+        if (c != 0) return c < 0;
+        return a.node().index < b.node().index;
+    }
+
+    private static Task mostPrecious(Plan p, Comparator<Task> order) {
+        return p.victims().stream().max(order).orElse(null);
+    }
+
+    private List<Task> queueWideVictims(Task task, Terms terms) {
+        List<Task> out = new ArrayList<>();
+        for (Job j : state.queues.get(task.job.queue).jobs) {
+            for (Task t : j.running) if (!t.evicted && terms.eligible().test(t)) out.add(t);
+        }
+        return out;
+    }
+
+    private Plan planOn(NodeState node, Task task, Terms terms, List<Task> queueWide) {
+        List<Task> pool = new ArrayList<>();
+        for (Task t : node.tasks) if (!t.evicted && terms.eligible().test(t)) pool.add(t);
+        for (Task t : queueWide) if (t.node != node) pool.add(t);
+        Search s = new Search(node, task, terms);
+        if (s.fits()) return new Plan(node, List.of());
+        while (!pool.isEmpty()) {
+            Task next = pool.stream().min(victimComparator(s, node)).orElseThrow();
+            pool.remove(next);
+            List<Task> unit = s.unitFor(next);
+            if (unit == null || !s.floorAllows(next.job.queue)) continue;
+            s.take(unit);
+            pool.removeAll(unit);
+            if (s.fits()) return new Plan(node, s.trimmed());
+        }
+        return null;
+    }
+
+    private Comparator<Task> victimComparator(Search s, NodeState node) {
+        Comparator<Task> c = node == null ? (x, y) -> 0 : Comparator.comparing(t -> t.node == node ? 0 : 1);
+        for (String key : orderKeys) {
+            Comparator<Task> k = switch (key.trim()) {
+                case "surplus first" -> Comparator.comparing(t -> s.isSurplus(t) ? 0 : 1);
+                case "queue served last first" -> Comparator.<Task>comparingInt(t -> queuePriority(t))
+                        .thenComparing(Comparator.<Task>comparingDouble(t -> queueShare(t)).reversed());
+                case "priority asc" -> Comparator.comparingInt(t -> t.priority);
+                case "priority desc" -> Comparator.<Task>comparingInt(t -> t.priority).reversed();
+                case "leader last" -> Comparator.comparing(t -> t.pod.isLeader() ? 1 : 0);
+                case "newest first" -> Comparator.<Task>comparingLong(t -> t.pod.creationOrder()).reversed();
+                case "oldest first" -> Comparator.comparingLong(t -> t.pod.creationOrder());
+                default -> throw new PolicyException("victim order key \"" + key + "\" is unknown (known: surplus first,"
+                        + " queue served last first, priority asc|desc, leader last, newest first, oldest first)");
+            };
+            c = c.thenComparing(k);
+        }
+        return c.thenComparing(Task::id);
+    }
+
+    private int queuePriority(Task t) {
+        QueueState q = state.queues.get(t.job.queue);
+        return q == null ? 0 : q.spec.priority();
+    }
+
+    private double queueShare(Task t) {
+        QueueState q = state.queues.get(t.job.queue);
+        return q == null ? 0 : q.share();
+    }
+
+    /** The running numbers of one node's search: what the chosen units free, on the node and per queue. */
+    private final class Search {
+        private final NodeState node;
+        private final Task task;
+        private final Terms terms;
+        private final List<List<Task>> units = new ArrayList<>();
+        private final Map<Job, Integer> taken = new HashMap<>();
+
+        Search(NodeState node, Task task, Terms terms) {
+            this.node = node;
+            this.task = task;
+            this.terms = terms;
+        }
+
+        boolean isSurplus(Task t) {
+            return t.job.liveRunning() - taken.getOrDefault(t.job, 0) > t.job.minMember;
+        }
+
+        /** The task alone, or its whole remaining gang if taking it would break the gang; null if that is not allowed. */
+        List<Task> unitFor(Task t) {
+            int remaining = t.job.liveRunning() - taken.getOrDefault(t.job, 0);
+            if (remaining - 1 >= t.job.minMember || remaining <= 1) return List.of(t);
+            List<Task> gang = new ArrayList<>();
+            for (Task m : t.job.running) {
+                if (m.evicted || isTaken(m)) continue;
+                if (!terms.eligible().test(m)) return null;
+                gang.add(m);
+            }
+            return gang;
+        }
+
+        private boolean isTaken(Task t) {
+            for (List<Task> u : units) if (u.contains(t)) return true;
+            return false;
+        }
+
+        boolean floorAllows(String queue) {
+            Resources floor = terms.floors().get(queue);
+            if (floor == null) return true;
+            Resources now = state.queues.get(queue).allocated;
+            for (List<Task> u : units) for (Task t : u) if (t.job.queue.equals(queue)) now = now.subtract(t.request());
+            return !now.fitsIn(floor);
+        }
+
+        void take(List<Task> unit) {
+            units.add(unit);
+            for (Task t : unit) taken.merge(t.job, 1, Integer::sum);
+        }
+
+        boolean fits() {
+            return fitsWith(units);
+        }
+
+        private boolean fitsWith(List<List<Task>> chosen) {
+            Resources freeOnNode = node.free();
+            Resources queueAllocated = terms.preemptorAllocated();
+            for (List<Task> u : chosen) {
+                for (Task t : u) {
+                    if (t.node == node) freeOnNode = freeOnNode.add(t.request());
+                    if (t.job.queue.equals(task.job.queue)) queueAllocated = queueAllocated.subtract(t.request());
+                }
+            }
+            return task.request().fitsIn(freeOnNode) && terms.preemptorCap().admits(queueAllocated.add(task.request()));
+        }
+
+        /** Drops, newest choice first (after the last), every unit the fit does not need and whose gangs stay whole. */
+        List<Task> trimmed() {
+            List<List<Task>> kept = new ArrayList<>(units);
+            for (int i = kept.size() - 2; i >= 0; i--) {
+                List<List<Task>> without = new ArrayList<>(kept);
+                without.remove(i);
+                if (fitsWith(without) && gangsWhole(without)) kept = without;
+            }
+            Set<Task> out = new LinkedHashSet<>();
+            kept.forEach(out::addAll);
+            return new ArrayList<>(out);
+        }
+
+        private boolean gangsWhole(List<List<Task>> chosen) {
+            Map<Job, Integer> count = new HashMap<>();
+            for (List<Task> u : chosen) for (Task t : u) count.merge(t.job, 1, Integer::sum);
+            for (Map.Entry<Job, Integer> e : count.entrySet()) {
+                int left = e.getKey().liveRunning() - e.getValue();
+                if (left > 0 && left < e.getKey().minMember) return false;
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.arbiter.facts;
+
+/** A PriorityClass: its value, whether it is the cluster default, and its preemption policy. */
+public final class PriorityClassFact {
+    private final String name;
+    private final int value;
+    private final boolean globalDefault;
+    private final String preemptionPolicy;
+
+    public PriorityClassFact(String name, int value, boolean globalDefault, String preemptionPolicy) {
+        this.name = name;
+        this.value = value;
+        this.globalDefault = globalDefault;
+        this.preemptionPolicy = preemptionPolicy;
+    }
+
+    public String getName() { return name; }
+    public int getValue() { return value; }
+    public boolean isGlobalDefault() { return globalDefault; }
+    public String getPreemptionPolicy() { return preemptionPolicy; }
+}

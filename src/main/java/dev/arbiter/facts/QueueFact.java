@@ -1,0 +1,96 @@
+package dev.arbiter.facts;
+
+import dev.arbiter.model.Caps;
+import dev.arbiter.model.Resources;
+import org.kie.api.definition.type.Modifies;
+
+/**
+ * A queue with what Java measured ({@code request}, {@code allocated}, {@code inqueue}) and what the fair-share
+ * rules derive ({@code deserved}, {@code overused}). {@code capability} null means unlimited.
+ *
+ * <p>{@code request} is what the queue's jobs ask for: running tasks plus pending tasks of admitted jobs
+ * (Volcano's proportion). {@code inqueue} is the part of admitted-but-not-yet-running jobs' minimum resources that
+ * is not yet allocated.
+ */
+public final class QueueFact {
+    private final String name;
+    private final int weight;
+    private final int priority;
+    private final boolean open;
+    private final boolean reclaimable;
+    private final Resources capability;
+    private final Resources guarantee;
+    private final Resources request;
+    private final Resources allocated;
+    private final Resources inqueue;
+
+    private Caps realCapability = Caps.UNLIMITED;
+    private Resources deserved = Resources.NONE;
+    private boolean met;
+    private int lastRound;
+    private boolean overused;
+    private boolean shareSettled;
+    private boolean capabilityResolved;
+
+    public QueueFact(String name, int weight, int priority, boolean open, boolean reclaimable, Resources capability,
+                     Resources guarantee, Resources request, Resources allocated, Resources inqueue) {
+        this.name = name;
+        this.weight = weight;
+        this.priority = priority;
+        this.open = open;
+        this.reclaimable = reclaimable;
+        this.capability = capability;
+        this.guarantee = guarantee;
+        this.request = request;
+        this.allocated = allocated;
+        this.inqueue = inqueue;
+    }
+
+    public String getName() { return name; }
+    public int getWeight() { return weight; }
+    public int getPriority() { return priority; }
+    public boolean isOpen() { return open; }
+    public boolean isReclaimable() { return reclaimable; }
+    public Resources getCapability() { return capability; }
+    public boolean isCapped() { return capability != null; }
+    public Resources getGuarantee() { return guarantee; }
+    public Resources getRequest() { return request; }
+    public Resources getAllocated() { return allocated; }
+    public Resources getInqueue() { return inqueue; }
+    public Caps getRealCapability() { return realCapability; }
+    public Resources getDeserved() { return deserved; }
+    public boolean isMet() { return met; }
+    public int getLastRound() { return lastRound; }
+    public boolean isOverused() { return overused; }
+    public boolean isShareSettled() { return shareSettled; }
+    public boolean isCapabilityResolved() { return capabilityResolved; }
+
+    public void setRealCapability(Caps realCapability) { this.realCapability = realCapability; }
+    public void setDeserved(Resources deserved) { this.deserved = deserved; }
+    public void setMet(boolean met) { this.met = met; }
+    public void setOverused(boolean overused) { this.overused = overused; }
+    public void setShareSettled(boolean shareSettled) { this.shareSettled = shareSettled; }
+    public void setCapabilityResolved(boolean capabilityResolved) { this.capabilityResolved = capabilityResolved; }
+
+    /**
+     * One water-filling step: add {@code weight/totalWeight} of {@code remaining} to the deserved share, cap it by the
+     * real capability and by the request (only in the dimensions the queue requests), keep at least the guarantee,
+     * and mark the queue met once it has all it asked for or the step gave it nothing new.
+     */
+    @Modifies({"deserved", "met", "lastRound"})
+    public void takeShare(Resources remaining, long totalWeight, int round) {
+        Resources before = deserved;
+        Resources next = deserved.add(remaining.scale(weight, totalWeight));
+        next = realCapability.cap(next);
+        next = next.min(request).clampNonNegative();
+        next = next.max(guarantee);
+        deserved = next;
+        met = request.fitsIn(deserved) || deserved.equals(before);
+        lastRound = round;
+    }
+
+    /** Volcano's share: the largest ratio of allocated to deserved over the deserved dimensions. */
+    public double share(Resources allocatedNow) {
+        return allocatedNow.dominantShare(deserved);
+    }
+}

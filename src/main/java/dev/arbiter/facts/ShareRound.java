@@ -1,0 +1,64 @@
+package dev.arbiter.facts;
+
+import dev.arbiter.model.Resources;
+import java.util.Collection;
+import org.kie.api.definition.type.Modifies;
+
+/**
+ * The state of fair-share water-filling: round {@code number} hands out {@code remaining} to the queues that are not
+ * yet met, in proportion to their weights ({@code unmetWeight} is the sum of those weights). The fair-share rules
+ * advance it until nothing remains, nothing changes, or every queue is met; then {@code open} is false.
+ */
+public final class ShareRound {
+    private final Resources total;
+    private int number = 1;
+    private Resources remaining;
+    private long unmetWeight;
+    private boolean open;
+
+    public ShareRound(Resources total, Collection<?> queues) {
+        this.total = total;
+        this.remaining = reserveGuarantees(total, queues);
+        this.unmetWeight = unmetWeight(queues);
+        this.open = unmetWeight > 0 && !remaining.isEmpty();
+    }
+
+    public int getNumber() { return number; }
+    public Resources getTotal() { return total; }
+    public Resources getRemaining() { return remaining; }
+    public long getUnmetWeight() { return unmetWeight; }
+    public boolean isOpen() { return open; }
+
+    /**
+     * Closes this round: what remains is the total less every queue's deserved share (or its guarantee, if larger);
+     * the next round is open while something remains, the last round changed it, and some queue is unmet.
+     */
+    @Modifies({"number", "remaining", "unmetWeight", "open"})
+    public void nextRound(Collection<?> queues) {
+        Resources before = remaining;
+        Resources taken = Resources.NONE;
+        for (Object o : queues) {
+            QueueFact q = (QueueFact) o;
+            taken = taken.add(q.getDeserved().max(q.getGuarantee()));
+        }
+        remaining = total.subtract(taken).clampNonNegative();
+        unmetWeight = unmetWeight(queues);
+        number++;
+        open = unmetWeight > 0 && !remaining.isEmpty() && !remaining.equals(before);
+    }
+
+    private static Resources reserveGuarantees(Resources total, Collection<?> queues) {
+        Resources g = Resources.NONE;
+        for (Object o : queues) g = g.add(((QueueFact) o).getGuarantee());
+        return total.subtract(g).clampNonNegative();
+    }
+
+    private static long unmetWeight(Collection<?> queues) {
+        long w = 0;
+        for (Object o : queues) {
+            QueueFact q = (QueueFact) o;
+            if (!q.isMet()) w += q.getWeight();
+        }
+        return w;
+    }
+}

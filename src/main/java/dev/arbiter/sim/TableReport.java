@@ -1,0 +1,111 @@
+package dev.arbiter.sim;
+
+import dev.arbiter.decision.Binding;
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.Eviction;
+import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.model.Resources;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Writes a simulation for people: each cycle's decisions with the rule behind them and a one-line view of every
+ * queue's allocated/deserved accelerators, then kubectl-style tables of pods, PodGroups and queues.
+ */
+public final class TableReport {
+    private TableReport() {}
+
+    public static String write(SimulationResult r) {
+        StringBuilder sb = new StringBuilder();
+        for (String n : r.notices()) sb.append("notice: ").append(n).append('\n');
+        for (CycleResult c : r.cycles()) {
+            sb.append("Cycle ").append(c.cycle()).append(": ").append(c.bindings().size()).append(" bound, ")
+                    .append(c.evictions().size()).append(" evicted  |  ").append(shares(c.queues())).append('\n');
+            for (Binding b : c.bindings()) {
+                sb.append("  bind   ").append(b.pod()).append(" -> ").append(b.node()).append("   [").append(b.rule()).append("]\n");
+            }
+            for (Eviction e : c.evictions()) {
+                sb.append("  evict  ").append(e.pod()).append(" from ").append(e.node()).append(" (").append(e.action())
+                        .append(" for ").append(e.forPodGroup()).append(")   [").append(e.rule()).append("]\n");
+            }
+        }
+        sb.append(r.stable() ? "Stable after " : "Stopped (cycle limit) after ").append(r.cycles().size()).append(" cycle(s).\n\n");
+
+        List<String[]> pods = new ArrayList<>();
+        pods.add(new String[] {"POD", "PHASE", "NODE"});
+        for (PodOutcome p : r.pods()) pods.add(new String[] {p.pod(), p.phase(), p.node() == null ? "<none>" : p.node()});
+        sb.append(table(pods)).append('\n');
+
+        List<String[]> groups = new ArrayList<>();
+        groups.add(new String[] {"PODGROUP", "STATUS", "MINMEMBER", "RUNNINGS", "QUEUE", "REASON"});
+        for (PodGroupStatus g : r.podGroups()) {
+            groups.add(new String[] {g.podGroup(), g.phase(), Integer.toString(g.minMember()), Integer.toString(g.running()),
+                    g.queue(), g.reason() == null ? "" : g.reason()});
+        }
+        sb.append(table(groups)).append('\n');
+
+        List<String[]> queues = new ArrayList<>();
+        queues.add(new String[] {"QUEUE", "PARENT", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING", "DESERVED", "ALLOCATED"});
+        for (QueueStatus q : r.queues()) {
+            queues.add(new String[] {q.queue(), q.parent() == null ? "root" : q.parent(), Integer.toString(q.weight()), q.state(),
+                    Integer.toString(q.pendingJobs()), Integer.toString(q.inqueueJobs()), Integer.toString(q.runningJobs()),
+                    compact(q.deserved()), compact(q.allocated())});
+        }
+        sb.append(table(queues));
+        return sb.toString();
+    }
+
+    /** e.g. {@code tenanta mars-tech.com/gpu 0/16, tenantb mars-tech.com/gpu 32/16} for the accelerator dimensions. */
+    static String shares(List<QueueStatus> queues) {
+        TreeSet<String> dims = new TreeSet<>();
+        for (QueueStatus q : queues) {
+            for (String d : q.deserved().add(q.allocated()).asMilliMap().keySet()) if (isAccelerator(d)) dims.add(d);
+        }
+        if (dims.isEmpty()) dims.add("cpu");
+        StringBuilder sb = new StringBuilder();
+        for (String d : dims) {
+            sb.append(d).append(" allocated/deserved:");
+            for (QueueStatus q : queues) {
+                sb.append(' ').append(q.queue()).append(' ').append(amount(q.allocated(), d)).append('/')
+                        .append(amount(q.deserved(), d));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static boolean isAccelerator(String dim) {
+        return dim.contains("gpu") || dim.contains("npu") || dim.contains("tpu") || dim.contains("neuron");
+    }
+
+    private static String amount(Resources r, String dim) {
+        return dev.arbiter.model.Quantity.format(dim, r.milli(dim));
+    }
+
+    private static String compact(Resources r) {
+        if (r.isEmpty()) return "-";
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) {
+            sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append('=').append(e.getValue());
+        }
+        return sb.toString();
+    }
+
+    static String table(List<String[]> rows) {
+        int cols = rows.get(0).length;
+        int[] width = new int[cols];
+        for (String[] row : rows) for (int i = 0; i < cols; i++) width[i] = Math.max(width[i], row[i].length());
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < cols; i++) {
+                line.append(row[i]);
+                if (i < cols - 1) line.append(" ".repeat(width[i] - row[i].length() + 3));
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString();
+    }
+}
