@@ -192,14 +192,14 @@ public final class Scheduler {
             GangTransaction tx = new GangTransaction(state.queues, fitter);
             String firstFailure = null;
             for (Task t : j.pending) {
-                if (!q.hardCap().admits(q.allocated.add(t.request()))) {
-                    if (firstFailure == null) firstFailure = "queue \"" + q.name() + "\" capability reached: short of "
-                            + q.hardCap().excess(q.allocated.add(t.request()));
-                    continue;
-                }
                 NodeState n = fitter.best(t.pod);
                 if (n == null) {
                     if (firstFailure == null) firstFailure = fitter.whyNoFit(t.pod);
+                    continue;
+                }
+                if (!q.hardCap().admits(q.allocated.add(t.request()))) {
+                    if (firstFailure == null) firstFailure = "queue \"" + q.name() + "\" capability reached: short of "
+                            + q.hardCap().excess(q.allocated.add(t.request()));
                     continue;
                 }
                 tx.place(t, n);

@@ -1,0 +1,122 @@
+package dev.arbiter.manifest;
+
+import java.util.Set;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads top-level manifest objects: checks the common fields (apiVersion, kind, metadata.name), unpacks lists, and
+ * hands each object to the reader or expander for its kind. Kinds Arbiter does not schedule become notices.
+ */
+final class ObjectReader {
+    private static final String NODE = "v1 Node";
+    private static final String POD = "v1 Pod";
+    private static final String PRIORITY_CLASS = "scheduling.k8s.io/v1 PriorityClass";
+    private static final String QUEUE = "scheduling.volcano.sh/v1beta1 Queue";
+    private static final String POD_GROUP = "scheduling.volcano.sh/v1beta1 PodGroup";
+    private static final String PYTORCH_JOB = "kubeflow.org/v1 PyTorchJob";
+    private static final String LEADER_WORKER_SET = "leaderworkerset.x-k8s.io/v1 LeaderWorkerSet";
+    private static final Set<String> CLUSTER_SCOPED = Set.of(NODE, PRIORITY_CLASS, QUEUE);
+    private static final Set<String> KNOWN =
+            Set.of(NODE, POD, PRIORITY_CLASS, QUEUE, POD_GROUP, PYTORCH_JOB, LEADER_WORKER_SET);
+
+    private final ManifestCollector out;
+
+    ObjectReader(ManifestCollector out) {
+        this.out = out;
+    }
+
+    /** Reads one YAML document of {@code source}. */
+    void readDocument(Node document, String source) {
+        Field object = Field.root(document, Origin.of(source, Field.lineOf(document)));
+        if (!object.isMapping()) {
+            throw object.error("a manifest must be a mapping with apiVersion, kind and metadata, got "
+                    + Field.describe(document));
+        }
+        read(object, null, null);
+    }
+
+    /**
+     * Reads one object; {@code defaultApiVersion}/{@code defaultKind} fill in for items of a typed list such as
+     * {@code PodList}, whose items may omit them.
+     */
+    private void read(Field object, String defaultApiVersion, String defaultKind) {
+        String kind = object.get("kind").string(defaultKind);
+        object = object.withOrigin(object.origin().ofKind(kind));
+        String apiVersion = object.get("apiVersion").string(defaultApiVersion);
+        if (apiVersion == null) throw object.get("apiVersion").error("is required");
+        if (kind == null) throw object.get("kind").error("is required");
+        if (kind.endsWith("List")) {
+            readList(object, apiVersion, kind);
+            return;
+        }
+        Field named = identified(object, id(object, apiVersion + " " + kind));
+        dispatch(named, apiVersion, kind, Metadata.read(named));
+    }
+
+    /**
+     * How messages and duplicate checks name the object: {@code name} for cluster-scoped kinds, else
+     * {@code namespace/name}, where a kind Arbiter reads defaults its namespace to "default".
+     */
+    private static String id(Field object, String type) {
+        String name = object.get("metadata", "name").string();
+        if (name == null) throw object.get("metadata", "name").error("is required");
+        String namespace = object.get("metadata", "namespace").string();
+        if (CLUSTER_SCOPED.contains(type)) return name;
+        if (namespace == null) return KNOWN.contains(type) ? Metadata.DEFAULT_NAMESPACE + "/" + name : name;
+        return namespace + "/" + name;
+    }
+
+    /** {@code kind: List} holds any objects; {@code kind: <X>List} holds X objects that may omit apiVersion/kind. */
+    private void readList(Field list, String apiVersion, String kind) {
+        String itemKind = kind.equals("List") ? null : kind.substring(0, kind.length() - "List".length());
+        for (Field item : list.get("items").items()) {
+            if (!item.isMapping()) {
+                throw item.error("must be a mapping with apiVersion, kind and metadata");
+            }
+            read(item.asObject(), itemKind == null ? null : apiVersion, itemKind);
+        }
+    }
+
+    private void dispatch(Field object, String apiVersion, String kind, Metadata meta) {
+        switch (apiVersion + " " + kind) {
+            case NODE -> {
+                claim(object);
+                out.add(NodeReader.read(object, meta));
+            }
+            case QUEUE -> {
+                claim(object);
+                out.add(QueueReader.read(object, meta));
+            }
+            case PRIORITY_CLASS -> {
+                claim(object);
+                out.add(PriorityClassReader.read(object, meta));
+            }
+            case POD -> {
+                long creationOrder = claim(object);
+                out.add(PodReader.read(object, PodReader.DEFAULT_SCHEDULER).toSpec(creationOrder));
+            }
+            case POD_GROUP -> out.add(PodGroupReader.read(object, meta, claim(object)));
+            case PYTORCH_JOB -> {
+                claim(object);
+                PyTorchJobExpander.expand(object, meta, out);
+            }
+            case LEADER_WORKER_SET -> {
+                claim(object);
+                LeaderWorkerSetExpander.expand(object, meta, out);
+            }
+            default -> out.notice(object.origin().location() + ": skipped " + apiVersion + " " + kind + " "
+                    + object.origin().id() + ": not a kind Arbiter schedules");
+        }
+    }
+
+    /** The object, reported from now on by its kind and {@code id} ({@code name} or {@code namespace/name}). */
+    private static Field identified(Field object, String id) {
+        return object.withOrigin(object.origin().named(id));
+    }
+
+    /** Registers the object's identity (so a later duplicate is an error) and returns its creation order. */
+    private long claim(Field identified) {
+        Origin origin = identified.origin();
+        return out.claim(origin.kind(), origin.id(), origin);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.arbiter.manifest;
+
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.Resources;
+import dev.arbiter.model.Toleration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A pod being assembled: what {@link PodReader} read from a Pod or a pod template, before the expanders give it a
+ * name, labels and annotations and the collector gives it a creation order. Mutable on purpose, for that assembly.
+ */
+final class PodDraft {
+    String namespace;
+    String name;
+    String schedulerName;
+    String nodeName;
+    String phase;
+    String priorityClassName;
+    Integer priority;
+    String preemptionPolicy;
+    Resources requests = Resources.NONE;
+    Map<String, String> nodeSelector = new LinkedHashMap<>();
+    List<Toleration> tolerations = List.of();
+    Map<String, String> labels = new LinkedHashMap<>();
+    Map<String, String> annotations = new LinkedHashMap<>();
+    /** From the pod's (template's) own arrival-cycle annotation; null when it has none. */
+    Integer arrivalCycle;
+
+    /** An independent copy, for stamping out several pods from one template. */
+    PodDraft copy() {
+        PodDraft c = new PodDraft();
+        c.namespace = namespace;
+        c.name = name;
+        c.schedulerName = schedulerName;
+        c.nodeName = nodeName;
+        c.phase = phase;
+        c.priorityClassName = priorityClassName;
+        c.priority = priority;
+        c.preemptionPolicy = preemptionPolicy;
+        c.requests = requests;
+        c.nodeSelector = new LinkedHashMap<>(nodeSelector);
+        c.tolerations = tolerations;
+        c.labels = new LinkedHashMap<>(labels);
+        c.annotations = new LinkedHashMap<>(annotations);
+        c.arrivalCycle = arrivalCycle;
+        return c;
+    }
+
+    String key() {
+        return namespace + "/" + name;
+    }
+
+    /** The finished pod; the phase defaults to Running when bound to a node, else Pending; arrival defaults to 0. */
+    PodSpec toSpec(long creationOrder) {
+        String effectivePhase = phase != null ? phase : nodeName != null ? "Running" : "Pending";
+        return new PodSpec(namespace, name, schedulerName, nodeName, effectivePhase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations,
+                arrivalCycle == null ? 0 : arrivalCycle, creationOrder);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.arbiter.manifest;
+
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.QueueSpec;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Reads a {@code scheduling.volcano.sh/v1beta1} PodGroup. */
+final class PodGroupReader {
+    static final String PENDING = "Pending";
+
+    private PodGroupReader() {}
+
+    /**
+     * {@code spec.queue} (default "default"; an unknown queue is left for the scheduler to report),
+     * {@code spec.minMember} (default 1, not negative), {@code spec.minTaskMember}, {@code spec.minResources}
+     * (null when unset), {@code spec.priorityClassName} and {@code status.phase} (default Pending).
+     */
+    static PodGroupSpec read(Field podGroup, Metadata meta, long creationOrder) {
+        Field spec = podGroup.get("spec");
+        return new PodGroupSpec(meta.namespaceOrDefault(), meta.name(),
+                spec.get("queue").string(QueueSpec.DEFAULT),
+                spec.get("minMember").integer(1, m -> m >= 0, "must be a non-negative integer"),
+                minTaskMember(spec.get("minTaskMember")),
+                spec.get("minResources").resources(),
+                spec.get("priorityClassName").string(),
+                podGroup.get("status", "phase").string(PENDING),
+                meta.arrivalCycleOr(0),
+                creationOrder);
+    }
+
+    private static Map<String, Integer> minTaskMember(Field map) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        map.entries().forEach((role, count) ->
+                out.put(role, count.integer(0, m -> m >= 0, "must be a non-negative integer")));
+        return out;
+    }
+}

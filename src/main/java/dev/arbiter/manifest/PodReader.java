@@ -1,0 +1,90 @@
+package dev.arbiter.manifest;
+
+import dev.arbiter.model.Resources;
+import dev.arbiter.model.Toleration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Reads a {@code v1} Pod, or a pod template ({@code metadata} + {@code spec}) inside a workload, into a draft. */
+final class PodReader {
+    static final String DEFAULT_SCHEDULER = "default-scheduler";
+    private static final Set<String> PREEMPTION_POLICIES = Set.of("PreemptLowerPriority", "Never");
+
+    private PodReader() {}
+
+    /**
+     * Reads the pod rooted at {@code pod}. The namespace defaults to "default"; the name is null for a template;
+     * {@code defaultScheduler} applies when {@code spec.schedulerName} is unset.
+     */
+    static PodDraft read(Field pod, String defaultScheduler) {
+        Metadata meta = Metadata.read(pod);
+        Field spec = pod.get("spec");
+        PodDraft d = new PodDraft();
+        d.namespace = meta.namespaceOrDefault();
+        d.name = meta.name();
+        d.labels = meta.labels();
+        d.annotations = meta.annotations();
+        d.arrivalCycle = meta.arrivalCycle();
+        d.schedulerName = spec.get("schedulerName").string(defaultScheduler);
+        d.nodeName = spec.get("nodeName").string();
+        d.phase = pod.get("status", "phase").string();
+        d.priorityClassName = spec.get("priorityClassName").string();
+        d.priority = spec.get("priority").integer();
+        d.preemptionPolicy = preemptionPolicy(spec.get("preemptionPolicy"), null);
+        d.requests = effectiveRequests(spec);
+        d.nodeSelector = spec.get("nodeSelector").stringMap();
+        d.tolerations = tolerations(spec.get("tolerations"));
+        return d;
+    }
+
+    /** PreemptLowerPriority or Never, or {@code fallback} when absent; anything else is an error. */
+    static String preemptionPolicy(Field field, String fallback) {
+        String policy = field.string(fallback);
+        if (policy != null && !PREEMPTION_POLICIES.contains(policy)) {
+            throw field.error("must be PreemptLowerPriority or Never, got " + field.shown());
+        }
+        return policy;
+    }
+
+    /**
+     * The pod's effective request as the Kubernetes scheduler computes it: the sum over containers, at least the
+     * peak of the init phase (each init container in turn, on top of the restartable "sidecar" init containers
+     * started before it; sidecars also run next to the containers), plus {@code spec.overhead}, plus {@code pods: 1}.
+     */
+    static Resources effectiveRequests(Field spec) {
+        Resources containers = Resources.NONE;
+        for (Field c : spec.get("containers").items()) containers = containers.add(containerRequests(c));
+        Resources sidecars = Resources.NONE;
+        Resources initPeak = Resources.NONE;
+        for (Field c : spec.get("initContainers").items()) {
+            Resources r = containerRequests(c);
+            if ("Always".equals(c.get("restartPolicy").string())) {
+                sidecars = sidecars.add(r);
+                initPeak = initPeak.max(sidecars);
+            } else {
+                initPeak = initPeak.max(sidecars.add(r));
+            }
+        }
+        Resources overhead = spec.get("overhead").resources();
+        return containers.add(sidecars).max(initPeak)
+                .add(overhead == null ? Resources.NONE : overhead)
+                .add(Resources.of("pods", 1));
+    }
+
+    /** A container's requests; a resource with a limit but no request requests its limit (Kubernetes defaulting). */
+    static Resources containerRequests(Field container) {
+        Field resources = container.get("resources");
+        Map<String, Long> milli = new TreeMap<>(resources.get("limits").quantities());
+        milli.putAll(resources.get("requests").quantities());
+        return Resources.ofMilli(milli);
+    }
+
+    private static List<Toleration> tolerations(Field list) {
+        return list.items().stream()
+                .map(t -> new Toleration(t.get("key").string(), t.get("operator").string(),
+                        t.get("value").string(), t.get("effect").string()))
+                .toList();
+    }
+}

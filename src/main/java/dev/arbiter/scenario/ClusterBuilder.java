@@ -1,0 +1,269 @@
+package dev.arbiter.scenario;
+
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.PriorityClassSpec;
+import dev.arbiter.model.QueueSpec;
+import dev.arbiter.model.Resources;
+import dev.arbiter.model.Taint;
+import dev.arbiter.model.Toleration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Fluent fixtures for clusters, shared by unit tests, Gherkin steps and benchmarks, so that all of them speak the
+ * same vocabulary. Example:
+ * <pre>{@code
+ * ClusterBuilder.cluster()
+ *     .nodes(4, "nvidia.com/gpu", 8, "cpu", 32)
+ *     .queue("a").weight(1).end()
+ *     .priorityClass("p2", 100, true)
+ *     .job("team/train").queue("a").priorityClass("p2").pods(4, "nvidia.com/gpu", 8).minMember(4).end()
+ *     .snapshot();
+ * }</pre>
+ * Nodes are named {@code node-1..N}; a job's pods are named {@code <job>-0..N-1}; resources are name/amount pairs
+ * in whole units or quantity strings; {@code pods: 1} is added to every pod.
+ */
+public final class ClusterBuilder {
+    private final List<NodeSpec> nodes = new ArrayList<>();
+    private final Map<String, QueueSpec> queues = new LinkedHashMap<>();
+    private final List<PriorityClassSpec> priorityClasses = new ArrayList<>();
+    private final List<PodGroupSpec> podGroups = new ArrayList<>();
+    private final List<PodSpec> pods = new ArrayList<>();
+    private long order;
+
+    public static ClusterBuilder cluster() {
+        return new ClusterBuilder().queueSpec(QueueSpec.defaultQueue());
+    }
+
+    /** Adds {@code count} identical nodes, continuing the {@code node-<i>} numbering. */
+    public ClusterBuilder nodes(int count, Object... resources) {
+        for (int i = 0; i < count; i++) node("node-" + (nodes.size() + 1), resources);
+        return this;
+    }
+
+    public ClusterBuilder node(String name, Object... resources) {
+        nodes.add(new NodeSpec(name, Map.of(), List.of(), false, withPodSlots(Resources.of(resources)), 0));
+        return this;
+    }
+
+    public ClusterBuilder nodeSpec(NodeSpec n) {
+        nodes.add(n);
+        return this;
+    }
+
+    public ClusterBuilder label(String node, String key, String value) {
+        return replaceNode(node, n -> {
+            Map<String, String> labels = new HashMap<>(n.labels());
+            labels.put(key, value);
+            return new NodeSpec(n.name(), labels, n.taints(), n.unschedulable(), n.allocatable(), n.arrivalCycle());
+        });
+    }
+
+    public ClusterBuilder taint(String node, String key, String value, String effect) {
+        return replaceNode(node, n -> {
+            List<Taint> taints = new ArrayList<>(n.taints());
+            taints.add(new Taint(key, value, effect));
+            return new NodeSpec(n.name(), n.labels(), taints, n.unschedulable(), n.allocatable(), n.arrivalCycle());
+        });
+    }
+
+    public ClusterBuilder cordon(String node) {
+        return replaceNode(node, n -> new NodeSpec(n.name(), n.labels(), n.taints(), true, n.allocatable(), n.arrivalCycle()));
+    }
+
+    private ClusterBuilder replaceNode(String name, java.util.function.UnaryOperator<NodeSpec> f) {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).name().equals(name)) {
+                nodes.set(i, f.apply(nodes.get(i)));
+                return this;
+            }
+        }
+        throw new IllegalArgumentException("no node " + name);
+    }
+
+    private static Resources withPodSlots(Resources r) {
+        return r.milli("pods") == 0 ? r.add(Resources.of("pods", 110)) : r;
+    }
+
+    public QueueBuilder queue(String name) {
+        return new QueueBuilder(this, name);
+    }
+
+    public ClusterBuilder queueSpec(QueueSpec q) {
+        queues.put(q.name(), q);
+        return this;
+    }
+
+    /** A PriorityClass with preemptionPolicy PreemptLowerPriority. */
+    public ClusterBuilder priorityClass(String name, int value, boolean globalDefault) {
+        priorityClasses.add(new PriorityClassSpec(name, value, globalDefault, "PreemptLowerPriority"));
+        return this;
+    }
+
+    public ClusterBuilder priorityClass(String name, int value) {
+        return priorityClass(name, value, false);
+    }
+
+    public ClusterBuilder priorityClassSpec(PriorityClassSpec pc) {
+        priorityClasses.add(pc);
+        return this;
+    }
+
+    /** A job with a PodGroup; {@code id} is {@code namespace/name} (namespace defaults to "default"). */
+    public JobBuilder job(String id) {
+        return new JobBuilder(this, id, false);
+    }
+
+    /** Pods without a PodGroup (each a gang of one), named {@code <prefix>-0..}. */
+    public JobBuilder barePods(String idPrefix) {
+        return new JobBuilder(this, idPrefix, true);
+    }
+
+    public ClusterBuilder podSpec(PodSpec p) {
+        pods.add(p);
+        return this;
+    }
+
+    long nextOrder() {
+        return order++;
+    }
+
+    void addGroup(PodGroupSpec g) {
+        podGroups.add(g);
+    }
+
+    public ClusterSnapshot snapshot() {
+        return new ClusterSnapshot(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses);
+    }
+
+    public Manifests manifests() {
+        return new Manifests(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses, List.of());
+    }
+
+    /** Fluent queue fixture. */
+    public static final class QueueBuilder {
+        private final ClusterBuilder parent;
+        private final String name;
+        private int weight = 1;
+        private int priority;
+        private Resources capability;
+        private Resources guarantee = Resources.NONE;
+        private boolean reclaimable = true;
+        private String state = "Open";
+        private String parentQueue;
+        private int arrival;
+
+        QueueBuilder(ClusterBuilder parent, String name) {
+            this.parent = parent;
+            this.name = name;
+        }
+
+        public QueueBuilder weight(int w) { this.weight = w; return this; }
+        public QueueBuilder priority(int p) { this.priority = p; return this; }
+        public QueueBuilder capability(Object... r) { this.capability = Resources.of(r); return this; }
+        public QueueBuilder guarantee(Object... r) { this.guarantee = Resources.of(r); return this; }
+        public QueueBuilder reclaimable(boolean r) { this.reclaimable = r; return this; }
+        public QueueBuilder state(String s) { this.state = s; return this; }
+        public QueueBuilder parent(String p) { this.parentQueue = p; return this; }
+        public QueueBuilder arrival(int cycle) { this.arrival = cycle; return this; }
+
+        public ClusterBuilder end() {
+            return parent.queueSpec(new QueueSpec(name, weight, priority, capability, guarantee, reclaimable, state,
+                    parentQueue, arrival));
+        }
+    }
+
+    /** Fluent job fixture: a PodGroup and its pods, optionally already running on named nodes. */
+    public static final class JobBuilder {
+        private final ClusterBuilder parent;
+        private final String namespace;
+        private final String name;
+        private final boolean bare;
+        private String queue = QueueSpec.DEFAULT;
+        private String priorityClass;
+        private Integer minMember;
+        private final Map<String, Integer> minTaskMember = new HashMap<>();
+        private final List<Object[]> podResources = new ArrayList<>();
+        private final List<String> roles = new ArrayList<>();
+        private final List<String> runningOn = new ArrayList<>();
+        private final Map<String, String> annotations = new HashMap<>();
+        private final Map<String, String> nodeSelector = new HashMap<>();
+        private final List<Toleration> tolerations = new ArrayList<>();
+        private String preemptionPolicy;
+        private String schedulerName = "volcano";
+        private String phase;
+        private int arrival;
+
+        JobBuilder(ClusterBuilder parent, String id, boolean bare) {
+            this.parent = parent;
+            int slash = id.indexOf('/');
+            this.namespace = slash < 0 ? "default" : id.substring(0, slash);
+            this.name = slash < 0 ? id : id.substring(slash + 1);
+            this.bare = bare;
+        }
+
+        public JobBuilder queue(String q) { this.queue = q; return this; }
+        public JobBuilder priorityClass(String pc) { this.priorityClass = pc; return this; }
+        public JobBuilder minMember(int m) { this.minMember = m; return this; }
+        public JobBuilder minTaskMember(String role, int m) { this.minTaskMember.put(role, m); return this; }
+        public JobBuilder preemptionPolicy(String p) { this.preemptionPolicy = p; return this; }
+        public JobBuilder schedulerName(String s) { this.schedulerName = s; return this; }
+        public JobBuilder phase(String p) { this.phase = p; return this; }
+        public JobBuilder arrival(int cycle) { this.arrival = cycle; return this; }
+        public JobBuilder annotate(String k, String v) { this.annotations.put(k, v); return this; }
+        public JobBuilder nodeSelector(String k, String v) { this.nodeSelector.put(k, v); return this; }
+        public JobBuilder tolerate(String key, String value, String effect) {
+            this.tolerations.add(new Toleration(key, value == null ? "Exists" : "Equal", value, effect));
+            return this;
+        }
+        /** Marks every pod {@code volcano.sh/preemptable: "false"}. */
+        public JobBuilder notPreemptable() { return annotate("volcano.sh/preemptable", "false"); }
+
+        /** Adds {@code count} pods with the given role (task-spec) and requests. */
+        public JobBuilder pods(String role, int count, Object... resources) {
+            for (int i = 0; i < count; i++) {
+                podResources.add(resources);
+                roles.add(role);
+            }
+            return this;
+        }
+
+        public JobBuilder pods(int count, Object... resources) {
+            return pods("", count, resources);
+        }
+
+        /** The first pods run on these nodes, in order (a name may repeat). */
+        public JobBuilder running(String... nodes) {
+            runningOn.addAll(List.of(nodes));
+            if (phase == null) phase = "Running";
+            return this;
+        }
+
+        public ClusterBuilder end() {
+            if (!bare) {
+                int mm = minMember == null ? podResources.size() : minMember;
+                parent.addGroup(new PodGroupSpec(namespace, name, queue, mm, minTaskMember, null, priorityClass,
+                        phase == null ? "Pending" : phase, arrival, parent.nextOrder()));
+            }
+            for (int i = 0; i < podResources.size(); i++) {
+                Map<String, String> ann = new HashMap<>(annotations);
+                if (!bare) ann.put(PodSpec.GROUP_ANNOTATION, name);
+                else ann.put(PodSpec.QUEUE_ANNOTATION, queue);
+                if (!roles.get(i).isEmpty()) ann.put(PodSpec.TASK_SPEC_ANNOTATION, roles.get(i));
+                String node = i < runningOn.size() ? runningOn.get(i) : null;
+                parent.podSpec(new PodSpec(namespace, name + "-" + i, schedulerName, node,
+                        node == null ? "Pending" : "Running", priorityClass, null, preemptionPolicy,
+                        Resources.of(podResources.get(i)).add(Resources.of("pods", 1)), nodeSelector, tolerations,
+                        Map.of(), ann, arrival, parent.nextOrder()));
+            }
+            return parent;
+        }
+    }
+}

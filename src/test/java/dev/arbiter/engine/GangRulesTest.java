@@ -1,0 +1,66 @@
+package dev.arbiter.engine;
+
+import static dev.arbiter.engine.Shipped.bound;
+import static dev.arbiter.engine.Shipped.group;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.scenario.ClusterBuilder;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** gang.drl: a PodGroup's tasks bind only when minMember (and each role's minTaskMember) can run together. */
+class GangRulesTest {
+    private static final String GPU = "nvidia.com/gpu";
+
+    @Test
+    void aGangThatFitsWhollyBindsEveryMember() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .job("ns/train").pods(4, GPU, 8).end().snapshot());
+        assertEquals(4, bound(r).size());
+        assertEquals("Running", group(r.podGroups(), "ns/train").phase());
+    }
+
+    @Test
+    void aGangThatDoesNotFitBindsNothingAndSaysWhy() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .job("ns/train").pods(4, GPU, 8).minMember(4).phase("Inqueue").end().snapshot());
+        assertTrue(bound(r).isEmpty(), "all-or-nothing");
+        PodGroupStatus g = group(r.podGroups(), "ns/train");
+        assertEquals("Inqueue", g.phase());
+        assertEquals("gang of 4 needs 4 tasks, 3 placeable: 0/3 nodes available: 3 insufficient nvidia.com/gpu", g.reason());
+    }
+
+    @Test
+    void theReleasedPlacementsOfAFailedGangGoToTheNextJob() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .job("ns/big").pods(4, GPU, 8).phase("Inqueue").end()
+                .job("ns/small").pods(2, GPU, 8).phase("Inqueue").end().snapshot());
+        assertEquals(Set.of("ns/small-0", "ns/small-1"), bound(r));
+    }
+
+    @Test
+    void anElasticGangStartsWithMinMemberAndBindsWhatFits() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .job("ns/elastic").pods(4, GPU, 8).minMember(2).end().snapshot());
+        assertEquals(3, bound(r).size(), "three of four fit; two are enough to start");
+    }
+
+    @Test
+    void eachRoleMustReachItsMinTaskMember() {
+        // Room for 2 pods; the job needs 1 master and 2 workers.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .job("ns/pt").pods("master", 1, GPU, 8).pods("worker", 2, GPU, 8).minMember(2)
+                .minTaskMember("worker", 2).phase("Inqueue").end().snapshot());
+        assertTrue(bound(r).isEmpty(), "two pods fit, but the worker role needs two of its own");
+    }
+
+    @Test
+    void aRunningGangsExtraPodsBindOneByOne() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .job("ns/elastic").pods(3, GPU, 8).minMember(2).running("node-1", "node-2").end().snapshot());
+        assertEquals(Set.of("ns/elastic-2"), bound(r));
+    }
+}

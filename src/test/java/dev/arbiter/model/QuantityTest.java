@@ -1,0 +1,105 @@
+package dev.arbiter.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+@DisplayName("Kubernetes quantities")
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class QuantityTest {
+    private static final long GI = 1L << 30;
+
+    @ParameterizedTest(name = "\"{0}\" is {1} milli-units")
+    @CsvSource(delimiter = '|', textBlock = """
+            500m   | 500
+            2      | 2000
+            1.5    | 1500
+            40m    | 40
+            1e3    | 1000000
+            1E3    | 1000000
+            .5     | 500
+            0      | 0
+            +2     | 2000
+            -1     | -1000
+            ' 3 '  | 3000
+            1Ki    | 1024000
+            128Mi  | 134217728000
+            96Gi   | 103079215104000
+            1G     | 1000000000000
+            2k     | 2000000
+            1M     | 1000000000
+            250u   | 1
+            100n   | 1
+            2.      | 2000
+            1.25Gi | 1342177280000
+            """)
+    void parses(String text, long milli) {
+        assertEquals(milli, Quantity.parseMilli(text));
+    }
+
+    @Test
+    void fractions_of_a_milli_unit_round_up_as_kubernetes_does() {
+        assertEquals(1, Quantity.parseMilli("0.1m"));
+        assertEquals(2, Quantity.parseMilli("1.001m"));
+    }
+
+    @Test
+    void a_yaml_number_parses_like_its_text() {
+        assertEquals(8000, Quantity.parseMilli((Object) 8));
+        assertEquals(1500, Quantity.parseMilli((Object) 1.5));
+        assertEquals(500, Quantity.parseMilli((Object) "500m"));
+        assertEquals(96 * GI * 1000, Quantity.parseMilli((Object) "96Gi"));
+    }
+
+    @ParameterizedTest(name = "\"{0}\" is rejected")
+    @ValueSource(strings = {"12x", "", "  ", "abc", "1.2.3", "Gi", "1 Gi", "--1", "1e", "0x10", "1gi", "1KB", "m"})
+    void rejects_what_is_not_a_quantity(String text) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Quantity.parseMilli(text));
+        assertEquals("\"" + text + "\" is not a Kubernetes quantity (expected e.g. 500m, 2, 96Gi, 1G)", e.getMessage());
+    }
+
+    @Test
+    void rejects_null_and_overflow_with_readable_messages() {
+        assertEquals("quantity is empty",
+                assertThrows(IllegalArgumentException.class, () -> Quantity.parseMilli((String) null)).getMessage());
+        assertEquals("quantity is empty",
+                assertThrows(IllegalArgumentException.class, () -> Quantity.parseMilli((Object) null)).getMessage());
+        assertEquals("\"10Ei\" is too large",
+                assertThrows(IllegalArgumentException.class, () -> Quantity.parseMilli("10Ei")).getMessage());
+    }
+
+    @ParameterizedTest(name = "{0} {1} formats as {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            cpu               | 500           | 500m
+            cpu               | 16000         | 16
+            cpu               | 0             | 0
+            cpu               | 1500          | 1500m
+            nvidia.com/gpu    | 8000          | 8
+            pods              | 110000        | 110
+            memory            | 103079215104000 | 96Gi
+            memory            | 1610612736000 | 1536Mi
+            memory            | 1000000000000 | 1000000000
+            memory            | 1024000       | 1Ki
+            memory            | 1000          | 1
+            memory            | 1500          | 1500m
+            memory            | 0             | 0
+            ephemeral-storage | 10737418240000 | 10Gi
+            hugepages-2Mi     | 2097152000    | 2Mi
+            """)
+    void formats(String resource, long milli, String expected) {
+        assertEquals(expected, Quantity.format(resource, milli));
+    }
+
+    @ParameterizedTest(name = "{0} {1} survives a round trip")
+    @CsvSource({"cpu, 250m", "cpu, 96", "memory, 768Gi", "memory, 128Mi", "mars-tech.com/gpu, 8"})
+    void format_and_parse_round_trip(String resource, String text) {
+        assertEquals(text, Quantity.format(resource, Quantity.parseMilli(text)));
+    }
+}
