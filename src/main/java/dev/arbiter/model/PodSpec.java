@@ -62,6 +62,11 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
                 || "0".equals(labels.get("leaderworkerset.sigs.k8s.io/worker-index"));
     }
 
+    public PodSpec withCreationOrder(long order) {
+        return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order);
+    }
+
     public PodSpec withNode(String node, String newPhase) {
         return new PodSpec(namespace, name, schedulerName, node, newPhase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder);

@@ -65,7 +65,7 @@ public final class Simulator {
 
         World(Manifests m) {
             this.m = m;
-            for (PodSpec p : m.pods()) pods.put(p.key(), p);
+            for (PodSpec p : m.pods()) pods.put(p.key(), p.withCreationOrder(createdAt(p.arrivalCycle(), p.creationOrder())));
             for (PodGroupSpec g : m.podGroups()) groupPhase.put(g.key(), g.phase() == null ? "Pending" : g.phase());
             this.overcommittedAtStart = overcommitted();
         }
@@ -79,9 +79,15 @@ public final class Simulator {
                     m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses());
         }
 
+        /** An object that arrives later was created later, whatever its place in the files. */
+        private static long createdAt(int arrivalCycle, long fileOrder) {
+            return (long) arrivalCycle << 32 | fileOrder;
+        }
+
         private static PodGroupSpec withPhase(PodGroupSpec g, String phase) {
             return new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
-                    g.minResources(), g.priorityClassName(), phase, g.arrivalCycle(), g.creationOrder());
+                    g.minResources(), g.priorityClassName(), phase, g.arrivalCycle(),
+                    createdAt(g.arrivalCycle(), g.creationOrder()));
         }
 
         /** Executes a cycle's decisions; true if anything changed. */
