@@ -54,6 +54,10 @@ final class CycleState {
         if ("Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) return;
         boolean ours = schedulerNames.contains(p.schedulerName());
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
+        if (p.terminating()) {
+            if (node != null) node.release(p.requests());
+            return;
+        }
         if (node != null) node.take(p.requests());
         if (!ours || (p.isBound() && node == null)) return;
         Job job = jobFor(p);

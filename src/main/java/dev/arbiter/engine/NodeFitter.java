@@ -63,17 +63,27 @@ final class NodeFitter {
         Shape shape = new Shape(pod.requests(), constraints(pod));
         Long failed = failedAtEpoch.get(shape);
         if (failed != null && failed == epoch) return null;
+        NodeState best = bestWhere(pod, n -> pod.requests().fitsIn(n.free()));
+        if (best == null) failedAtEpoch.put(shape, epoch);
+        return best;
+    }
+
+    /** The best node that will hold the pod once its terminating pods are gone (for pipelining), or null. */
+    NodeState bestOnceReleased(PodSpec pod) {
+        return bestWhere(pod, n -> pod.requests().fitsIn(n.futureFree()));
+    }
+
+    private NodeState bestWhere(PodSpec pod, java.util.function.Predicate<NodeState> fits) {
         NodeState best = null;
         double bestScore = 0;
         for (NodeState n : eligibleNodes(pod)) {
-            if (!pod.requests().fitsIn(n.free())) continue;
+            if (!fits.test(n)) continue;
             double s = score(pod.requests(), n);
             if (best == null || s > bestScore) {
                 best = n;
                 bestScore = s;
             }
         }
-        if (best == null) failedAtEpoch.put(shape, epoch);
         return best;
     }
 

@@ -15,6 +15,8 @@ final class NodeState {
     final List<Task> tasks = new ArrayList<>();
     private Resources used = Resources.NONE;
     private Resources free;
+    /** Held by terminating pods: free once they are gone, promised to whoever pipelines onto it. */
+    private Resources releasing = Resources.NONE;
 
     NodeState(NodeSpec spec, int index) {
         this.spec = spec;
@@ -34,6 +36,17 @@ final class NodeState {
 
     Resources used() {
         return used;
+    }
+
+    /** A terminating pod: it holds {@code r} now and gives it back when it is gone. */
+    void release(Resources r) {
+        take(r);
+        releasing = releasing.add(r);
+    }
+
+    /** What will be free once every terminating pod on the node is gone (Volcano's FutureIdle). */
+    Resources futureFree() {
+        return free.add(releasing);
     }
 
     String name() {

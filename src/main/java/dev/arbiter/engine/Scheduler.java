@@ -291,11 +291,17 @@ public final class Scheduler {
             GangRequirement gang = policy.gangs().get(j.id);
             if (gang == null) return;
             GangTransaction tx = new GangTransaction(state.queues, fitter);
+            int waitsOnTerminating = 0;
             for (Task t : j.pending) {
                 if (gangSatisfied(j, gang, tx)) break;
                 boolean capOk = q.hardCap().admits(q.allocated.add(t.request()));
                 if (!capOk && !capBinds) break;
                 NodeState n = capOk ? fitter.best(t.pod) : null;
+                if (n == null && capOk) {
+                    // Pods already on their way out count before anyone else is evicted.
+                    n = fitter.bestOnceReleased(t.pod);
+                    if (n != null) waitsOnTerminating++;
+                }
                 if (n == null) {
                     Caps cap = capBinds ? q.hardCap() : Caps.UNLIMITED;
                     VictimSelector.Plan plan = victims.find(t, new VictimSelector.Terms(
@@ -306,15 +312,19 @@ public final class Scheduler {
                 }
                 tx.place(t, n);
             }
-            if (!gangSatisfied(j, gang, tx) || tx.evictions().isEmpty()) {
+            if (!gangSatisfied(j, gang, tx) || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
                 tx.discard();
+                return;
+            }
+            j.pipelined = true;
+            if (tx.evictions().isEmpty()) {
+                j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);
                 return;
             }
             for (Task v : tx.evictions()) {
                 evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                         action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
             }
-            j.pipelined = true;
             j.setReason("waiting for " + tx.evictions().size() + " evicted pod(s) to leave (" + action + ")", rule);
         }
 

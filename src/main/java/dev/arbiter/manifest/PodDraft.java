@@ -27,6 +27,8 @@ final class PodDraft {
     Map<String, String> annotations = new LinkedHashMap<>();
     /** From the pod's (template's) own arrival-cycle annotation; null when it has none. */
     Integer arrivalCycle;
+    /** True when the pod carries {@code metadata.deletionTimestamp}. */
+    boolean terminating;
 
     /** An independent copy, for stamping out several pods from one template. */
     PodDraft copy() {
@@ -45,6 +47,7 @@ final class PodDraft {
         c.labels = new LinkedHashMap<>(labels);
         c.annotations = new LinkedHashMap<>(annotations);
         c.arrivalCycle = arrivalCycle;
+        c.terminating = terminating;
         return c;
     }
 
@@ -57,6 +60,6 @@ final class PodDraft {
         String effectivePhase = phase != null ? phase : nodeName != null ? "Running" : "Pending";
         return new PodSpec(namespace, name, schedulerName, nodeName, effectivePhase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations,
-                arrivalCycle == null ? 0 : arrivalCycle, creationOrder);
+                arrivalCycle == null ? 0 : arrivalCycle, creationOrder, terminating);
     }
 }

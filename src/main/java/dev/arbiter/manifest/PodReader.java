@@ -27,6 +27,7 @@ final class PodReader {
         d.labels = meta.labels();
         d.annotations = meta.annotations();
         d.arrivalCycle = meta.arrivalCycle();
+        d.terminating = pod.get("metadata", "deletionTimestamp").isPresent();
         d.schedulerName = spec.get("schedulerName").string(defaultScheduler);
         d.nodeName = spec.get("nodeName").string();
         d.phase = pod.get("status", "phase").string();

@@ -8,12 +8,14 @@ import java.util.Map;
  * {@code requests} already includes {@code pods: 1}. {@code priority} is the resolved {@code spec.priority}
  * when the manifest carried one, else null (the rules resolve it from the PriorityClass).
  * {@code creationOrder} is a total order of creation (manifest order in the simulator, creationTimestamp live).
+ * {@code terminating} is true once the pod has a deletionTimestamp: it still holds its node's resources until it is
+ * gone, but it is neither pending nor a possible victim.
  */
 public record PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
                       String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
                       Map<String, String> nodeSelector, List<Toleration> tolerations,
                       Map<String, String> labels, Map<String, String> annotations,
-                      int arrivalCycle, long creationOrder) {
+                      int arrivalCycle, long creationOrder, boolean terminating) {
     public static final String GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
     public static final String QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name";
     public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
@@ -64,11 +66,11 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
 
     public PodSpec withCreationOrder(long order) {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
-                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order);
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order, terminating);
     }
 
     public PodSpec withNode(String node, String newPhase) {
         return new PodSpec(namespace, name, schedulerName, node, newPhase, priorityClassName, priority,
-                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder);
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder, terminating);
     }
 }

@@ -261,7 +261,7 @@ public final class ClusterBuilder {
                 parent.podSpec(new PodSpec(namespace, name + "-" + i, schedulerName, node,
                         node == null ? "Pending" : "Running", priorityClass, null, preemptionPolicy,
                         Resources.of(podResources.get(i)).add(Resources.of("pods", 1)), nodeSelector, tolerations,
-                        Map.of(), ann, arrival, parent.nextOrder()));
+                        Map.of(), ann, arrival, parent.nextOrder(), false));
             }
             return parent;
         }

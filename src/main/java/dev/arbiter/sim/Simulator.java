@@ -90,9 +90,9 @@ public final class Simulator {
                     createdAt(g.arrivalCycle(), g.creationOrder()));
         }
 
-        /** Executes a cycle's decisions; true if anything changed. */
+        /** Executes a cycle's decisions; true if anything changed. Terminating pods are gone after a cycle. */
         boolean apply(CycleResult r) {
-            boolean changed = false;
+            boolean changed = pods.values().removeIf(PodSpec::terminating);
             for (Binding b : r.bindings()) {
                 PodSpec p = pods.get(b.pod());
                 if (p == null || p.isBound()) throw new IllegalStateException("cycle " + r.cycle() + " bound " + b.pod() + " which is not pending");
