@@ -2,6 +2,7 @@ package dev.arbiter.engine;
 
 import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
+import dev.arbiter.facts.AdmissionGrant;
 import dev.arbiter.facts.AllocationLimit;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.OrderPolicy;
@@ -17,6 +18,7 @@ import java.util.Map;
  * nothing: no budget means no admission, no limit means no allocation, no grant means no eviction.
  */
 record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied> denials,
+              Map<String, AdmissionGrant> grants,
               Map<String, AllocationLimit> limits, Map<String, GangRequirement> gangs,
               Map<String, OrderPolicy> orders, Map<String, PreemptGrant> preemptGrants,
               Map<String, List<ReclaimGrant>> reclaimGrants, Map<String, Protected> protectedTasks,

@@ -2,6 +2,7 @@ package dev.arbiter.engine;
 
 import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
+import dev.arbiter.facts.AdmissionGrant;
 import dev.arbiter.facts.AllocationLimit;
 import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.GangRequirement;
@@ -84,6 +85,7 @@ final class PolicyEvaluation {
     private static Policy collect(KieSession s, long fired) {
         Map<String, AdmissionBudget> budgets = new HashMap<>();
         Map<String, AdmissionDenied> denials = new HashMap<>();
+        Map<String, AdmissionGrant> grants = new HashMap<>();
         Map<String, AllocationLimit> limits = new HashMap<>();
         Map<String, GangRequirement> gangs = new HashMap<>();
         Map<String, OrderPolicy> orders = new HashMap<>();
@@ -94,6 +96,7 @@ final class PolicyEvaluation {
         for (Object o : s.getObjects()) {
             if (o instanceof AdmissionBudget b) budgets.put(b.queue(), b);
             else if (o instanceof AdmissionDenied d) denials.putIfAbsent(d.job(), d);
+            else if (o instanceof AdmissionGrant g) grants.put(g.job(), g);
             else if (o instanceof AllocationLimit l) limits.put(l.queue(), l);
             else if (o instanceof GangRequirement g) gangs.put(g.job(), g);
             else if (o instanceof OrderPolicy op) orders.put(op.scope(), op);
@@ -103,6 +106,6 @@ final class PolicyEvaluation {
             else if (o instanceof VictimOrder v) victimOrder = v;
         }
         reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));
-        return new Policy(budgets, denials, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder, fired);
+        return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder, fired);
     }
 }

@@ -134,6 +134,8 @@ public final class Scheduler {
                     } else if (room.admits(j.minResources)) {
                         j.phase = "Inqueue";
                         room = room.minus(j.minResources);
+                    } else if (policy.grants().containsKey(j.id)) {
+                        j.phase = "Inqueue";
                     } else {
                         j.setReason("queue \"" + q.name() + "\" capability exhausted: minResources short of "
                                 + room.excess(j.minResources), budget.rule());

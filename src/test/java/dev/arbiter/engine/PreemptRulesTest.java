@@ -1,0 +1,88 @@
+package dev.arbiter.engine;
+
+import static dev.arbiter.engine.Shipped.evicted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.Eviction;
+import dev.arbiter.scenario.ClusterBuilder;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** preempt.drl: within a queue, a pending job evicts strictly lower-priority work, never equal or higher. */
+class PreemptRulesTest {
+    private static final String GPU = "nvidia.com/gpu";
+
+    private static ClusterBuilder fullQueue() {
+        return ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .queue("q").reclaimable(false).end()
+                .job("ns/old").queue("q").priorityClass("low").pods(2, GPU, 8).minMember(1)
+                .running("node-1", "node-2").end();
+    }
+
+    @Test
+    void aHigherPriorityJobEvictsLowerPriorityWorkOfItsQueue() {
+        CycleResult r = Shipped.cycle(fullQueue()
+                .job("ns/new").queue("q").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertEquals(1, r.evictions().size());
+        Eviction e = r.evictions().get(0);
+        assertEquals("preempt", e.action());
+        assertEquals("ns/new", e.forPodGroup());
+        assertEquals("preempt: a pending job may evict tasks of strictly lower-priority jobs in its own queue", e.rule());
+    }
+
+    @Test
+    void anEqualPriorityJobDoesNotPreempt() {
+        CycleResult r = Shipped.cycle(fullQueue()
+                .job("ns/new").queue("q").priorityClass("low").pods(1, GPU, 8).end().snapshot());
+        assertTrue(r.evictions().isEmpty());
+    }
+
+    @Test
+    void preemptionStaysInsideTheQueue() {
+        // The other queue's low-priority work is not reclaimable and the preemptor's own queue is empty.
+        CycleResult r = Shipped.cycle(fullQueue().queue("other").end()
+                .job("ns/new").queue("other").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertTrue(r.evictions().isEmpty(), "no preemption across queues; only reclaim crosses queues");
+    }
+
+    @Test
+    void aQueueAtItsCapabilityPreemptsEvenWhenNodesHaveRoom() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .queue("q").capability(GPU, 16).end()
+                .job("ns/old").queue("q").priorityClass("low").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
+                .job("ns/new").queue("q").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertEquals(1, r.evictions().size(), "the queue's capability, not the nodes, is what is short");
+        assertEquals("preempt", r.evictions().get(0).action());
+    }
+
+    @Test
+    void aPodMarkedNotPreemptableIsNeverEvicted() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .job("ns/old").priorityClass("low").pods(1, GPU, 8).notPreemptable().running("node-1").end()
+                .job("ns/new").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertTrue(r.evictions().isEmpty());
+    }
+
+    @Test
+    void theProtectedPodIsSkippedAndAnotherVictimTaken() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .job("ns/keep").priorityClass("low").pods(1, GPU, 8).notPreemptable().running("node-1").end()
+                .job("ns/take").priorityClass("low").pods(1, GPU, 8).running("node-2").end()
+                .job("ns/new").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertEquals(Set.of("ns/take-0"), evicted(r));
+    }
+
+    @Test
+    void aPreemptorWaitsForItsVictimsAndBindsNextCycle() {
+        CycleResult r = Shipped.cycle(fullQueue()
+                .job("ns/new").queue("q").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertTrue(r.bindings().isEmpty(), "victims leave first; the preemptor binds in a later cycle");
+        assertTrue(Shipped.group(r.podGroups(), "ns/new").reason().startsWith("waiting for 1 evicted pod"));
+    }
+}

@@ -1,0 +1,82 @@
+package dev.arbiter.engine;
+
+import static dev.arbiter.engine.Shipped.evicted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.Eviction;
+import dev.arbiter.scenario.ClusterBuilder;
+import org.junit.jupiter.api.Test;
+
+/**
+ * reclaim.drl: a queue below its deserved share takes back from reclaimable queues above theirs, each eviction only
+ * while the victim queue is still above its deserved share.
+ */
+class ReclaimRulesTest {
+    private static final String GPU = "nvidia.com/gpu";
+
+    /** Queue b runs one single-node job per node on all four nodes; queue a wants {@code nodes} nodes for one gang. */
+    private static ClusterBuilder borrowed(boolean reclaimable, int nodes) {
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("a").end().queue("b").reclaimable(reclaimable).end();
+        for (int i = 1; i <= 4; i++) c.job("b/j" + i).queue("b").pods(1, GPU, 8).running("node-" + i).end();
+        return c.job("a/want").queue("a").pods(nodes, GPU, 8).end();
+    }
+
+    @Test
+    void aQueueBelowItsShareReclaimsFromAnOverusedReclaimableQueue() {
+        CycleResult r = Shipped.cycle(borrowed(true, 2).snapshot());
+        assertEquals(2, r.evictions().size());
+        for (Eviction e : r.evictions()) {
+            assertEquals("reclaim", e.action());
+            assertEquals("a/want", e.forPodGroup());
+            assertEquals("reclaim: a queue below its deserved share takes back from reclaimable queues above theirs", e.rule());
+        }
+    }
+
+    @Test
+    void aNonReclaimableQueueIsNeverReclaimedFrom() {
+        assertTrue(Shipped.cycle(borrowed(false, 2).snapshot()).evictions().isEmpty());
+    }
+
+    @Test
+    void reclaimNeverTakesAVictimQueueBelowItsDeservedShare() {
+        // a would need 3 nodes, but b may only be taken down to its deserved 2 nodes: nothing is evicted at all.
+        CycleResult r = Shipped.cycle(borrowed(true, 3).snapshot());
+        assertTrue(r.evictions().isEmpty(), "a gang that cannot be completed evicts nothing");
+    }
+
+    @Test
+    void aQueueThatIsNotOpenReclaimsNothing() {
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .queue("a").state("Closed").end().queue("b").end()
+                .job("b/j").queue("b").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
+                .job("a/want").queue("a").pods(1, GPU, 8).phase("Inqueue").end();
+        assertTrue(Shipped.cycle(c.snapshot()).evictions().isEmpty());
+    }
+
+    @Test
+    void victimsComeFirstFromTheQueueServedLast() {
+        // b and c each hold two nodes of four; a wants one. c has the lower queue priority, so it gives first.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("a").end().queue("b").priority(5).end().queue("c").end()
+                .job("b/j").queue("b").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
+                .job("c/j").queue("c").pods(2, GPU, 8).minMember(1).running("node-3", "node-4").end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        CycleResult r = Shipped.cycle(c.snapshot());
+        assertEquals(1, r.evictions().size());
+        assertTrue(r.evictions().get(0).pod().startsWith("c/"), "evicted " + evicted(r));
+    }
+
+    @Test
+    void idleCapacityIsUsedBeforeAnythingIsEvicted() {
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("a").end().queue("b").end()
+                .job("b/j").queue("b").pods(3, GPU, 8).minMember(1).running("node-1", "node-2", "node-3").end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        CycleResult r = Shipped.cycle(c.snapshot());
+        assertTrue(r.evictions().isEmpty());
+        assertEquals(1, r.bindings().size());
+    }
+}
