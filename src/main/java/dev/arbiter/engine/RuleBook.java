@@ -84,8 +84,7 @@ public final class RuleBook {
     private static String describe(Path folder, Message m) {
         String text = m.getText() == null ? "" : m.getText().replaceAll("\\s+", " ").trim();
         if (text.startsWith("Parser returned a null Package")) return null;
-        String path = m.getPath() == null ? "?" : m.getPath().replaceFirst("^src/main/resources/rules/", "");
-        Path shown = folder.resolve(path);
+        Path shown = m.getPath() == null ? folder : folder.resolve(Path.of(m.getPath()).getFileName());
         int line = m.getLine();
         if (line <= 0) {
             java.util.regex.Matcher lm = java.util.regex.Pattern.compile("\\[Line: (\\d+)").matcher(text);
