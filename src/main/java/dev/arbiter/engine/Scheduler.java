@@ -244,7 +244,7 @@ public final class Scheduler {
                     if (!starving(j)) continue;
                     Predicate<Task> eligible = t -> t.running() && !t.isProtected && t.job != j
                             && t.job.queue.equals(q.name()) && (!grant.lowerPriorityOnly() || t.job.priority < j.priority);
-                    startWithVictims(q, j, eligible, Map.of(), true, "preempt", grant.rule());
+                    startWithVictims(q, j, eligible, Map.of(), null, "preempt", grant.rule());
                 }
             }
         }
@@ -261,7 +261,8 @@ public final class Scheduler {
                     if (!starving(j)) continue;
                     if (q.reached(grants.get(0).reclaimerCeiling())) break;
                     Predicate<Task> eligible = t -> t.running() && !t.isProtected && floors.containsKey(t.job.queue);
-                    startWithVictims(q, j, eligible, floors, false, "reclaim", grants.get(0).rule());
+                    startWithVictims(q, j, eligible, floors, grants.get(0).reclaimerCeiling(), "reclaim",
+                            grants.get(0).rule());
                 }
             }
         }
@@ -287,17 +288,23 @@ public final class Scheduler {
          * Places the gang's tasks, in task order, until its requirement holds, evicting victims where idle capacity
          * is not enough. Commits evictions and holds the placements (pipelined: they bind next cycle, once the
          * victims are gone) only if the whole requirement can be met; otherwise nothing changes.
+         *
+         * <p>Preemption ({@code ceiling} null) evicts within the queue, so it may also make room under the queue's
+         * capability. Reclaim takes from other queues, so the queue may grow only up to {@code ceiling} (its
+         * deserved share) in the dimensions each task needs, and never past its capability.
          */
         private void startWithVictims(QueueState q, Job j, Predicate<Task> eligible, Map<String, Resources> floors,
-                                      boolean capBinds, String action, String rule) {
+                                      Resources ceiling, String action, String rule) {
+            boolean capBinds = ceiling == null;
             GangRequirement gang = policy.gangs().get(j.id);
             if (gang == null) return;
             GangTransaction tx = new GangTransaction(state.queues, fitter);
             int waitsOnTerminating = 0;
             for (Task t : j.pending) {
                 if (gangSatisfied(j, gang, tx)) break;
-                boolean capOk = q.hardCap().admits(q.allocated.add(t.request()));
-                if (!capOk && !capBinds) break;
+                Resources after = q.allocated.add(t.request());
+                boolean capOk = q.hardCap().admits(after);
+                if (!capBinds && (!capOk || !after.withinIn(ceiling, t.request()))) break;
                 NodeState n = capOk ? fitter.best(t.pod) : null;
                 if (n == null && capOk) {
                     // Pods already on their way out count before anyone else is evicted.

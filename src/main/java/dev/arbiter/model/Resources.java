@@ -192,6 +192,18 @@ public final class Resources {
         return false;
     }
 
+    /**
+     * True when, in every dimension that {@code dims} asks for, this is at most {@code limit} (absent = 0).
+     * Volcano's {@code LessEqualWithDimension}: a queue may grow in the dimensions a task needs only up to the limit.
+     */
+    public boolean withinIn(Resources limit, Resources dims) {
+        for (int i = 0; i < dims.names.length; i++) {
+            if (dims.values[i] <= 0) continue;
+            if (milli(dims.names[i]) > limit.milli(dims.names[i])) return false;
+        }
+        return true;
+    }
+
     /** Largest ratio this/{@code of} over the dimensions of this that {@code of} has (Volcano's share). */
     public double dominantShare(Resources of) {
         double share = 0;

@@ -79,4 +79,18 @@ class ReclaimRulesTest {
         assertTrue(r.evictions().isEmpty());
         assertEquals(1, r.bindings().size());
     }
+
+    @Test
+    void aQueueReclaimsOnlyUpToItsDeservedShare() {
+        // 48 GPUs, three equal queues: c wants 8, so a and b deserve 20 each. b holds 40. a wants three 8-GPU pods
+        // but may only grow to 20: two evictions, not three, although b would still be above its share after three.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(6, GPU, 8)
+                .queue("a").end().queue("b").end().queue("c").end()
+                .job("b/j").queue("b").pods(5, GPU, 8).minMember(1).running("node-1", "node-2", "node-3", "node-4", "node-5").end()
+                .job("c/j").queue("c").pods(1, GPU, 8).running("node-6").end();
+        for (int i = 0; i < 3; i++) c.job("a/j" + i).queue("a").pods(1, GPU, 8).end();
+        CycleResult r = Shipped.cycle(c.snapshot());
+        assertEquals(20, Shipped.units(Shipped.queue(r.queues(), "a").deserved(), GPU));
+        assertEquals(2, r.evictions().size(), "evicted " + evicted(r));
+    }
 }
