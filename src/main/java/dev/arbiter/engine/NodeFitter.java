@@ -6,21 +6,27 @@ import dev.arbiter.model.Resources;
 import dev.arbiter.model.Taint;
 import dev.arbiter.model.Toleration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Node fitting and scoring, in Java and indexed (never a pod × node rule join).
  *
- * <p>Static predicates (cordon, nodeSelector, taints) depend only on the pod's constraints, so the eligible node
- * list is computed once per distinct (nodeSelector, tolerations) per cycle. Resource fit is then checked against
- * each eligible node's free capacity. A pod shape that fitted nowhere is remembered until capacity is released, so
- * the thousandth identical task of a gang that cannot start costs a map lookup.
+ * <p>Static predicates (cordon, nodeSelector, taints) depend only on the pod's constraints, so the eligible nodes
+ * are computed once per distinct (nodeSelector, tolerations) per cycle. For each such class and each <em>primary
+ * dimension</em> (the pod's scarcest kind of resource: an accelerator if it asks for one, else another extended
+ * resource, else cpu, else memory) the eligible nodes are kept sorted by free amount of that dimension, and the sort
+ * is maintained as placements and evictions change free capacity. A query walks that order from the first node with
+ * enough of the primary dimension and returns the first node where every dimension fits.
  *
- * <p>Scoring: {@code binpack} (default) prefers the node that would be fullest in the requested dimensions, keeping
- * whole GPU nodes free for large gangs; {@code spread} prefers the emptiest. Ties go to the earlier node.
+ * <p>Scoring: {@code binpack} (default) takes the node with the <em>least</em> free primary dimension that still
+ * fits — filling GPU nodes one by one and keeping whole nodes free for large gangs; {@code spread} takes the node
+ * with the <em>most</em>. Ties go to the earlier node. A pod shape that fitted nowhere is remembered until capacity is
+ * released, so the thousandth identical task of a gang that cannot start costs a map lookup.
  */
 final class NodeFitter {
     enum Scoring { BINPACK, SPREAD }
@@ -29,20 +35,42 @@ final class NodeFitter {
 
     private record Shape(Resources request, Constraints constraints) {}
 
+    private record IndexKey(Constraints constraints, String dimension) {}
+
     private final List<NodeState> nodes;
     private final Scoring scoring;
     private final Map<Constraints, List<NodeState>> eligible = new HashMap<>();
+    private final Map<Constraints, java.util.Set<NodeState>> eligibleSets = new HashMap<>();
+    private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
+    private final List<NodeState> releasing = new ArrayList<>();
     private final Map<Shape, Long> failedAtEpoch = new HashMap<>();
+    private final Map<Shape, String> whyAtEpoch = new HashMap<>();
     private long epoch;
 
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
         this.nodes = nodes;
         this.scoring = scoring;
+        for (NodeState n : nodes) if (n.hasReleasing()) releasing.add(n);
     }
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
     void capacityReleased() {
         epoch++;
+        whyAtEpoch.clear();
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    /** A key equal for pods with the same static constraints (nodeSelector, tolerations). */
+    Object constraintsKey(PodSpec pod) {
+        return constraints(pod);
+    }
+
+    /** Whether the node passes the pod's static predicates (cordon, nodeSelector, taints). */
+    boolean isEligible(PodSpec pod, NodeState node) {
+        return eligibleSets.computeIfAbsent(constraints(pod), c -> new java.util.HashSet<>(eligibleNodes(pod))).contains(node);
     }
 
     /** Nodes that pass the static predicates for this pod. */
@@ -54,58 +82,80 @@ final class NodeFitter {
         });
     }
 
-    boolean passes(PodSpec pod, NodeState node) {
-        return staticReason(node.spec, constraints(pod)) == null;
-    }
-
     /** The best node whose free capacity holds the pod, or null. */
     NodeState best(PodSpec pod) {
         Shape shape = new Shape(pod.requests(), constraints(pod));
         Long failed = failedAtEpoch.get(shape);
         if (failed != null && failed == epoch) return null;
-        NodeState best = bestWhere(pod, n -> pod.requests().fitsIn(n.free()));
-        if (best == null) failedAtEpoch.put(shape, epoch);
-        return best;
+        Resources req = pod.requests();
+        String dim = primaryDimension(req);
+        TreeSet<NodeState> index = index(pod, dim);
+        Iterable<NodeState> candidates = scoring == Scoring.BINPACK
+                ? index.tailSet(NodeState.probe(dim, req.milli(dim)), true)
+                : index;
+        for (NodeState n : candidates) {
+            if (n.free().milli(dim) < req.milli(dim)) break;
+            if (req.fitsIn(n.free())) return n;
+        }
+        failedAtEpoch.put(shape, epoch);
+        return null;
     }
 
     /** The best node that will hold the pod once its terminating pods are gone (for pipelining), or null. */
     NodeState bestOnceReleased(PodSpec pod) {
-        return bestWhere(pod, n -> pod.requests().fitsIn(n.futureFree()));
-    }
-
-    private NodeState bestWhere(PodSpec pod, java.util.function.Predicate<NodeState> fits) {
+        Resources req = pod.requests();
+        String dim = primaryDimension(req);
         NodeState best = null;
-        double bestScore = 0;
-        for (NodeState n : eligibleNodes(pod)) {
-            if (!fits.test(n)) continue;
-            double s = score(pod.requests(), n);
-            if (best == null || s > bestScore) {
-                best = n;
-                bestScore = s;
-            }
+        for (NodeState n : releasing) {
+            if (!isEligible(pod, n) || !req.fitsIn(n.futureFree())) continue;
+            long free = n.futureFree().milli(dim);
+            if (best == null || (scoring == Scoring.BINPACK ? free < best.futureFree().milli(dim)
+                    : free > best.futureFree().milli(dim))) best = n;
         }
         return best;
     }
 
-    private double score(Resources req, NodeState n) {
-        double sum = 0;
-        int dims = 0;
-        Resources alloc = n.spec.allocatable();
+    private TreeSet<NodeState> index(PodSpec pod, String dim) {
+        return indexes.computeIfAbsent(new IndexKey(constraints(pod), dim), k -> {
+            Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.free().milli(dim));
+            if (scoring == Scoring.SPREAD) byFree = byFree.reversed();
+            TreeSet<NodeState> set = new TreeSet<>(byFree.thenComparingInt(n -> n.index));
+            for (NodeState n : eligibleNodes(pod)) {
+                set.add(n);
+                n.indexedIn(set);
+            }
+            return set;
+        });
+    }
+
+    /**
+     * The dimension nodes are sorted by for this request: an accelerator (a name with "gpu", "npu", "tpu" or
+     * "neuron") if requested, else another extended resource (a name with "/"), else cpu, else memory, else pods.
+     */
+    static String primaryDimension(Resources req) {
+        String best = "pods";
+        int bestRank = 9;
         for (int i = 0; i < req.size(); i++) {
-            long cap = alloc.milli(req.name(i));
-            if (cap <= 0 || req.name(i).equals("pods")) continue;
-            long usedAfter = cap - n.free().milli(req.name(i)) + req.milliAt(i);
-            sum += (double) usedAfter / cap;
-            dims++;
+            if (req.milliAt(i) <= 0) continue;
+            String n = req.name(i);
+            int rank = n.contains("gpu") || n.contains("npu") || n.contains("tpu") || n.contains("neuron") ? 0
+                    : n.contains("/") ? 1 : n.equals("cpu") ? 2 : n.equals("memory") ? 3 : n.equals("pods") ? 5 : 4;
+            if (rank < bestRank) {
+                best = n;
+                bestRank = rank;
+            }
         }
-        double fullness = dims == 0 ? 0 : sum / dims;
-        return scoring == Scoring.BINPACK ? fullness : -fullness;
+        return best;
     }
 
     /**
      * Why no node holds the pod, kube-scheduler style: {@code 0/4 nodes available: 4 insufficient nvidia.com/gpu}.
      */
     String whyNoFit(PodSpec pod) {
+        return whyAtEpoch.computeIfAbsent(new Shape(pod.requests(), constraints(pod)), k -> countReasons(pod));
+    }
+
+    private String countReasons(PodSpec pod) {
         Constraints c = constraints(pod);
         Map<String, Integer> counts = new TreeMap<>();
         for (NodeState n : nodes) {

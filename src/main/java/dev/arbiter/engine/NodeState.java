@@ -24,14 +24,32 @@ final class NodeState {
         this.free = spec.allocatable();
     }
 
+    /** Sorted node indexes this node is in; they are keyed on free capacity, so every change re-files the node. */
+    private final List<java.util.TreeSet<NodeState>> indexes = new ArrayList<>(2);
+
+    /** A search key for sorted node indexes: a node-less state whose free capacity is {@code milli} of {@code dim}. */
+    static NodeState probe(String dim, long milli) {
+        return new NodeState(new NodeSpec("", java.util.Map.of(), List.of(), false,
+                Resources.ofMilli(java.util.Map.of(dim, milli)), 0), -1);
+    }
+
+    void indexedIn(java.util.TreeSet<NodeState> index) {
+        indexes.add(index);
+    }
+
     void take(Resources r) {
-        used = used.add(r);
-        free = free.subtract(r);
+        change(used.add(r), free.subtract(r));
     }
 
     void give(Resources r) {
-        used = used.subtract(r);
-        free = free.add(r);
+        change(used.subtract(r), free.add(r));
+    }
+
+    private void change(Resources newUsed, Resources newFree) {
+        for (java.util.TreeSet<NodeState> idx : indexes) idx.remove(this);
+        used = newUsed;
+        free = newFree;
+        for (java.util.TreeSet<NodeState> idx : indexes) idx.add(this);
     }
 
     Resources used() {
@@ -42,6 +60,10 @@ final class NodeState {
     void release(Resources r) {
         take(r);
         releasing = releasing.add(r);
+    }
+
+    boolean hasReleasing() {
+        return !releasing.isEmpty();
     }
 
     /** What will be free once every terminating pod on the node is gone (Volcano's FutureIdle). */

@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.function.Predicate;
 
 /**
  * One scheduling cycle: snapshot → rules → decisions. Nothing here writes to a cluster; the caller (simulator or
@@ -240,13 +239,41 @@ public final class Scheduler {
             for (QueueState q : sortedQueues()) {
                 PreemptGrant grant = policy.preemptGrants().get(q.name());
                 if (grant == null) continue;
+                // The queue's possible victims, lowest job priority first: a preemptor may take a prefix of them.
+                List<Task> candidates = runningUnprotected(List.of(q.name()));
+                candidates.sort(Comparator.comparingInt(t -> t.job.priority));
+                if (candidates.isEmpty()) continue;
                 for (Job j : q.jobs) {
                     if (!starving(j)) continue;
-                    Predicate<Task> eligible = t -> t.running() && !t.isProtected && t.job != j
-                            && t.job.queue.equals(q.name()) && (!grant.lowerPriorityOnly() || t.job.priority < j.priority);
-                    startWithVictims(q, j, eligible, Map.of(), null, "preempt", grant.rule());
+                    List<Task> pool = grant.lowerPriorityOnly()
+                            ? candidates.subList(0, countBelow(candidates, j.priority)) : candidates;
+                    if (pool.isEmpty()) continue;
+                    Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
+                    startWithVictims(q, j, new VictimSelector.Terms(pool, t -> t.job != j, Map.of(), q.hardCap(),
+                            Resources.NONE, key), null, "preempt", grant.rule());
                 }
             }
+        }
+
+        /** How many of {@code byPriority} (sorted by job priority) have a job priority strictly below {@code p}. */
+        private static int countBelow(List<Task> byPriority, int p) {
+            int lo = 0, hi = byPriority.size();
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (byPriority.get(mid).job.priority < p) lo = mid + 1;
+                else hi = mid;
+            }
+            return lo;
+        }
+
+        private List<Task> runningUnprotected(java.util.Collection<String> queueNames) {
+            List<Task> out = new ArrayList<>();
+            for (String name : queueNames) {
+                QueueState vq = state.queues.get(name);
+                if (vq == null) continue;
+                for (Job vj : vq.jobs) for (Task t : vj.running) if (!t.isProtected) out.add(t);
+            }
+            return out;
         }
 
         // ---- 6. reclaim ---------------------------------------------------------------------------------------
@@ -257,14 +284,25 @@ public final class Scheduler {
                 if (grants == null || grants.isEmpty()) continue;
                 Map<String, Resources> floors = new HashMap<>();
                 for (ReclaimGrant g : grants) floors.put(g.victimQueue(), g.victimFloor());
+                List<Task> pool = runningUnprotected(floors.keySet());
+                if (pool.isEmpty()) continue;
+                Resources ceiling = grants.get(0).reclaimerCeiling();
+                Object key = List.of("reclaim", q.name());
                 for (Job j : q.jobs) {
+                    if (q.reached(ceiling) || !anyAboveFloor(floors)) break;
                     if (!starving(j)) continue;
-                    if (q.reached(grants.get(0).reclaimerCeiling())) break;
-                    Predicate<Task> eligible = t -> t.running() && !t.isProtected && floors.containsKey(t.job.queue);
-                    startWithVictims(q, j, eligible, floors, grants.get(0).reclaimerCeiling(), "reclaim",
-                            grants.get(0).rule());
+                    startWithVictims(q, j, new VictimSelector.Terms(pool, t -> true, floors, Caps.UNLIMITED,
+                            Resources.NONE, key), ceiling, "reclaim", grants.get(0).rule());
                 }
             }
+        }
+
+        private boolean anyAboveFloor(Map<String, Resources> floors) {
+            for (Map.Entry<String, Resources> f : floors.entrySet()) {
+                QueueState vq = state.queues.get(f.getKey());
+                if (vq != null && !vq.allocated.fitsIn(f.getValue())) return true;
+            }
+            return false;
         }
 
         private List<QueueState> sortedQueues() {
@@ -293,8 +331,8 @@ public final class Scheduler {
          * capability. Reclaim takes from other queues, so the queue may grow only up to {@code ceiling} (its
          * deserved share) in the dimensions each task needs, and never past its capability.
          */
-        private void startWithVictims(QueueState q, Job j, Predicate<Task> eligible, Map<String, Resources> floors,
-                                      Resources ceiling, String action, String rule) {
+        private void startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
+                                      String action, String rule) {
             boolean capBinds = ceiling == null;
             GangRequirement gang = policy.gangs().get(j.id);
             if (gang == null) return;
@@ -312,9 +350,8 @@ public final class Scheduler {
                     if (n != null) waitsOnTerminating++;
                 }
                 if (n == null) {
-                    Caps cap = capBinds ? q.hardCap() : Caps.UNLIMITED;
-                    VictimSelector.Plan plan = victims.find(t, new VictimSelector.Terms(
-                            v -> eligible.test(v) && !v.evicted, floors, cap, q.allocated));
+                    VictimSelector.Plan plan = victims.find(t, new VictimSelector.Terms(terms.pool(), terms.eligible(),
+                            terms.floors(), terms.preemptorCap(), q.allocated, terms.key()));
                     if (plan == null) break;
                     for (Task v : plan.victims()) tx.evict(v);
                     n = plan.node();

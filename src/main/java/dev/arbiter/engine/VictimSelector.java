@@ -27,12 +27,25 @@ final class VictimSelector {
     /** The victims that let {@code task} run on {@code node}. */
     record Plan(NodeState node, List<Task> victims) {}
 
-    /** Terms of one search: who may be evicted, the floors per victim queue, and whether queue capability binds. */
-    record Terms(Predicate<Task> eligible, Map<String, Resources> floors, Caps preemptorCap, Resources preemptorAllocated) {}
+    /**
+     * Terms of one search: the candidate victims ({@code pool}, already limited to what the grant allows; evicted
+     * ones are skipped), an extra filter, the floors per victim queue, the preemptor queue's capability (it binds only
+     * for preemption, whose victims free the same queue) and that queue's allocation. {@code key} identifies terms that
+     * always give the same answer for the same task shape, so a failed search is not repeated until capacity changes.
+     */
+    record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, Caps preemptorCap,
+                 Resources preemptorAllocated, Object key) {
+        boolean allows(Task t) {
+            return !t.evicted && eligible.test(t);
+        }
+    }
+
+    private record FailureKey(Resources request, Object constraints, Object terms) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
     private final List<String> orderKeys;
+    private final Map<FailureKey, Long> failedAtEpoch = new HashMap<>();
 
     VictimSelector(CycleState state, NodeFitter fitter, VictimOrder order) {
         this.state = state;
@@ -41,15 +54,30 @@ final class VictimSelector {
     }
 
     Plan find(Task task, Terms terms) {
+        FailureKey fk = new FailureKey(task.request(), fitter.constraintsKey(task.pod), terms.key());
+        Long failed = failedAtEpoch.get(fk);
+        if (failed != null && failed == fitter.epoch()) return null;
+        Plan best = search(task, terms);
+        if (best == null) failedAtEpoch.put(fk, fitter.epoch());
+        return best;
+    }
+
+    /** Candidate nodes: those hosting an allowed victim, plus (when only the queue's capability is short) the best idle node. */
+    private Plan search(Task task, Terms terms) {
         boolean capBlocks = !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.request()));
-        List<Task> queueWide = capBlocks ? queueWideVictims(task, terms) : List.of();
+        List<Task> queueWide = List.of();
+        java.util.TreeMap<Integer, NodeState> candidates = new java.util.TreeMap<>();
+        for (Task t : terms.pool()) {
+            if (terms.allows(t) && fitter.isEligible(task.pod, t.node)) candidates.putIfAbsent(t.node.index, t.node);
+        }
+        if (capBlocks) {
+            queueWide = new ArrayList<>();
+            for (Task t : terms.pool()) if (terms.allows(t) && t.job.queue.equals(task.job.queue)) queueWide.add(t);
+            NodeState idle = fitter.best(task.pod);
+            if (idle != null) candidates.putIfAbsent(idle.index, idle);
+        }
         Plan best = null;
-        for (NodeState n : fitter.eligibleNodes(task.pod)) {
-            boolean hasVictim = false;
-            for (Task t : n.tasks) {
-                if (terms.eligible().test(t) && !t.evicted) { hasVictim = true; break; }
-            }
-            if (!hasVictim && (queueWide.isEmpty() || !task.request().fitsIn(n.free()))) continue;
+        for (NodeState n : candidates.values()) {
             Plan p = planOn(n, task, terms, queueWide);
             if (p != null && (best == null || better(p, best))) best = p;
         }
@@ -72,17 +100,9 @@ final class VictimSelector {
         return p.victims().stream().max(order).orElse(null);
     }
 
-    private List<Task> queueWideVictims(Task task, Terms terms) {
-        List<Task> out = new ArrayList<>();
-        for (Job j : state.queues.get(task.job.queue).jobs) {
-            for (Task t : j.running) if (!t.evicted && terms.eligible().test(t)) out.add(t);
-        }
-        return out;
-    }
-
     private Plan planOn(NodeState node, Task task, Terms terms, List<Task> queueWide) {
         List<Task> pool = new ArrayList<>();
-        for (Task t : node.tasks) if (!t.evicted && terms.eligible().test(t)) pool.add(t);
+        for (Task t : node.tasks) if (terms.allows(t)) pool.add(t);
         for (Task t : queueWide) if (t.node != node) pool.add(t);
         Search s = new Search(node, task, terms);
         if (s.fits()) return new Plan(node, List.of());
@@ -153,7 +173,7 @@ final class VictimSelector {
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
                 if (m.evicted || isTaken(m)) continue;
-                if (!terms.eligible().test(m)) return null;
+                if (!terms.allows(m)) return null;
                 gang.add(m);
             }
             return gang;
