@@ -5,16 +5,30 @@ import java.util.Map;
 
 /**
  * Everything one cycle decided, as plain data: the actuator (or the simulator) executes bindings and evictions and
- * writes the statuses. {@code phaseMillis} times each step of the cycle.
+ * writes the statuses. {@code phaseMillis} times each step of the cycle. {@code rulesFired} lists, per subject, the
+ * rules that fired on it this cycle, in firing order; subjects are {@code "PodGroup ns/name"}, {@code "Pod ns/name"}
+ * and {@code "Queue name"} (implicit gangs of one appear as {@code "PodGroup ns/podgroup-<pod>"}).
  */
 public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
-                          List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis) {
+                          List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
+                          Map<String, List<String>> rulesFired) {
     public CycleResult {
         bindings = List.copyOf(bindings);
         evictions = List.copyOf(evictions);
         podGroups = List.copyOf(podGroups);
         queues = List.copyOf(queues);
         phaseMillis = Map.copyOf(phaseMillis);
+        rulesFired = Map.copyOf(rulesFired);
+    }
+
+    public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
+                       List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis) {
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, Map.of());
+    }
+
+    /** The rules that fired on a subject, e.g. {@code rulesFiredOn("PodGroup", "ns/train")}; empty if none. */
+    public List<String> rulesFiredOn(String kind, String id) {
+        return rulesFired.getOrDefault(kind + " " + id, List.of());
     }
 
     public boolean decidedNothing() {

@@ -33,16 +33,23 @@ final class PolicyEvaluation {
 
     private PolicyEvaluation() {}
 
-    static Policy run(RuleBook rules, CycleState state, List<PriorityClassSpec> priorityClasses) {
+    static Policy run(RuleBook rules, CycleState state, List<PriorityClassSpec> priorityClasses,
+                      Map<String, Double> timings, RuleTrace trace) {
         KieSession session = rules.newSession();
         try {
+            session.addEventListener(trace);
+            long t0 = System.nanoTime();
             Map<Job, JobFact> jobFacts = new IdentityHashMap<>();
             Map<Task, TaskFact> taskFacts = new IdentityHashMap<>();
             insertFacts(session, state, priorityClasses, jobFacts, taskFacts);
+            long t1 = System.nanoTime();
+            timings.put("rules.insert", (t1 - t0) / 1e6);
             long fired = 0;
             for (String group : AGENDA) {
+                long g0 = System.nanoTime();
                 session.getAgenda().getAgendaGroup(group).setFocus();
                 fired += session.fireAllRules();
+                timings.put("rules." + group, (System.nanoTime() - g0) / 1e6);
             }
             jobFacts.forEach((j, f) -> {
                 j.priority = f.getPriority();

@@ -59,7 +59,8 @@ public final class Scheduler {
         long t1 = lap(timings, "snapshot", t0);
 
         // 2. Fire the rules.
-        Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses());
+        RuleTrace trace = new RuleTrace();
+        Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace);
         long t2 = lap(timings, "rules", t1);
 
         Cycle c = new Cycle(state, policy, config);
@@ -77,7 +78,7 @@ public final class Scheduler {
         List<PodGroupStatus> groups = c.podGroupStatuses();
         List<QueueStatus> queues = c.queueStatuses(groups);
         lap(timings, "status", t5);
-        return new CycleResult(cycle, rules.generation(), c.bindings, c.evictions, groups, queues, timings);
+        return new CycleResult(cycle, rules.generation(), c.bindings, c.evictions, groups, queues, timings, trace.fired());
     }
 
     private static long lap(Map<String, Double> timings, String phase, long since) {

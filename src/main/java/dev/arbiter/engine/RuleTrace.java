@@ -1,0 +1,41 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.facts.JobFact;
+import dev.arbiter.facts.QueueFact;
+import dev.arbiter.facts.TaskFact;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.kie.api.event.rule.AfterMatchFiredEvent;
+import org.kie.api.event.rule.DefaultAgendaEventListener;
+
+/**
+ * Records which rules fired on which PodGroup, Pod and Queue, so that every decision can be explained with the
+ * rules behind it. A rule that fires several times on one subject is listed once.
+ */
+final class RuleTrace extends DefaultAgendaEventListener {
+    private final Map<String, List<String>> fired = new HashMap<>();
+
+    @Override
+    public void afterMatchFired(AfterMatchFiredEvent event) {
+        String rule = event.getMatch().getRule().getName();
+        for (Object o : event.getMatch().getObjects()) {
+            String subject = subject(o);
+            if (subject == null) continue;
+            List<String> rules = fired.computeIfAbsent(subject, k -> new ArrayList<>(4));
+            if (!rules.contains(rule)) rules.add(rule);
+        }
+    }
+
+    private static String subject(Object o) {
+        if (o instanceof JobFact j) return "PodGroup " + j.getId();
+        if (o instanceof TaskFact t) return "Pod " + t.getId();
+        if (o instanceof QueueFact q) return "Queue " + q.getName();
+        return null;
+    }
+
+    Map<String, List<String>> fired() {
+        return fired;
+    }
+}
