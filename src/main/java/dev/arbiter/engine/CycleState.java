@@ -26,10 +26,13 @@ final class CycleState {
     /** Pending pods whose group-name annotation names a PodGroup that does not exist. */
     final List<PodSpec> orphans = new ArrayList<>();
     Resources clusterTotal = Resources.NONE;
+    /** The snapshot's clock, in seconds. */
+    long now;
     Resources guaranteed = Resources.NONE;
 
     static CycleState index(ClusterSnapshot snap, Set<String> schedulerNames) {
         CycleState s = new CycleState();
+        s.now = snap.now();
         for (NodeSpec n : snap.nodes()) {
             NodeState ns = new NodeState(n, s.nodes.size());
             s.nodes.add(ns);
@@ -37,9 +40,11 @@ final class CycleState {
             if (!n.unschedulable()) s.clusterTotal = s.clusterTotal.add(n.allocatable());
         }
         for (QueueSpec q : snap.queues()) {
+            if (q.name().equals(QueueSpec.ROOT)) continue; // the implicit root of the tree, owning the cluster
             s.queues.put(q.name(), new QueueState(q));
-            s.guaranteed = s.guaranteed.add(q.guarantee());
         }
+        s.linkTree();
+        for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(s.effectiveGuarantee(q));
         for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
         for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
         for (Job j : s.jobs.values()) {
@@ -48,6 +53,56 @@ final class CycleState {
             if (q != null) q.jobs.add(j);
         }
         return s;
+    }
+
+    /**
+     * Links each queue to its parent ({@code spec.parent}, unset = root). A queue naming an unknown parent, a queue
+     * on a cycle, and every queue below either are cut loose from the tree (treated as children of the root) and
+     * marked with a {@code treeError}: they are treated as Closed, never crash the cycle.
+     */
+    private void linkTree() {
+        for (QueueState q : queues.values()) {
+            String parentName = q.spec.parentOrRoot();
+            if (parentName.equals(QueueSpec.ROOT)) continue;
+            QueueState p = queues.get(parentName);
+            if (p == null) q.treeError = "parent queue \"" + parentName + "\" does not exist";
+            else q.parent = p;
+        }
+        for (QueueState q : queues.values()) {
+            List<String> path = new ArrayList<>();
+            java.util.Set<QueueState> seen = new java.util.HashSet<>();
+            for (QueueState x = q; x != null; x = x.parent) {
+                if (!seen.add(x)) {
+                    int from = path.indexOf(x.name());
+                    String cycle = String.join(" -> ", path.subList(from, path.size())) + " -> " + x.name();
+                    for (String name : path.subList(from, path.size())) queues.get(name).treeError = "queue tree has a cycle: " + cycle;
+                    break;
+                }
+                path.add(x.name());
+            }
+        }
+        for (QueueState q : queues.values()) if (q.treeError != null) q.parent = null;
+        for (QueueState q : queues.values()) {
+            for (QueueState a = q.parent; a != null; a = a.parent) {
+                if (a.treeError != null && q.treeError == null) q.treeError = "ancestor queue \"" + a.name() + "\" is invalid";
+            }
+        }
+        for (QueueState q : queues.values()) {
+            if (q.treeError != null) q.parent = null;
+            else if (q.parent != null) q.parent.children.add(q);
+        }
+        for (QueueState q : queues.values()) {
+            int d = 1;
+            for (QueueState a = q.parent; a != null; a = a.parent) d++;
+            q.depth = d;
+        }
+    }
+
+    /** A queue reserves its own guarantee or, if larger, what its children's guarantees add up to. */
+    Resources effectiveGuarantee(QueueState q) {
+        Resources children = Resources.NONE;
+        for (QueueState c : q.children) children = children.add(effectiveGuarantee(c));
+        return q.spec.guarantee().max(children);
     }
 
     private void addPod(PodSpec p, Set<String> schedulerNames) {
@@ -93,31 +148,37 @@ final class CycleState {
         all.addAll(j.pending);
         all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
         Resources r = Resources.NONE;
-        for (int i = 0; i < Math.min(j.minMember, all.size()); i++) r = r.add(all.get(i).request());
+        for (int i = 0; i < Math.min(j.minMember, all.size()); i++) r = r.add(all.get(i).share());
         return r;
     }
 
-    /** What a queue's running tasks hold. */
+    /** What the running tasks of a queue's subtree hold. */
     Resources allocatedOf(QueueState q) {
         Resources r = Resources.NONE;
-        for (Job j : q.jobs) for (Task t : j.running) r = r.add(t.request());
+        for (Job j : q.jobs) for (Task t : j.running) r = r.add(t.share());
+        for (QueueState c : q.children) r = r.add(allocatedOf(c));
         return r;
     }
 
-    /** What a queue asks for: running plus pending tasks (Volcano's proportion request). */
+    /** What a queue's subtree asks for: running plus pending tasks (Volcano's proportion request). */
     Resources requestOf(QueueState q) {
-        Resources r = allocatedOf(q);
-        for (Job j : q.jobs) r = r.add(j.pendingRequest());
+        Resources r = Resources.NONE;
+        for (Job j : q.jobs) {
+            for (Task t : j.running) r = r.add(t.share());
+            r = r.add(j.pendingRequest());
+        }
+        for (QueueState c : q.children) r = r.add(requestOf(c));
         return r;
     }
 
-    /** Minimum resources of admitted jobs that are not yet allocated (reserved against admission). */
+    /** Minimum resources of a subtree's admitted jobs that are not yet allocated (reserved against admission). */
     Resources inqueueOf(QueueState q) {
         Resources r = Resources.NONE;
+        for (QueueState c : q.children) r = r.add(inqueueOf(c));
         for (Job j : q.jobs) {
             if (!"Inqueue".equals(j.initialPhase)) continue;
             Resources held = Resources.NONE;
-            for (Task t : j.running) held = held.add(t.request());
+            for (Task t : j.running) held = held.add(t.share());
             r = r.add(j.minResources.subtract(held).clampNonNegative());
         }
         return r;

@@ -26,7 +26,7 @@ final class GangTransaction {
     void place(Task t, NodeState n) {
         n.take(t.request());
         QueueState q = queues.get(t.job.queue);
-        if (q != null) q.allocated = q.allocated.add(t.request());
+        if (q != null) q.charge(t.share());
         steps.add(new Step(t, n, false));
         placed++;
         placedByRole.merge(t.pod.taskRole(), 1, Integer::sum);
@@ -36,7 +36,7 @@ final class GangTransaction {
         victim.evicted = true;
         victim.node.give(victim.request());
         QueueState q = queues.get(victim.job.queue);
-        if (q != null) q.allocated = q.allocated.subtract(victim.request());
+        if (q != null) q.credit(victim.share());
         steps.add(new Step(victim, victim.node, true));
         fitter.capacityReleased();
     }
@@ -74,10 +74,10 @@ final class GangTransaction {
             if (s.eviction()) {
                 s.task().evicted = false;
                 s.node().take(s.task().request());
-                if (q != null) q.allocated = q.allocated.add(s.task().request());
+                if (q != null) q.charge(s.task().share());
             } else {
                 s.node().give(s.task().request());
-                if (q != null) q.allocated = q.allocated.subtract(s.task().request());
+                if (q != null) q.credit(s.task().share());
             }
         }
         if (!steps.isEmpty()) fitter.capacityReleased();

@@ -31,7 +31,6 @@ final class Job {
     String phase;
     String reason;
     String reasonRule;
-    int placedThisCycle;
     boolean pipelined;
 
     Job(PodGroupSpec pg, boolean implicit) {
@@ -62,15 +61,16 @@ final class Job {
         return m;
     }
 
-    /** The sum of all pending tasks' requests; the dimensions a job needs. */
+    /** The sum of all pending tasks' shares (requests without pod slots); what the job asks of its queue. */
     Resources pendingRequest() {
         Resources r = Resources.NONE;
-        for (Task t : pending) r = r.add(t.request());
+        for (Task t : pending) r = r.add(t.share());
         return r;
     }
 
     boolean hasPending() {
-        return pending.size() > placedThisCycle;
+        for (Task t : pending) if (!t.placed) return true;
+        return false;
     }
 
     void setReason(String reason, String rule) {

@@ -4,6 +4,8 @@ import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
 import dev.arbiter.facts.AdmissionGrant;
 import dev.arbiter.facts.AllocationLimit;
+import dev.arbiter.facts.ChurnSettings;
+import dev.arbiter.facts.DequeuePolicy;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.OrderPolicy;
 import dev.arbiter.facts.PreemptGrant;
@@ -15,11 +17,19 @@ import java.util.Map;
 
 /**
  * What the rules decided for one cycle, as plain data the Java phases obey. A missing entry means the rules granted
- * nothing: no budget means no admission, no limit means no allocation, no grant means no eviction.
+ * nothing: no budget means no admission, no limit means no allocation, no grant means no eviction; no
+ * {@link ChurnSettings} means no churn control, no {@link DequeuePolicy} means traverse.
  */
 record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied> denials,
               Map<String, AdmissionGrant> grants,
               Map<String, AllocationLimit> limits, Map<String, GangRequirement> gangs,
               Map<String, OrderPolicy> orders, Map<String, PreemptGrant> preemptGrants,
               Map<String, List<ReclaimGrant>> reclaimGrants, Map<String, Protected> protectedTasks,
-              VictimOrder victimOrder, long rulesFired) {}
+              VictimOrder victimOrder, Map<String, DequeuePolicy> dequeue, ChurnSettings churn, long rulesFired) {
+
+    /** Whether a queue's head job blocks the jobs behind it. */
+    boolean fifo(String queue) {
+        DequeuePolicy d = dequeue.get(queue);
+        return d != null && "fifo".equals(d.strategy());
+    }
+}

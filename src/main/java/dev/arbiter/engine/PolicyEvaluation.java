@@ -4,7 +4,9 @@ import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
 import dev.arbiter.facts.AdmissionGrant;
 import dev.arbiter.facts.AllocationLimit;
+import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.ClusterFact;
+import dev.arbiter.facts.DequeuePolicy;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.JobFact;
 import dev.arbiter.facts.OrderPolicy;
@@ -15,6 +17,7 @@ import dev.arbiter.facts.QueueFact;
 import dev.arbiter.facts.ReclaimGrant;
 import dev.arbiter.facts.TaskFact;
 import dev.arbiter.facts.VictimOrder;
+import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.PriorityClassSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -70,9 +73,9 @@ final class PolicyEvaluation {
         }
         for (QueueState q : state.queues.values()) {
             q.allocated = state.allocatedOf(q);
-            q.fact = new QueueFact(q.name(), q.spec.weight(), q.spec.priority(), "Open".equals(q.spec.state()),
-                    q.spec.reclaimable(), q.spec.capability(), q.spec.guarantee(), state.requestOf(q), q.allocated,
-                    state.inqueueOf(q));
+            q.fact = new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(), q.open(),
+                    q.spec.reclaimable(), q.spec.capability(), state.effectiveGuarantee(q), state.requestOf(q),
+                    q.allocated, state.inqueueOf(q), q.spec.dequeueStrategy(), q.spec.deserved());
             s.insert(q.fact);
         }
         for (Job j : state.jobs.values()) {
@@ -82,8 +85,9 @@ final class PolicyEvaluation {
             s.insert(f);
         }
         for (Task t : state.tasks) {
+            long ran = t.running() && t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
             TaskFact f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.pod.priority(),
-                    t.pod.preemptionPolicy(), t.running(), t.pod.preemptableMarker(), t.pod.isLeader());
+                    t.pod.preemptionPolicy(), t.running(), t.pod.preemptableMarker(), t.pod.isLeader(), ran);
             taskFacts.put(t, f);
             s.insert(f);
         }
@@ -100,6 +104,8 @@ final class PolicyEvaluation {
         Map<String, List<ReclaimGrant>> reclaim = new HashMap<>();
         Map<String, Protected> protectedTasks = new HashMap<>();
         VictimOrder victimOrder = null;
+        Map<String, DequeuePolicy> dequeue = new HashMap<>();
+        ChurnSettings churn = null;
         for (Object o : s.getObjects()) {
             if (o instanceof AdmissionBudget b) budgets.put(b.queue(), b);
             else if (o instanceof AdmissionDenied d) denials.putIfAbsent(d.job(), d);
@@ -111,8 +117,11 @@ final class PolicyEvaluation {
             else if (o instanceof ReclaimGrant r) reclaim.computeIfAbsent(r.reclaimer(), k -> new ArrayList<>()).add(r);
             else if (o instanceof Protected p) protectedTasks.put(p.task(), p);
             else if (o instanceof VictimOrder v) victimOrder = v;
+            else if (o instanceof DequeuePolicy d) dequeue.put(d.queue(), d);
+            else if (o instanceof ChurnSettings c) churn = c;
         }
         reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));
-        return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder, fired);
+        return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder,
+                dequeue, churn, fired);
     }
 }

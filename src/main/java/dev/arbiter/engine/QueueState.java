@@ -8,10 +8,21 @@ import dev.arbiter.model.Resources;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A queue during one cycle: its spec, its fair-share fact, its live allocation, and its jobs in job order. */
+/**
+ * A queue during one cycle: its spec, its place in the queue tree, its fair-share fact, its live allocation and its
+ * jobs in job order. {@code allocated} is the queue's whole subtree: placing or evicting a task charges or credits
+ * the queue and every ancestor.
+ */
 final class QueueState {
     final QueueSpec spec;
     final List<Job> jobs = new ArrayList<>();
+    final List<QueueState> children = new ArrayList<>();
+    /** Null for a child of the implicit root. */
+    QueueState parent;
+    /** 1 for a child of the root. */
+    int depth = 1;
+    /** Why the queue cannot take part in the tree (unknown parent, a cycle); such a queue is treated as Closed. */
+    String treeError;
     QueueFact fact;
     AllocationLimit limit;
     Resources allocated = Resources.NONE;
@@ -40,6 +51,57 @@ final class QueueState {
 
     Caps hardCap() {
         return limit == null ? Caps.UNLIMITED : limit.hardCap();
+    }
+
+    boolean open() {
+        return treeError == null && "Open".equals(spec.state());
+    }
+
+    String parentName() {
+        return parent == null ? QueueSpec.ROOT : parent.name();
+    }
+
+    /** Adds {@code r} to this queue's and every ancestor's allocation. */
+    void charge(Resources r) {
+        for (QueueState q = this; q != null; q = q.parent) q.allocated = q.allocated.add(r);
+    }
+
+    /** Takes {@code r} from this queue's and every ancestor's allocation. */
+    void credit(Resources r) {
+        for (QueueState q = this; q != null; q = q.parent) q.allocated = q.allocated.subtract(r);
+    }
+
+    /** Whether this queue and every ancestor can take {@code r} more without passing their capability. */
+    boolean capabilityAdmits(Resources r) {
+        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated.add(r))) return false;
+        return true;
+    }
+
+    /** The first queue on the path to the root whose capability {@code r} would pass, or null. */
+    QueueState capabilityBlocker(Resources r) {
+        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated.add(r))) return q;
+        return null;
+    }
+
+    /** The nearest common ancestor of two queues, or null when it is the root. */
+    static QueueState commonAncestor(QueueState a, QueueState b) {
+        java.util.Set<QueueState> up = new java.util.HashSet<>();
+        for (QueueState q = a; q != null; q = q.parent) up.add(q);
+        for (QueueState q = b; q != null; q = q.parent) if (up.contains(q)) return q;
+        return null;
+    }
+
+    /** Steps from this queue up to the common ancestor with {@code other}: 1 for siblings, 2 for cousins, ... */
+    int distanceTo(QueueState other) {
+        QueueState lca = commonAncestor(this, other);
+        return depth - (lca == null ? 0 : lca.depth);
+    }
+
+    /** This queue and its ancestors strictly below {@code stop} (null = the root), nearest first. */
+    List<QueueState> pathUpTo(QueueState stop) {
+        List<QueueState> out = new ArrayList<>();
+        for (QueueState q = this; q != null && q != stop; q = q.parent) out.add(q);
+        return out;
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
+import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.ReclaimGrant;
@@ -98,6 +99,7 @@ public final class Scheduler {
         private final List<Binding> bindings = new ArrayList<>();
         private final List<Eviction> evictions = new ArrayList<>();
         private final Map<Job, Integer> boundThisCycle = new HashMap<>();
+        private final Map<String, Integer> evictedPerQueue = new HashMap<>();
 
         Cycle(CycleState state, Policy policy, SchedulerConfig config) {
             this.state = state;
@@ -113,7 +115,7 @@ public final class Scheduler {
                 q.limit = policy.limits().get(q.name());
             }
             for (Job j : state.jobs.values()) j.pending.sort(taskOrder);
-            for (Task t : state.tasks) t.isProtected = policy.protectedTasks().containsKey(t.id());
+            for (Task t : state.tasks) t.protection = policy.protectedTasks().get(t.id());
         }
 
         // ---- 3. admission -------------------------------------------------------------------------------------
@@ -124,24 +126,49 @@ public final class Scheduler {
                 AdmissionDenied d = policy.denials().get(j.id);
                 if (d != null) j.setReason(d.reason(), d.rule());
             }
+            Map<QueueState, Caps> rooms = new HashMap<>();
             for (QueueState q : state.queues.values()) {
-                AdmissionBudget budget = policy.budgets().get(q.name());
-                Caps room = budget == null ? null : budget.room();
+                AdmissionBudget b = policy.budgets().get(q.name());
+                if (b != null) rooms.put(q, b.room());
+            }
+            for (QueueState q : state.queues.values()) {
+                Job head = null;
                 for (Job j : q.jobs) {
                     if (!j.initialPhase.equals("Pending") || policy.denials().containsKey(j.id)) continue;
-                    if (room == null) {
-                        j.setReason("queue \"" + q.name() + "\" admits nothing: no admission rule grants it a budget", null);
-                    } else if (room.admits(j.minResources)) {
-                        j.phase = "Inqueue";
-                        room = room.minus(j.minResources);
-                    } else if (policy.grants().containsKey(j.id)) {
-                        j.phase = "Inqueue";
-                    } else {
-                        j.setReason("queue \"" + q.name() + "\" capability exhausted: minResources short of "
-                                + room.excess(j.minResources), budget.rule());
+                    if (head != null) {
+                        j.setReason(behindHead(q, head), policy.dequeue().get(q.name()).rule());
+                        continue;
                     }
+                    String refusal = admitAlongTree(q, j, rooms);
+                    if (refusal == null || policy.grants().containsKey(j.id)) {
+                        j.phase = "Inqueue";
+                        continue;
+                    }
+                    AdmissionBudget b = policy.budgets().get(q.name());
+                    j.setReason(refusal, b == null ? null : b.rule());
+                    if (policy.fifo(q.name())) head = j;
                 }
             }
+        }
+
+        /**
+         * Admits a job if its minimum resources fit the admission room of its queue and of every ancestor, taking
+         * them from each; otherwise returns why not and changes nothing.
+         */
+        private static String admitAlongTree(QueueState q, Job j, Map<QueueState, Caps> rooms) {
+            for (QueueState a = q; a != null; a = a.parent) {
+                Caps room = rooms.get(a);
+                if (room == null) return "queue \"" + a.name() + "\" admits nothing: no admission rule grants it a budget";
+                if (!room.admits(j.minResources)) {
+                    return "queue \"" + a.name() + "\" capability exhausted: minResources short of " + room.excess(j.minResources);
+                }
+            }
+            for (QueueState a = q; a != null; a = a.parent) rooms.put(a, rooms.get(a).minus(j.minResources));
+            return null;
+        }
+
+        private static String behindHead(QueueState q, Job head) {
+            return "waiting behind " + head.id + ", the head of fifo queue \"" + q.name() + "\"";
         }
 
         private static boolean admitted(Job j) {
@@ -169,9 +196,19 @@ public final class Scheduler {
                     markOverused(q, j);
                     continue;
                 }
-                allocateJob(q, j);
+                if (!allocateJob(q, j) && policy.fifo(q.name())) {
+                    blockBehind(q, j);
+                    continue;
+                }
                 order.add(q);
             }
+        }
+
+        /** In a fifo queue, a head job that cannot start holds back every job behind it. */
+        private void blockBehind(QueueState q, Job head) {
+            String rule = policy.dequeue().get(q.name()).rule();
+            Job j;
+            while ((j = nextJob(q)) != null) j.setReason(behindHead(q, head), rule);
         }
 
         private Job nextJob(QueueState q) {
@@ -190,7 +227,8 @@ public final class Scheduler {
             while ((j = nextJob(q)) != null) j.setReason(reason, q.limit.rule());
         }
 
-        private void allocateJob(QueueState q, Job j) {
+        /** Tries to start one gang; true if it started. */
+        private boolean allocateJob(QueueState q, Job j) {
             GangTransaction tx = new GangTransaction(state.queues, fitter);
             String firstFailure = null;
             for (Task t : j.pending) {
@@ -199,9 +237,10 @@ public final class Scheduler {
                     if (firstFailure == null) firstFailure = fitter.whyNoFit(t.pod);
                     continue;
                 }
-                if (!q.hardCap().admits(q.allocated.add(t.request()))) {
-                    if (firstFailure == null) firstFailure = "queue \"" + q.name() + "\" capability reached: short of "
-                            + q.hardCap().excess(q.allocated.add(t.request()));
+                QueueState blocker = q.capabilityBlocker(t.share());
+                if (blocker != null) {
+                    if (firstFailure == null) firstFailure = "queue \"" + blocker.name() + "\" capability reached: short of "
+                            + blocker.hardCap().excess(blocker.allocated.add(t.share()));
                     continue;
                 }
                 tx.place(t, n);
@@ -210,9 +249,10 @@ public final class Scheduler {
             if (gang != null && gangSatisfied(j, gang, tx)) {
                 for (Task t : tx.placements()) bindings.add(new Binding(t.id(), tx.nodeOf(t).name(), gang.rule()));
                 boundThisCycle.merge(j, tx.placed(), Integer::sum);
-                j.placedThisCycle = j.pending.size();
+                for (Task t : tx.placements()) t.placed = true;
                 j.reason = null;
                 j.reasonRule = null;
+                return true;
             } else {
                 int placeable = j.liveRunning() + tx.placed();
                 tx.discard();
@@ -222,6 +262,7 @@ public final class Scheduler {
                     j.setReason("gang of " + gang.minMember() + " needs " + gang.minMember() + " tasks, " + placeable
                             + " placeable" + (firstFailure == null ? "" : ": " + firstFailure), gang.rule());
                 }
+                return false;
             }
         }
 
@@ -241,17 +282,18 @@ public final class Scheduler {
                 PreemptGrant grant = policy.preemptGrants().get(q.name());
                 if (grant == null) continue;
                 // The queue's possible victims, lowest job priority first: a preemptor may take a prefix of them.
-                List<Task> candidates = runningUnprotected(List.of(q.name()));
+                List<Task> candidates = runningUnprotected(List.of(q.name()), true);
                 candidates.sort(Comparator.comparingInt(t -> t.job.priority));
                 if (candidates.isEmpty()) continue;
                 for (Job j : q.jobs) {
                     if (!starving(j)) continue;
                     List<Task> pool = grant.lowerPriorityOnly()
                             ? candidates.subList(0, countBelow(candidates, j.priority)) : candidates;
-                    if (pool.isEmpty()) continue;
                     Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
-                    startWithVictims(q, j, new VictimSelector.Terms(pool, t -> t.job != j, Map.of(), q.hardCap(),
-                            Resources.NONE, key), null, "preempt", grant.rule());
+                    boolean started = !pool.isEmpty() && startWithVictims(q, j, new VictimSelector.Terms(pool,
+                            t -> t.job != j, Map.of(), q.hardCap(), Resources.NONE, q, false, key), null,
+                            "preempt", grant.rule());
+                    if (!started && policy.fifo(q.name())) break;
                 }
             }
         }
@@ -267,12 +309,18 @@ public final class Scheduler {
             return lo;
         }
 
-        private List<Task> runningUnprotected(java.util.Collection<String> queueNames) {
+        /** Running tasks of the queues that no rule protects from this kind of eviction. */
+        private List<Task> runningUnprotected(java.util.Collection<String> queueNames, boolean forPreemption) {
             List<Task> out = new ArrayList<>();
             for (String name : queueNames) {
                 QueueState vq = state.queues.get(name);
                 if (vq == null) continue;
-                for (Job vj : vq.jobs) for (Task t : vj.running) if (!t.isProtected) out.add(t);
+                for (Job vj : vq.jobs) {
+                    for (Task t : vj.running) {
+                        boolean shielded = t.protection != null && (!forPreemption || t.protection.coversPreemption());
+                        if (!shielded) out.add(t);
+                    }
+                }
             }
             return out;
         }
@@ -285,15 +333,17 @@ public final class Scheduler {
                 if (grants == null || grants.isEmpty()) continue;
                 Map<String, Resources> floors = new HashMap<>();
                 for (ReclaimGrant g : grants) floors.put(g.victimQueue(), g.victimFloor());
-                List<Task> pool = runningUnprotected(floors.keySet());
+                List<Task> pool = runningUnprotected(floors.keySet(), false);
                 if (pool.isEmpty()) continue;
                 Resources ceiling = grants.get(0).reclaimerCeiling();
+                boolean hysteresis = policy.churn() != null && policy.churn().hysteresis();
                 Object key = List.of("reclaim", q.name());
                 for (Job j : q.jobs) {
                     if (q.reached(ceiling) || !anyAboveFloor(floors)) break;
                     if (!starving(j)) continue;
-                    startWithVictims(q, j, new VictimSelector.Terms(pool, t -> true, floors, Caps.UNLIMITED,
-                            Resources.NONE, key), ceiling, "reclaim", grants.get(0).rule());
+                    boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool, t -> true, floors,
+                            Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
+                    if (!started && policy.fifo(q.name())) break;
                 }
             }
         }
@@ -312,38 +362,36 @@ public final class Scheduler {
             return qs;
         }
 
-        /** Admitted, still has pending tasks, did not start this cycle, is not already waiting on victims, may preempt. */
+        /**
+         * Volcano's starving job: admitted, with pending tasks (a started elastic job may still want more), not already
+         * waiting on victims, and allowed to preempt.
+         */
         private boolean starving(Job j) {
-            return admitted(j) && j.hasPending() && !j.pipelined && j.mayPreempt
-                    && !gangReady(j);
-        }
-
-        private boolean gangReady(Job j) {
-            GangRequirement g = policy.gangs().get(j.id);
-            return g != null && boundThisCycle.containsKey(j);
+            return admitted(j) && j.hasPending() && !j.pipelined && j.mayPreempt;
         }
 
         /**
-         * Places the gang's tasks, in task order, until its requirement holds, evicting victims where idle capacity
-         * is not enough. Commits evictions and holds the placements (pipelined: they bind next cycle, once the
-         * victims are gone) only if the whole requirement can be met; otherwise nothing changes.
+         * Places the job's pending tasks in task order, evicting victims where idle capacity is not enough, until a
+         * task finds no room (Volcano's starving job asks for all its tasks). Commits the evictions and holds the
+         * placements (pipelined: they bind next cycle, once the victims are gone) only if the gang requirement then
+         * holds; otherwise nothing changes.
          *
          * <p>Preemption ({@code ceiling} null) evicts within the queue, so it may also make room under the queue's
          * capability. Reclaim takes from other queues, so the queue may grow only up to {@code ceiling} (its
          * deserved share) in the dimensions each task needs, and never past its capability.
          */
-        private void startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
-                                      String action, String rule) {
+        private boolean startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
+                                         String action, String rule) {
             boolean capBinds = ceiling == null;
             GangRequirement gang = policy.gangs().get(j.id);
-            if (gang == null) return;
+            if (gang == null) return false;
             GangTransaction tx = new GangTransaction(state.queues, fitter);
             int waitsOnTerminating = 0;
             for (Task t : j.pending) {
-                if (gangSatisfied(j, gang, tx)) break;
-                Resources after = q.allocated.add(t.request());
-                boolean capOk = q.hardCap().admits(after);
-                if (!capBinds && (!capOk || !after.withinIn(ceiling, t.request()))) break;
+                if (t.placed) continue;
+                Resources after = q.allocated.add(t.share());
+                boolean capOk = q.capabilityAdmits(t.share());
+                if (!capBinds && (!capOk || !after.withinIn(ceiling, t.share()))) break;
                 NodeState n = capOk ? fitter.best(t.pod) : null;
                 if (n == null && capOk) {
                     // Pods already on their way out count before anyone else is evicted.
@@ -351,8 +399,7 @@ public final class Scheduler {
                     if (n != null) waitsOnTerminating++;
                 }
                 if (n == null) {
-                    VictimSelector.Plan plan = victims.find(t, new VictimSelector.Terms(terms.pool(), terms.eligible(),
-                            terms.floors(), terms.preemptorCap(), q.allocated, terms.key()));
+                    VictimSelector.Plan plan = victims.find(t, terms.withAllocated(q.allocated));
                     if (plan == null) break;
                     for (Task v : plan.victims()) tx.evict(v);
                     n = plan.node();
@@ -361,18 +408,49 @@ public final class Scheduler {
             }
             if (!gangSatisfied(j, gang, tx) || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
                 tx.discard();
-                return;
+                return false;
+            }
+            String overBudget = overspends(tx.evictions());
+            if (overBudget != null) {
+                tx.discard();
+                j.setReason(overBudget, policy.churn().rule());
+                return false;
             }
             j.pipelined = true;
+            for (Task t : tx.placements()) t.placed = true;
             if (tx.evictions().isEmpty()) {
                 j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);
-                return;
+                return true;
             }
             for (Task v : tx.evictions()) {
+                evictedPerQueue.merge(v.job.queue, 1, Integer::sum);
                 evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                         action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
             }
             j.setReason("waiting for " + tx.evictions().size() + " evicted pod(s) to leave (" + action + ")", rule);
+            return true;
+        }
+
+        /** Why these evictions would overspend this cycle's eviction budget (churn control), or null. */
+        private String overspends(List<Task> victimsOfGang) {
+            ChurnSettings churn = policy.churn();
+            if (churn == null) return null;
+            int max = churn.maxEvictionsPerCycle();
+            if (max > 0 && evictions.size() + victimsOfGang.size() > max) {
+                return "eviction budget of " + max + " pods per cycle would be exceeded (" + evictions.size()
+                        + " already, " + victimsOfGang.size() + " needed)";
+            }
+            Map<String, Integer> perQueue = new HashMap<>();
+            for (Task v : victimsOfGang) perQueue.merge(v.job.queue, 1, Integer::sum);
+            int maxQ = churn.maxEvictionsPerQueuePerCycle();
+            for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
+                int already = evictedPerQueue.getOrDefault(e.getKey(), 0);
+                if (maxQ > 0 && already + e.getValue() > maxQ) {
+                    return "eviction budget of " + maxQ + " pods per queue per cycle would be exceeded in queue \""
+                            + e.getKey() + "\"";
+                }
+            }
+            return null;
         }
 
         // ---- 7. status ----------------------------------------------------------------------------------------
@@ -400,8 +478,9 @@ public final class Scheduler {
             List<QueueStatus> out = new ArrayList<>();
             for (QueueState q : state.queues.values()) {
                 int[] c = counts.getOrDefault(q.name(), new int[3]);
-                out.add(new QueueStatus(q.name(), q.spec.parent(), q.spec.weight(), q.spec.state(), q.deserved(),
-                        q.allocated, c[0], c[1], c[2]));
+                out.add(new QueueStatus(q.name(), q.parentName(), q.spec.weight(),
+                        q.treeError != null ? "Closed" : q.spec.state(), q.deserved(), q.allocated, c[0], c[1], c[2],
+                        q.treeError));
             }
             return out;
         }

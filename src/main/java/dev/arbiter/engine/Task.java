@@ -10,7 +10,11 @@ final class Task {
     final NodeState node;
     int priority;
     boolean evicted;
-    boolean isProtected;
+    /** Placed (bound or pipelined) this cycle. */
+    boolean placed;
+    private Resources share;
+    /** Why the rules protect this task from eviction, or null. */
+    dev.arbiter.facts.Protected protection;
 
     Task(PodSpec pod, Job job, NodeState node) {
         this.pod = pod;
@@ -24,6 +28,16 @@ final class Task {
 
     Resources request() {
         return pod.requests();
+    }
+
+    /**
+     * What the task counts for in queue shares, capabilities and admission: its request without the {@code pods}
+     * slot, which is a node limit, not something queues share.
+     */
+    Resources share() {
+        Resources s = share;
+        if (s == null) share = s = pod.requests().without("pods");
+        return s;
     }
 
     boolean running() {

@@ -29,14 +29,21 @@ final class VictimSelector {
 
     /**
      * Terms of one search: the candidate victims ({@code pool}, already limited to what the grant allows; evicted
-     * ones are skipped), an extra filter, the floors per victim queue, the preemptor queue's capability (it binds only
-     * for preemption, whose victims free the same queue) and that queue's allocation. {@code key} identifies terms that
-     * always give the same answer for the same task shape, so a failed search is not repeated until capacity changes.
+     * ones are skipped), an extra filter, the floors per victim queue (reclaim; empty for preemption), the preemptor
+     * queue's capability (it binds only for preemption, whose victims free the same queue) and that queue's
+     * allocation, the preemptor's queue (victims are taken from the closest queues in the tree first), whether
+     * hysteresis applies (no victim whose queue would then qualify to reclaim it straight back), and a {@code key}
+     * identifying terms that always give the same answer for the same task shape, so a failed search is not repeated
+     * until capacity changes.
      */
     record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, Caps preemptorCap,
-                 Resources preemptorAllocated, Object key) {
+                 Resources preemptorAllocated, QueueState preemptorQueue, boolean hysteresis, Object key) {
         boolean allows(Task t) {
             return !t.evicted && eligible.test(t);
+        }
+
+        Terms withAllocated(Resources allocated) {
+            return new Terms(pool, eligible, floors, preemptorCap, allocated, preemptorQueue, hysteresis, key);
         }
     }
 
@@ -64,7 +71,7 @@ final class VictimSelector {
 
     /** Candidate nodes: those hosting an allowed victim, plus (when only the queue's capability is short) the best idle node. */
     private Plan search(Task task, Terms terms) {
-        boolean capBlocks = !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.request()));
+        boolean capBlocks = !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.share()));
         List<Task> queueWide = List.of();
         java.util.TreeMap<Integer, NodeState> candidates = new java.util.TreeMap<>();
         for (Task t : terms.pool()) {
@@ -79,7 +86,7 @@ final class VictimSelector {
         Plan best = null;
         for (NodeState n : candidates.values()) {
             Plan p = planOn(n, task, terms, queueWide);
-            if (p != null && (best == null || better(p, best))) best = p;
+            if (p != null && (best == null || better(p, best, terms))) best = p;
         }
         return best;
     }
@@ -88,9 +95,9 @@ final class VictimSelector {
      * Fewer victims first; among equal counts, the plan whose most precious victim (the last in victim order) comes
      * earlier in that order, so that across nodes, too, leaders go last and the newest go first.
      */
-    private boolean better(Plan a, Plan b) {
+    private boolean better(Plan a, Plan b, Terms terms) {
         if (a.victims().size() != b.victims().size()) return a.victims().size() < b.victims().size();
-        Comparator<Task> order = victimComparator(new Search(a.node(), null, null), null);
+        Comparator<Task> order = victimComparator(new Search(a.node(), null, terms), null);
         int c = order.compare(mostPrecious(a, order), mostPrecious(b, order));
         if (c != 0) return c < 0;
         return a.node().index < b.node().index;
@@ -110,7 +117,7 @@ final class VictimSelector {
             Task next = pool.stream().min(victimComparator(s, node)).orElseThrow();
             pool.remove(next);
             List<Task> unit = s.unitFor(next);
-            if (unit == null || !s.floorAllows(next.job.queue)) continue;
+            if (unit == null || !s.floorAllows(next.job.queue, unit)) continue;
             s.take(unit);
             pool.removeAll(unit);
             if (s.fits()) return new Plan(node, s.trimmed());
@@ -123,6 +130,7 @@ final class VictimSelector {
         for (String key : orderKeys) {
             Comparator<Task> k = switch (key.trim()) {
                 case "surplus first" -> Comparator.comparing(t -> s.isSurplus(t) ? 0 : 1);
+                case "closest queue first" -> Comparator.comparingInt(t -> distanceFromPreemptor(s, t));
                 case "queue served last first" -> Comparator.<Task>comparingInt(t -> queuePriority(t))
                         .thenComparing(Comparator.<Task>comparingDouble(t -> queueShare(t)).reversed());
                 case "priority asc" -> Comparator.comparingInt(t -> t.priority);
@@ -131,11 +139,18 @@ final class VictimSelector {
                 case "newest first" -> Comparator.<Task>comparingLong(t -> t.pod.creationOrder()).reversed();
                 case "oldest first" -> Comparator.comparingLong(t -> t.pod.creationOrder());
                 default -> throw new PolicyException("victim order key \"" + key + "\" is unknown (known: surplus first,"
-                        + " queue served last first, priority asc|desc, leader last, newest first, oldest first)");
+                        + " closest queue first, queue served last first, priority asc|desc, leader last, newest first,"
+                        + " oldest first)");
             };
             c = c.thenComparing(k);
         }
         return c.thenComparing(Task::id);
+    }
+
+    private int distanceFromPreemptor(Search s, Task t) {
+        QueueState from = s.terms == null ? null : s.terms.preemptorQueue();
+        QueueState to = state.queues.get(t.job.queue);
+        return from == null || to == null || from == to ? 0 : from.distanceTo(to);
     }
 
     private int queuePriority(Task t) {
@@ -184,12 +199,50 @@ final class VictimSelector {
             return false;
         }
 
-        boolean floorAllows(String queue) {
+        /**
+         * Reclaim's floors, checked before taking {@code unit} from {@code queue}: that queue, and each ancestor the
+         * preemptor's queue does not share, must still be above its floor (its deserved share, or guarantee if larger)
+         * in a dimension the unit frees; with hysteresis, the victim queue must not end up so low that one of the
+         * unit's tasks, or one of its pending tasks, would qualify to reclaim straight back.
+         */
+        boolean floorAllows(String queue, List<Task> unit) {
             Resources floor = terms.floors().get(queue);
             if (floor == null) return true;
-            Resources now = state.queues.get(queue).allocated;
-            for (List<Task> u : units) for (Task t : u) if (t.job.queue.equals(queue)) now = now.subtract(t.request());
-            return !now.fitsIn(floor);
+            QueueState victimQueue = state.queues.get(queue);
+            Resources freed = Resources.NONE;
+            for (Task t : unit) freed = freed.add(t.share());
+            QueueState stop = QueueState.commonAncestor(victimQueue, terms.preemptorQueue());
+            for (QueueState q : victimQueue.pathUpTo(stop)) {
+                Resources qFloor = q == victimQueue ? floor
+                        : q.fact == null ? Resources.NONE : q.fact.getDeserved().max(q.fact.getGuarantee());
+                Resources now = allocatedNow(q);
+                if (now.withinIn(qFloor, freed)) return false;
+            }
+            if (terms.hysteresis()) {
+                Resources after = allocatedNow(victimQueue).subtract(freed);
+                Resources deserved = victimQueue.deserved();
+                for (Task t : unit) if (after.add(t.share()).withinIn(deserved, t.share())) return false;
+                for (Job j : victimQueue.jobs) {
+                    for (Task p : j.pending) if (after.add(p.share()).withinIn(deserved, p.share())) return false;
+                }
+            }
+            return true;
+        }
+
+        /** The queue's subtree allocation less what this search has already chosen from it. */
+        private Resources allocatedNow(QueueState q) {
+            Resources now = q.allocated;
+            for (List<Task> u : units) {
+                for (Task t : u) {
+                    for (QueueState a = state.queues.get(t.job.queue); a != null; a = a.parent) {
+                        if (a == q) {
+                            now = now.subtract(t.share());
+                            break;
+                        }
+                    }
+                }
+            }
+            return now;
         }
 
         void take(List<Task> unit) {
@@ -207,10 +260,10 @@ final class VictimSelector {
             for (List<Task> u : chosen) {
                 for (Task t : u) {
                     if (t.node == node) freeOnNode = freeOnNode.add(t.request());
-                    if (t.job.queue.equals(task.job.queue)) queueAllocated = queueAllocated.subtract(t.request());
+                    if (t.job.queue.equals(task.job.queue)) queueAllocated = queueAllocated.subtract(t.share());
                 }
             }
-            return task.request().fitsIn(freeOnNode) && terms.preemptorCap().admits(queueAllocated.add(task.request()));
+            return task.request().fitsIn(freeOnNode) && terms.preemptorCap().admits(queueAllocated.add(task.share()));
         }
 
         /** Drops, newest choice first (after the last), every unit the fit does not need and whose gangs stay whole. */

@@ -23,6 +23,9 @@ public final class QueueFact {
     private final Resources request;
     private final Resources allocated;
     private final Resources inqueue;
+    private final String parent;
+    private final String dequeueStrategy;
+    private final Resources explicitDeserved;
 
     private Caps realCapability = Caps.UNLIMITED;
     private Resources deserved = Resources.NONE;
@@ -31,10 +34,18 @@ public final class QueueFact {
     private boolean overused;
     private boolean shareSettled;
     private boolean capabilityResolved;
+    private boolean levelSettled;
 
-    public QueueFact(String name, int weight, int priority, boolean open, boolean reclaimable, Resources capability,
-                     Resources guarantee, Resources request, Resources allocated, Resources inqueue) {
+    /**
+     * A queue in the tree: {@code parent} is the parent's name ({@code root} for a top-level queue);
+     * {@code request}, {@code allocated} and {@code inqueue} cover the queue's whole subtree; {@code guarantee} is the
+     * larger of its own and its children's; {@code explicitDeserved} is {@code spec.deserved} (null when unset).
+     */
+    public QueueFact(String name, String parent, int weight, int priority, boolean open, boolean reclaimable,
+                     Resources capability, Resources guarantee, Resources request, Resources allocated,
+                     Resources inqueue, String dequeueStrategy, Resources explicitDeserved) {
         this.name = name;
+        this.parent = parent;
         this.weight = weight;
         this.priority = priority;
         this.open = open;
@@ -44,9 +55,23 @@ public final class QueueFact {
         this.request = request;
         this.allocated = allocated;
         this.inqueue = inqueue;
+        this.dequeueStrategy = dequeueStrategy;
+        this.explicitDeserved = explicitDeserved;
+    }
+
+    /** A top-level queue with the default dequeue strategy and no explicit deserved share. */
+    public QueueFact(String name, int weight, int priority, boolean open, boolean reclaimable, Resources capability,
+                     Resources guarantee, Resources request, Resources allocated, Resources inqueue) {
+        this(name, "root", weight, priority, open, reclaimable, capability, guarantee, request, allocated, inqueue,
+                "traverse", null);
     }
 
     public String getName() { return name; }
+    public String getParent() { return parent; }
+    public String getDequeueStrategy() { return dequeueStrategy; }
+    public Resources getExplicitDeserved() { return explicitDeserved; }
+    public boolean isLevelSettled() { return levelSettled; }
+    public void setLevelSettled(boolean levelSettled) { this.levelSettled = levelSettled; }
     public int getWeight() { return weight; }
     public int getPriority() { return priority; }
     public boolean isOpen() { return open; }

@@ -5,24 +5,28 @@ import java.util.Collection;
 import org.kie.api.definition.type.Modifies;
 
 /**
- * The state of fair-share water-filling: round {@code number} hands out {@code remaining} to the queues that are not
- * yet met, in proportion to their weights ({@code unmetWeight} is the sum of those weights). The fair-share rules
- * advance it until nothing remains, nothing changes, or every queue is met; then {@code open} is false.
+ * The state of fair-share water-filling among the children of one queue ({@code parent}; {@code root} for the top
+ * level): round {@code number} hands out {@code remaining} to the children that are not yet met, in proportion to
+ * their weights ({@code unmetWeight} is the sum of those weights). The fair-share rules advance it until nothing
+ * remains, nothing changes, or every child is met; then {@code open} is false and the children's shares are final.
  */
 public final class ShareRound {
+    private final String parent;
     private final Resources total;
     private int number = 1;
     private Resources remaining;
     private long unmetWeight;
     private boolean open;
 
-    public ShareRound(Resources total, Collection<?> queues) {
+    public ShareRound(String parent, Resources total, Collection<?> queues) {
+        this.parent = parent;
         this.total = total;
         this.remaining = reserveGuarantees(total, queues);
         this.unmetWeight = unmetWeight(queues);
         this.open = unmetWeight > 0 && !remaining.isEmpty();
     }
 
+    public String getParent() { return parent; }
     public int getNumber() { return number; }
     public Resources getTotal() { return total; }
     public Resources getRemaining() { return remaining; }

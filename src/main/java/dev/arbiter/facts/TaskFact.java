@@ -13,11 +13,14 @@ public final class TaskFact {
     private final boolean running;
     private final boolean preemptableMarker;
     private final boolean leader;
+    private final long runningSeconds;
 
     private Integer priority;
 
+    /** {@code runningSeconds} is how long a running task has run, or -1 when unknown (and for pending tasks). */
     public TaskFact(String id, String job, String queue, String priorityClassName, Integer priority,
-                    String preemptionPolicy, boolean running, boolean preemptableMarker, boolean leader) {
+                    String preemptionPolicy, boolean running, boolean preemptableMarker, boolean leader,
+                    long runningSeconds) {
         this.id = id;
         this.job = job;
         this.queue = queue;
@@ -27,6 +30,12 @@ public final class TaskFact {
         this.running = running;
         this.preemptableMarker = preemptableMarker;
         this.leader = leader;
+        this.runningSeconds = runningSeconds;
+    }
+
+    public TaskFact(String id, String job, String queue, String priorityClassName, Integer priority,
+                    String preemptionPolicy, boolean running, boolean preemptableMarker, boolean leader) {
+        this(id, job, queue, priorityClassName, priority, preemptionPolicy, running, preemptableMarker, leader, -1);
     }
 
     public String getId() { return id; }
@@ -38,6 +47,7 @@ public final class TaskFact {
     /** False when the pod is annotated or labelled {@code volcano.sh/preemptable: "false"}. */
     public boolean isPreemptableMarker() { return preemptableMarker; }
     public boolean isLeader() { return leader; }
+    public long getRunningSeconds() { return runningSeconds; }
     public Integer getPriority() { return priority; }
     public boolean isPriorityResolved() { return priority != null; }
     public void setPriority(Integer priority) { this.priority = priority; }

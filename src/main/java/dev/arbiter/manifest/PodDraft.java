@@ -29,6 +29,8 @@ final class PodDraft {
     Integer arrivalCycle;
     /** True when the pod carries {@code metadata.deletionTimestamp}. */
     boolean terminating;
+    /** {@code status.startTime} in epoch seconds, or {@link PodSpec#UNKNOWN_START}. */
+    long startedAt = PodSpec.UNKNOWN_START;
 
     /** An independent copy, for stamping out several pods from one template. */
     PodDraft copy() {
@@ -48,6 +50,7 @@ final class PodDraft {
         c.annotations = new LinkedHashMap<>(annotations);
         c.arrivalCycle = arrivalCycle;
         c.terminating = terminating;
+        c.startedAt = startedAt;
         return c;
     }
 
@@ -60,6 +63,6 @@ final class PodDraft {
         String effectivePhase = phase != null ? phase : nodeName != null ? "Running" : "Pending";
         return new PodSpec(namespace, name, schedulerName, nodeName, effectivePhase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations,
-                arrivalCycle == null ? 0 : arrivalCycle, creationOrder, terminating);
+                arrivalCycle == null ? 0 : arrivalCycle, creationOrder, terminating, startedAt);
     }
 }

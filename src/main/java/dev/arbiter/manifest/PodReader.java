@@ -31,6 +31,7 @@ final class PodReader {
         d.schedulerName = spec.get("schedulerName").string(defaultScheduler);
         d.nodeName = spec.get("nodeName").string();
         d.phase = pod.get("status", "phase").string();
+        d.startedAt = startTime(pod.get("status", "startTime"));
         d.priorityClassName = spec.get("priorityClassName").string();
         d.priority = spec.get("priority").integer();
         d.preemptionPolicy = preemptionPolicy(spec.get("preemptionPolicy"), null);
@@ -38,6 +39,17 @@ final class PodReader {
         d.nodeSelector = spec.get("nodeSelector").stringMap();
         d.tolerations = tolerations(spec.get("tolerations"));
         return d;
+    }
+
+    /** {@code status.startTime} (RFC 3339) in epoch seconds, or {@link PodSpec#UNKNOWN_START} when absent. */
+    private static long startTime(Field f) {
+        String s = f.string();
+        if (s == null) return dev.arbiter.model.PodSpec.UNKNOWN_START;
+        try {
+            return java.time.OffsetDateTime.parse(s).toEpochSecond();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw f.error("must be an RFC 3339 time such as 2026-11-29T10:00:00Z, got " + f.shown());
+        }
     }
 
     /** PreemptLowerPriority or Never, or {@code fallback} when absent; anything else is an error. */

@@ -7,10 +7,20 @@ import dev.arbiter.model.Resources;
 final class QueueReader {
     private QueueReader() {}
 
+    private static String dequeueStrategy(Field f) {
+        String s = f.string(QueueSpec.TRAVERSE);
+        if (!s.equals(QueueSpec.TRAVERSE) && !s.equals(QueueSpec.FIFO)) {
+            throw f.error("must be traverse or fifo, got " + f.shown());
+        }
+        return s;
+    }
+
     /**
      * {@code spec.weight} (default 1, must be a positive integer), {@code spec.priority} (default 0),
      * {@code spec.capability} (null = unlimited), {@code spec.guarantee.resource} (empty when unset),
-     * {@code spec.reclaimable} (default true), {@code spec.parent} and {@code status.state} (default Open).
+     * {@code spec.reclaimable} (default true), {@code spec.parent}, {@code status.state} (default Open),
+     * {@code spec.dequeueStrategy} ({@code traverse} by default, or {@code fifo}) and {@code spec.deserved}
+     * (null when unset; used by the capacity policy pack).
      */
     static QueueSpec read(Field queue, Metadata meta) {
         Field spec = queue.get("spec");
@@ -23,6 +33,8 @@ final class QueueReader {
                 spec.get("reclaimable").bool(true),
                 queue.get("status", "state").string("Open"),
                 spec.get("parent").string(),
-                meta.arrivalCycleOr(0));
+                meta.arrivalCycleOr(0),
+                dequeueStrategy(spec.get("dequeueStrategy")),
+                spec.get("deserved").resources());
     }
 }

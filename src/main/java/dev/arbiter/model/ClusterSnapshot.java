@@ -5,15 +5,22 @@ import java.util.List;
 /**
  * Everything one scheduling cycle may read, frozen. The simulator and the live informers build one per cycle;
  * nothing downstream mutates it. Pods include bound pods of every scheduler (they consume capacity) and the
- * pending pods this scheduler answers.
+ * pending pods this scheduler answers. {@code now} is the snapshot's clock in seconds (epoch seconds live, simulated
+ * seconds in the simulator), against which pods' {@code startedAt} is measured.
  */
 public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
-                              List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses) {
+                              List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now) {
     public ClusterSnapshot {
         nodes = List.copyOf(nodes);
         pods = List.copyOf(pods);
         podGroups = List.copyOf(podGroups);
         queues = List.copyOf(queues);
         priorityClasses = List.copyOf(priorityClasses);
+    }
+
+    /** A snapshot at time 0 (pods' running times unknown unless they carry a start). */
+    public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
+                           List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses) {
+        this(nodes, pods, podGroups, queues, priorityClasses, 0);
     }
 }

@@ -9,17 +9,31 @@ import java.util.Map;
  * when the manifest carried one, else null (the rules resolve it from the PriorityClass).
  * {@code creationOrder} is a total order of creation (manifest order in the simulator, creationTimestamp live).
  * {@code terminating} is true once the pod has a deletionTimestamp: it still holds its node's resources until it is
- * gone, but it is neither pending nor a possible victim.
+ * gone, but it is neither pending nor a possible victim. {@code startedAt} is when the pod started running, in
+ * seconds on the snapshot's clock ({@code status.startTime} live, the bind cycle in simulation), or
+ * {@link #UNKNOWN_START} when unknown.
  */
 public record PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
                       String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
                       Map<String, String> nodeSelector, List<Toleration> tolerations,
                       Map<String, String> labels, Map<String, String> annotations,
-                      int arrivalCycle, long creationOrder, boolean terminating) {
+                      int arrivalCycle, long creationOrder, boolean terminating, long startedAt) {
     public static final String GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
     public static final String QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name";
     public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
     public static final String PREEMPTABLE = "volcano.sh/preemptable";
+
+    public static final long UNKNOWN_START = Long.MIN_VALUE;
+
+    /** A pod whose start time is unknown. */
+    public PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
+                   String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
+                   Map<String, String> nodeSelector, List<Toleration> tolerations,
+                   Map<String, String> labels, Map<String, String> annotations,
+                   int arrivalCycle, long creationOrder, boolean terminating) {
+        this(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority, preemptionPolicy, requests,
+                nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder, terminating, UNKNOWN_START);
+    }
 
     public PodSpec {
         nodeSelector = Map.copyOf(nodeSelector);
@@ -66,11 +80,19 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
 
     public PodSpec withCreationOrder(long order) {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
-                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order, terminating);
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order, terminating, startedAt);
     }
 
     public PodSpec withNode(String node, String newPhase) {
         return new PodSpec(namespace, name, schedulerName, node, newPhase, priorityClassName, priority,
-                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder, terminating);
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
+                terminating, startedAt);
+    }
+
+    /** This pod, started at {@code second} on the snapshot clock. */
+    public PodSpec withStartedAt(long second) {
+        return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
+                terminating, second);
     }
 }

@@ -151,6 +151,19 @@ public final class Resources {
         return ofMilli(out);
     }
 
+    /** This without one dimension. */
+    public Resources without(String dim) {
+        int i = Arrays.binarySearch(names, dim);
+        if (i < 0) return this;
+        String[] n = new String[names.length - 1];
+        long[] v = new long[names.length - 1];
+        System.arraycopy(names, 0, n, 0, i);
+        System.arraycopy(names, i + 1, n, i, names.length - i - 1);
+        System.arraycopy(values, 0, v, 0, i);
+        System.arraycopy(values, i + 1, v, i, values.length - i - 1);
+        return new Resources(n, v);
+    }
+
     /** Drops negative dimensions. */
     public Resources clampNonNegative() {
         TreeMap<String, Long> out = new TreeMap<>();

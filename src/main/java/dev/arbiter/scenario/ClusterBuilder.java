@@ -140,7 +140,12 @@ public final class ClusterBuilder {
     }
 
     public ClusterSnapshot snapshot() {
-        return new ClusterSnapshot(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses);
+        return snapshot(0);
+    }
+
+    /** The cluster as seen at second {@code now} (pods' running times are measured against it). */
+    public ClusterSnapshot snapshot(long now) {
+        return new ClusterSnapshot(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses, now);
     }
 
     public Manifests manifests() {
@@ -159,6 +164,8 @@ public final class ClusterBuilder {
         private String state = "Open";
         private String parentQueue;
         private int arrival;
+        private String dequeue = QueueSpec.TRAVERSE;
+        private Resources deserved;
 
         QueueBuilder(ClusterBuilder parent, String name) {
             this.parent = parent;
@@ -173,10 +180,14 @@ public final class ClusterBuilder {
         public QueueBuilder state(String s) { this.state = s; return this; }
         public QueueBuilder parent(String p) { this.parentQueue = p; return this; }
         public QueueBuilder arrival(int cycle) { this.arrival = cycle; return this; }
+        /** {@code traverse} (default) or {@code fifo}. */
+        public QueueBuilder dequeue(String strategy) { this.dequeue = strategy; return this; }
+        /** An explicit deserved share ({@code spec.deserved}, for the capacity policy pack). */
+        public QueueBuilder deserved(Object... r) { this.deserved = Resources.of(r); return this; }
 
         public ClusterBuilder end() {
             return parent.queueSpec(new QueueSpec(name, weight, priority, capability, guarantee, reclaimable, state,
-                    parentQueue, arrival));
+                    parentQueue, arrival, dequeue, deserved));
         }
     }
 
@@ -200,6 +211,7 @@ public final class ClusterBuilder {
         private String schedulerName = "volcano";
         private String phase;
         private int arrival;
+        private long startedAt = PodSpec.UNKNOWN_START;
 
         JobBuilder(ClusterBuilder parent, String id, boolean bare) {
             this.parent = parent;
@@ -217,6 +229,8 @@ public final class ClusterBuilder {
         public JobBuilder schedulerName(String s) { this.schedulerName = s; return this; }
         public JobBuilder phase(String p) { this.phase = p; return this; }
         public JobBuilder arrival(int cycle) { this.arrival = cycle; return this; }
+        /** Running pods started at this second of the snapshot clock. */
+        public JobBuilder startedAt(long second) { this.startedAt = second; return this; }
         public JobBuilder annotate(String k, String v) { this.annotations.put(k, v); return this; }
         public JobBuilder nodeSelector(String k, String v) { this.nodeSelector.put(k, v); return this; }
         public JobBuilder tolerate(String key, String value, String effect) {
@@ -261,7 +275,7 @@ public final class ClusterBuilder {
                 parent.podSpec(new PodSpec(namespace, name + "-" + i, schedulerName, node,
                         node == null ? "Pending" : "Running", priorityClass, null, preemptionPolicy,
                         Resources.of(podResources.get(i)).add(Resources.of("pods", 1)), nodeSelector, tolerations,
-                        Map.of(), ann, arrival, parent.nextOrder(), false));
+                        Map.of(), ann, arrival, parent.nextOrder(), false, node == null ? PodSpec.UNKNOWN_START : startedAt));
             }
             return parent;
         }

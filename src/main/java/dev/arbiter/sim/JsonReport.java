@@ -12,7 +12,8 @@ import java.util.Map;
  * Writes a simulation as the documented JSON shape:
  * {@code {"cycles":[{"cycle","bindings":[{"pod","node","rule"}],"evictions":[{"pod","node","action","for","rule"}]}],
  * "pods":[{"pod","phase","node"}],"podGroups":[{"podGroup","queue","phase","minMember","running","reason"}],
- * "queues":[{"queue","weight","state","deserved","allocated"}]}}, quantities as Kubernetes quantity strings.
+ * "queues":[{"queue","parent","weight","state","deserved","allocated"}]}}, quantities as Kubernetes quantity
+ * strings; {@code parent} is {@code root} for a top-level queue.
  */
 public final class JsonReport {
     private JsonReport() {}
@@ -57,7 +58,9 @@ public final class JsonReport {
         sb.append("],\n \"queues\":[");
         sep = "";
         for (QueueStatus q : r.queues()) {
-            sb.append(sep).append("\n  {\"queue\":").append(str(q.queue())).append(",\"weight\":").append(q.weight())
+            sb.append(sep).append("\n  {\"queue\":").append(str(q.queue()))
+                    .append(",\"parent\":").append(str(q.parent() == null ? "root" : q.parent()))
+                    .append(",\"weight\":").append(q.weight())
                     .append(",\"state\":").append(str(q.state())).append(",\"deserved\":").append(quantities(q.deserved()))
                     .append(",\"allocated\":").append(quantities(q.allocated())).append('}');
             sep = ",";

@@ -21,9 +21,11 @@ import java.util.Map;
  * Runs the real scheduler on manifests, with no cluster: the simulator plays the API server and the kubelets.
  *
  * <p>Rules of the simulated world: an object with {@code simulation.arbiter.dev/arrival-cycle: N} appears before
- * cycle N (cycles count from 1; 0 means present from the start). A bound pod runs at once. An evicted pod leaves its
- * node before the next cycle and is not recreated. A real PodGroup keeps the phase the last cycle gave it. The run
- * stops after a cycle that changed nothing when no arrivals remain, or at {@code maxCycles}.
+ * cycle N (cycles count from 1; 0 means present from the start). Cycle N happens at simulated second
+ * {@code N × cycleSeconds}. A bound pod runs at once and started at its bind cycle's time (a pod bound in the
+ * manifests started at time 0 unless it carries {@code status.startTime}). An evicted pod leaves its node before the
+ * next cycle and is not recreated. A real PodGroup keeps the phase the last cycle gave it. The run stops after a
+ * cycle that changed nothing when no arrivals remain, or at {@code maxCycles}.
  *
  * <p>After every cycle it checks that no node holds more than its allocatable in any dimension; a violation is a
  * scheduler bug and fails the run.
@@ -36,14 +38,18 @@ public final class Simulator {
     }
 
     public SimulationResult run(Manifests m, int maxCycles) {
-        World world = new World(m);
+        return run(m, maxCycles, 1);
+    }
+
+    public SimulationResult run(Manifests m, int maxCycles, long cycleSeconds) {
+        World world = new World(m, cycleSeconds);
         List<CycleResult> cycles = new ArrayList<>();
         List<PodGroupStatus> lastGroups = List.of();
         boolean stable = false;
         for (int cycle = 1; cycle <= maxCycles; cycle++) {
             CycleResult r = scheduler.schedule(world.snapshot(cycle), cycle);
             cycles.add(r);
-            boolean changed = world.apply(r);
+            boolean changed = world.apply(r, cycle);
             world.checkCapacity(cycle);
             lastGroups = r.podGroups();
             if (!changed && !world.arrivalsAfter(cycle)) {
@@ -63,9 +69,16 @@ public final class Simulator {
         private final Map<String, String> groupPhase = new HashMap<>();
         private final java.util.Set<String> overcommittedAtStart;
 
-        World(Manifests m) {
+        private final long cycleSeconds;
+
+        World(Manifests m, long cycleSeconds) {
             this.m = m;
-            for (PodSpec p : m.pods()) pods.put(p.key(), p.withCreationOrder(createdAt(p.arrivalCycle(), p.creationOrder())));
+            this.cycleSeconds = cycleSeconds;
+            for (PodSpec p : m.pods()) {
+                PodSpec created = p.withCreationOrder(createdAt(p.arrivalCycle(), p.creationOrder()));
+                if (created.isBound() && created.startedAt() == PodSpec.UNKNOWN_START) created = created.withStartedAt(0);
+                pods.put(p.key(), created);
+            }
             for (PodGroupSpec g : m.podGroups()) groupPhase.put(g.key(), g.phase() == null ? "Pending" : g.phase());
             this.overcommittedAtStart = overcommitted();
         }
@@ -76,7 +89,8 @@ public final class Simulator {
             List<PodGroupSpec> groups = m.podGroups().stream().filter(g -> g.arrivalCycle() <= cycle)
                     .map(g -> withPhase(g, groupPhase.get(g.key()))).toList();
             return new ClusterSnapshot(nodes, ps, groups,
-                    m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses());
+                    m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses(),
+                    cycle * cycleSeconds);
         }
 
         /** An object that arrives later was created later, whatever its place in the files. */
@@ -91,12 +105,12 @@ public final class Simulator {
         }
 
         /** Executes a cycle's decisions; true if anything changed. Terminating pods are gone after a cycle. */
-        boolean apply(CycleResult r) {
+        boolean apply(CycleResult r, int cycle) {
             boolean changed = pods.values().removeIf(PodSpec::terminating);
             for (Binding b : r.bindings()) {
                 PodSpec p = pods.get(b.pod());
                 if (p == null || p.isBound()) throw new IllegalStateException("cycle " + r.cycle() + " bound " + b.pod() + " which is not pending");
-                pods.put(b.pod(), p.withNode(b.node(), "Running"));
+                pods.put(b.pod(), p.withNode(b.node(), "Running").withStartedAt(cycle * cycleSeconds));
                 changed = true;
             }
             for (Eviction e : r.evictions()) {

@@ -21,7 +21,18 @@ public final class TableReport {
     public static String write(SimulationResult r) {
         StringBuilder sb = new StringBuilder();
         for (String n : r.notices()) sb.append("notice: ").append(n).append('\n');
-        for (CycleResult c : r.cycles()) {
+        List<CycleResult> cycles = r.cycles();
+        for (int i = 0; i < cycles.size(); i++) {
+            CycleResult c = cycles.get(i);
+            int quietUntil = i;
+            while (quietUntil + 1 < cycles.size() && quiet(cycles.get(quietUntil + 1))
+                    && shares(cycles.get(quietUntil + 1).queues()).equals(shares(c.queues())) && quiet(c)) quietUntil++;
+            if (quietUntil > i + 1) {
+                sb.append("Cycles ").append(c.cycle()).append("-").append(cycles.get(quietUntil).cycle())
+                        .append(": nothing to do  |  ").append(shares(c.queues())).append('\n');
+                i = quietUntil;
+                continue;
+            }
             sb.append("Cycle ").append(c.cycle()).append(": ").append(c.bindings().size()).append(" bound, ")
                     .append(c.evictions().size()).append(" evicted  |  ").append(shares(c.queues())).append('\n');
             for (Binding b : c.bindings()) {
@@ -48,14 +59,18 @@ public final class TableReport {
         sb.append(table(groups)).append('\n');
 
         List<String[]> queues = new ArrayList<>();
-        queues.add(new String[] {"QUEUE", "PARENT", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING", "DESERVED", "ALLOCATED"});
+        queues.add(new String[] {"QUEUE", "PARENT", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING", "DESERVED", "ALLOCATED", "REASON"});
         for (QueueStatus q : r.queues()) {
             queues.add(new String[] {q.queue(), q.parent() == null ? "root" : q.parent(), Integer.toString(q.weight()), q.state(),
                     Integer.toString(q.pendingJobs()), Integer.toString(q.inqueueJobs()), Integer.toString(q.runningJobs()),
-                    compact(q.deserved()), compact(q.allocated())});
+                    compact(q.deserved()), compact(q.allocated()), q.reason() == null ? "" : q.reason()});
         }
         sb.append(table(queues));
         return sb.toString();
+    }
+
+    private static boolean quiet(CycleResult c) {
+        return c.bindings().isEmpty() && c.evictions().isEmpty();
     }
 
     /** e.g. {@code tenanta mars-tech.com/gpu 0/16, tenantb mars-tech.com/gpu 32/16} for the accelerator dimensions. */

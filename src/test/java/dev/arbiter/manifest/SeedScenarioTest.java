@@ -72,12 +72,12 @@ class SeedScenarioTest {
         assertAll(() -> assertEquals(2, serving.minMember()),
                 () -> assertEquals("tenanta", serving.queue()),
                 () -> assertEquals("p0-critical", serving.priorityClassName()),
-                () -> assertEquals(3, serving.arrivalCycle()));
+                () -> assertEquals(61, serving.arrivalCycle()));
         for (String name : List.of("tenanta/qwen2-72b-unified-0", "tenanta/qwen2-72b-unified-0-1")) {
             PodSpec p = pod(seed, name);
             assertAll(name, () -> assertEquals("qwen2-72b-unified-pg", p.groupName()),
                     () -> assertEquals("p0-critical", p.priorityClassName()),
-                    () -> assertEquals(3, p.arrivalCycle()));
+                    () -> assertEquals(61, p.arrivalCycle()));
         }
         assertTrue(pod(seed, "tenanta/qwen2-72b-unified-0").isLeader());
         assertEquals(2, seed.podGroups().size());

@@ -47,7 +47,7 @@ class SeedScenarioSimulationTest {
         int evictedIn = RESULT.cycles().stream().filter(c -> !c.evictions().isEmpty()).findFirst().orElseThrow().cycle();
         int aBoundIn = RESULT.cycles().stream().filter(c -> c.bindings().stream().anyMatch(b -> b.pod().startsWith("tenanta/")))
                 .findFirst().orElseThrow().cycle();
-        assertEquals(3, evictedIn, "tenant A arrives in cycle 3");
+        assertEquals(61, evictedIn, "tenant A arrives in cycle 61, once tenant B has run the minimum runtime");
         assertEquals(evictedIn + 1, aBoundIn, "A binds once the victims have left");
     }
 
@@ -69,7 +69,7 @@ class SeedScenarioSimulationTest {
         assertTrue(json.contains("{\"pod\":\"tenantb/tenantb-heavy-training-master-0\",\"node\":\"node-"), json);
         assertTrue(json.contains(",\"action\":\"reclaim\",\"for\":\"tenanta/qwen2-72b-unified-pg\",\"rule\":\"reclaim: "), json);
         assertTrue(json.contains("\"phase\":\"Evicted\",\"node\":null"), json);
-        assertTrue(json.contains("{\"queue\":\"tenanta\",\"weight\":1,\"state\":\"Open\",\"deserved\":{"), json);
+        assertTrue(json.contains("{\"queue\":\"tenanta\",\"parent\":\"root\",\"weight\":1,\"state\":\"Open\",\"deserved\":{"), json);
         assertTrue(json.contains("\"mars-tech.com/gpu\":\"16\""), json);
     }
 }

@@ -1,0 +1,63 @@
+package dev.arbiter.engine;
+
+import static dev.arbiter.engine.Shipped.bound;
+import static dev.arbiter.engine.Shipped.group;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.scenario.ClusterBuilder;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Guarantees (reclaim.drl floors) and dequeue strategies (order.drl). */
+class GuaranteeAndDequeueTest {
+    private static final String GPU = "nvidia.com/gpu";
+
+    /** g runs on two of four nodes; h (weight 3) wants all four. */
+    private static ClusterBuilder guaranteed(boolean withGuarantee) {
+        ClusterBuilder.QueueBuilder g = ClusterBuilder.cluster().nodes(4, GPU, 8).queue("g").weight(1);
+        if (withGuarantee) g.guarantee(GPU, 16);
+        return g.end().queue("h").weight(3).end()
+                .job("g/run").queue("g").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
+                .job("h/want").queue("h").pods(4, GPU, 8).minMember(1).end();
+    }
+
+    @Test
+    void withoutAGuaranteeTheHeavierQueueReclaims() {
+        CycleResult r = Shipped.cycle(guaranteed(false).snapshot());
+        assertEquals(1, r.evictions().size(), "g deserves 8 of 32 and holds 16: one node goes back");
+    }
+
+    @Test
+    void aGuaranteeIsNeverReclaimed() {
+        CycleResult r = Shipped.cycle(guaranteed(true).snapshot());
+        assertTrue(r.evictions().isEmpty(), "g holds exactly its guarantee of 16");
+        assertTrue(Shipped.units(Shipped.queue(r.queues(), "g").deserved(), GPU) >= 16);
+    }
+
+    /**
+     * A head job of two pods that may only run on nodes labelled pool=a (one of the two is busy), and a small job
+     * behind it that may run anywhere. Both are admitted; the head cannot start.
+     */
+    private static ClusterBuilder headBlocked(String strategy) {
+        return ClusterBuilder.cluster().nodes(3, GPU, 8).label("node-1", "pool", "a").label("node-2", "pool", "a")
+                .queue("q").dequeue(strategy).end().queue("other").end()
+                .job("ns/busy").queue("other").pods(1, GPU, 8).running("node-1").end()
+                .job("ns/head").queue("q").nodeSelector("pool", "a").pods(2, GPU, 8).end()
+                .job("ns/small").queue("q").pods(1, GPU, 8).end();
+    }
+
+    @Test
+    void traverseSkipsAJobThatCannotStart() {
+        CycleResult r = Shipped.cycle(headBlocked("traverse").snapshot());
+        assertEquals(Set.of("ns/small-0"), bound(r));
+    }
+
+    @Test
+    void fifoMakesTheHeadJobBlockTheQueue() {
+        CycleResult r = Shipped.cycle(headBlocked("fifo").snapshot());
+        assertTrue(bound(r).isEmpty());
+        assertEquals("waiting behind ns/head, the head of fifo queue \"q\"", group(r.podGroups(), "ns/small").reason());
+    }
+}
