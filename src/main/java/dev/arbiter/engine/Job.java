@@ -27,7 +27,6 @@ final class Job {
     Resources minResources;
 
     int priority;
-    boolean mayPreempt = true;
     String phase;
     String reason;
     String reasonRule;

@@ -7,6 +7,7 @@ import dev.arbiter.facts.AllocationLimit;
 import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.DequeuePolicy;
 import dev.arbiter.facts.GangRequirement;
+import dev.arbiter.facts.NoPreemption;
 import dev.arbiter.facts.OrderPolicy;
 import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.Protected;
@@ -25,7 +26,8 @@ record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied>
               Map<String, AllocationLimit> limits, Map<String, GangRequirement> gangs,
               Map<String, OrderPolicy> orders, Map<String, PreemptGrant> preemptGrants,
               Map<String, List<ReclaimGrant>> reclaimGrants, Map<String, Protected> protectedTasks,
-              VictimOrder victimOrder, Map<String, DequeuePolicy> dequeue, ChurnSettings churn, long rulesFired) {
+              VictimOrder victimOrder, Map<String, DequeuePolicy> dequeue, ChurnSettings churn,
+              Map<String, NoPreemption> noPreemption, long rulesFired) {
 
     /** Whether a queue's head job blocks the jobs behind it. */
     boolean fifo(String queue) {

@@ -9,7 +9,9 @@ import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.DequeuePolicy;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.JobFact;
+import dev.arbiter.facts.NoPreemption;
 import dev.arbiter.facts.OrderPolicy;
+import dev.arbiter.facts.PriorityLookup;
 import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.PriorityClassFact;
 import dev.arbiter.facts.Protected;
@@ -27,8 +29,9 @@ import java.util.Map;
 import org.kie.api.runtime.KieSession;
 
 /**
- * Runs the rules over one cycle's facts. Phase order is fixed here, not by salience: {@code classify} (priorities),
- * {@code fair-share} (deserved shares), then {@code policy} (admission, limits, gang, order, grants, victims).
+ * Runs the rules over one cycle's facts. Phase order is fixed here, not by salience: {@code classify} resolves the
+ * priority class names in use, then queues, jobs and running tasks are inserted with their priorities, then
+ * {@code fair-share} (deserved shares) and {@code policy} (admission, limits, gang, order, grants, victims) fire.
  * Derived values are copied back onto the cycle's jobs, tasks and queues; policy facts are returned as a {@link Policy}.
  */
 final class PolicyEvaluation {
@@ -41,36 +44,55 @@ final class PolicyEvaluation {
         KieSession session = rules.newSession();
         try {
             session.addEventListener(trace);
-            long t0 = System.nanoTime();
-            Map<Job, JobFact> jobFacts = new IdentityHashMap<>();
-            Map<Task, TaskFact> taskFacts = new IdentityHashMap<>();
-            insertFacts(session, state, priorityClasses, jobFacts, taskFacts);
-            long t1 = System.nanoTime();
-            timings.put("rules.insert", (t1 - t0) / 1e6);
             long fired = 0;
-            for (String group : AGENDA) {
-                long g0 = System.nanoTime();
-                session.getAgenda().getAgendaGroup(group).setFocus();
-                fired += session.fireAllRules();
-                timings.put("rules." + group, (System.nanoTime() - g0) / 1e6);
+            // 1. Priorities: one lookup per priority class name in use, resolved by the classify rules.
+            long t0 = System.nanoTime();
+            Map<String, PriorityLookup> lookups = resolvePriorities(session, state, priorityClasses);
+            fired += fire(session, "classify", timings, t0);
+            for (Job j : state.jobs.values()) j.priority = lookup(lookups, j.priorityClassName).getValue();
+            for (Task t : state.tasks) {
+                t.priority = t.pod.priority() != null ? t.pod.priority() : lookup(lookups, t.pod.priorityClassName()).getValue();
             }
-            jobFacts.forEach((j, f) -> {
-                j.priority = f.getPriority();
-                j.mayPreempt = f.isMayPreempt();
-            });
-            taskFacts.forEach((t, f) -> t.priority = f.getPriority() == null ? 0 : f.getPriority());
+            trace.priorityResolved(state.jobs.values(), lookups);
+            // 2. Queues, jobs and running tasks, with their priorities; then fair share and policy.
+            long t1 = System.nanoTime();
+            insertFacts(session, state);
+            timings.put("rules.insert", (System.nanoTime() - t1) / 1e6);
+            fired += fire(session, "fair-share", timings, System.nanoTime());
+            fired += fire(session, "policy", timings, System.nanoTime());
             return collect(session, fired);
         } finally {
             session.dispose();
         }
     }
 
-    private static void insertFacts(KieSession s, CycleState state, List<PriorityClassSpec> classes,
-                                    Map<Job, JobFact> jobFacts, Map<Task, TaskFact> taskFacts) {
-        s.insert(new ClusterFact(state.clusterTotal, state.guaranteed));
+    private static long fire(KieSession session, String group, Map<String, Double> timings, long since) {
+        session.getAgenda().getAgendaGroup(group).setFocus();
+        long n = session.fireAllRules();
+        timings.put("rules." + group, (System.nanoTime() - since) / 1e6);
+        return n;
+    }
+
+    private static Map<String, PriorityLookup> resolvePriorities(KieSession s, CycleState state,
+                                                                 List<PriorityClassSpec> classes) {
         for (PriorityClassSpec pc : classes) {
             s.insert(new PriorityClassFact(pc.name(), pc.value(), pc.globalDefault(), pc.preemptionPolicy()));
         }
+        Map<String, PriorityLookup> lookups = new HashMap<>();
+        for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
+        for (Task t : state.tasks) lookups.computeIfAbsent(t.pod.priorityClassName(), PriorityLookup::new);
+        lookups.values().forEach(s::insert);
+        return lookups;
+    }
+
+    /** A lookup no rule resolved counts as priority zero. */
+    private static PriorityLookup lookup(Map<String, PriorityLookup> lookups, String name) {
+        PriorityLookup l = lookups.get(name);
+        return l == null ? new PriorityLookup(name) : l;
+    }
+
+    private static void insertFacts(KieSession s, CycleState state) {
+        s.insert(new ClusterFact(state.clusterTotal, state.guaranteed));
         for (QueueState q : state.queues.values()) {
             q.allocated = state.allocatedOf(q);
             q.fact = new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(), q.open(),
@@ -79,17 +101,16 @@ final class PolicyEvaluation {
             s.insert(q.fact);
         }
         for (Job j : state.jobs.values()) {
-            JobFact f = new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
-                    j.initialPhase, j.implicit, j.pending.size(), j.running.size(), j.creationOrder);
-            jobFacts.put(j, f);
-            s.insert(f);
+            int never = 0;
+            for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
+            s.insert(new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
+                    j.initialPhase, j.implicit, j.pending.size(), j.running.size(), j.creationOrder, j.priority, never));
         }
         for (Task t : state.tasks) {
-            long ran = t.running() && t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
-            TaskFact f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.pod.priority(),
-                    t.pod.preemptionPolicy(), t.running(), t.pod.preemptableMarker(), t.pod.isLeader(), ran);
-            taskFacts.put(t, f);
-            s.insert(f);
+            if (!t.running()) continue;
+            long ran = t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
+            s.insert(new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
+                    t.pod.preemptionPolicy(), true, t.pod.preemptableMarker(), t.pod.isLeader(), ran));
         }
     }
 
@@ -106,6 +127,7 @@ final class PolicyEvaluation {
         VictimOrder victimOrder = null;
         Map<String, DequeuePolicy> dequeue = new HashMap<>();
         ChurnSettings churn = null;
+        Map<String, NoPreemption> noPreemption = new HashMap<>();
         for (Object o : s.getObjects()) {
             if (o instanceof AdmissionBudget b) budgets.put(b.queue(), b);
             else if (o instanceof AdmissionDenied d) denials.putIfAbsent(d.job(), d);
@@ -119,9 +141,10 @@ final class PolicyEvaluation {
             else if (o instanceof VictimOrder v) victimOrder = v;
             else if (o instanceof DequeuePolicy d) dequeue.put(d.queue(), d);
             else if (o instanceof ChurnSettings c) churn = c;
+            else if (o instanceof NoPreemption n) noPreemption.putIfAbsent(n.job(), n);
         }
         reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));
         return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder,
-                dequeue, churn, fired);
+                dequeue, churn, noPreemption, fired);
     }
 }

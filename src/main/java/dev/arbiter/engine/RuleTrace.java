@@ -35,6 +35,16 @@ final class RuleTrace extends DefaultAgendaEventListener {
         return null;
     }
 
+    /** Each job's priority came from its class's lookup: the rule that resolved it fired for the job too. */
+    void priorityResolved(java.util.Collection<Job> jobs, Map<String, dev.arbiter.facts.PriorityLookup> lookups) {
+        for (Job j : jobs) {
+            dev.arbiter.facts.PriorityLookup l = lookups.get(j.priorityClassName);
+            if (l == null || l.getRule() == null) continue;
+            List<String> rules = fired.computeIfAbsent("PodGroup " + j.id, k -> new ArrayList<>(4));
+            if (!rules.contains(l.getRule())) rules.add(0, l.getRule());
+        }
+    }
+
     Map<String, List<String>> fired() {
         return fired;
     }

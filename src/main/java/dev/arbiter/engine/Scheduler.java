@@ -367,7 +367,7 @@ public final class Scheduler {
          * waiting on victims, and allowed to preempt.
          */
         private boolean starving(Job j) {
-            return admitted(j) && j.hasPending() && !j.pipelined && j.mayPreempt;
+            return admitted(j) && j.hasPending() && !j.pipelined && !policy.noPreemption().containsKey(j.id);
         }
 
         /**

@@ -4,8 +4,8 @@ import dev.arbiter.model.Resources;
 import java.util.Map;
 
 /**
- * A job: a PodGroup, or the implicit gang of one of a pod without one. Priority and preemption policy are filled in
- * by the priority rules. {@code phase} is the PodGroup phase at the start of the cycle.
+ * A job: a PodGroup, or the implicit gang of one of a pod without one. {@code priority} is its priority class's
+ * value as the priority rules resolved it. {@code phase} is the PodGroup phase at the start of the cycle.
  */
 public final class JobFact {
     private final String id;
@@ -19,14 +19,19 @@ public final class JobFact {
     private final int pendingTasks;
     private final int runningTasks;
     private final long creationOrder;
+    private final int pendingNeverPreempt;
 
     private int priority;
     private boolean priorityResolved;
     private boolean mayPreempt = true;
 
+    /**
+     * {@code priority} is the value the priority rules resolved for the job's priority class;
+     * {@code pendingNeverPreempt} counts pending pods whose {@code preemptionPolicy} is Never.
+     */
     public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
                    String priorityClassName, String phase, boolean implicit, int pendingTasks, int runningTasks,
-                   long creationOrder) {
+                   long creationOrder, int priority, int pendingNeverPreempt) {
         this.id = id;
         this.queue = queue;
         this.minMember = minMember;
@@ -38,6 +43,18 @@ public final class JobFact {
         this.pendingTasks = pendingTasks;
         this.runningTasks = runningTasks;
         this.creationOrder = creationOrder;
+        this.priority = priority;
+        this.priorityResolved = true;
+        this.pendingNeverPreempt = pendingNeverPreempt;
+    }
+
+    /** A job whose priority is not yet known. */
+    public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
+                   String priorityClassName, String phase, boolean implicit, int pendingTasks, int runningTasks,
+                   long creationOrder) {
+        this(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks,
+                runningTasks, creationOrder, 0, 0);
+        this.priorityResolved = false;
     }
 
     public String getId() { return id; }
@@ -52,6 +69,7 @@ public final class JobFact {
     public int getPendingTasks() { return pendingTasks; }
     public int getRunningTasks() { return runningTasks; }
     public long getCreationOrder() { return creationOrder; }
+    public int getPendingNeverPreempt() { return pendingNeverPreempt; }
     public int getPriority() { return priority; }
     public boolean isPriorityResolved() { return priorityResolved; }
     public boolean isMayPreempt() { return mayPreempt; }

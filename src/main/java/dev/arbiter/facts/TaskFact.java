@@ -1,8 +1,9 @@
 package dev.arbiter.facts;
 
 /**
- * A pod this scheduler answers, pending or running. Running tasks are the only possible victims.
- * {@code priority} is the pod's {@code spec.priority} when it has one, else resolved by the priority rules.
+ * A running pod this scheduler answers: a possible victim. {@code priority} is the pod's {@code spec.priority} when
+ * it has one, else its priority class's value as the priority rules resolved it. (Pending pods are seen through
+ * their {@link JobFact}.)
  */
 public final class TaskFact {
     private final String id;
