@@ -290,8 +290,13 @@ public final class Scheduler {
                     List<Task> pool = grant.lowerPriorityOnly()
                             ? candidates.subList(0, countBelow(candidates, j.priority)) : candidates;
                     Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
+                    // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
+                    // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
+                    java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queue.equals(q.name())
+                            && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
+                            && (t.protection == null || !t.protection.coversPreemption());
                     boolean started = !pool.isEmpty() && startWithVictims(q, j, new VictimSelector.Terms(pool,
-                            t -> t.job != j, Map.of(), q.hardCap(), Resources.NONE, q, false, key), null,
+                            eligible, Map.of(), q.hardCap(), Resources.NONE, q, false, key), null,
                             "preempt", grant.rule());
                     if (!started && policy.fifo(q.name())) break;
                 }
@@ -341,7 +346,8 @@ public final class Scheduler {
                 for (Job j : q.jobs) {
                     if (q.reached(ceiling) || !anyAboveFloor(floors)) break;
                     if (!starving(j)) continue;
-                    boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool, t -> true, floors,
+                    boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool,
+                            t -> t.protection == null && floors.containsKey(t.job.queue), floors,
                             Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
                     if (!started && policy.fifo(q.name())) break;
                 }

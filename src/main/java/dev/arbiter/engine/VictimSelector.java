@@ -29,7 +29,8 @@ final class VictimSelector {
 
     /**
      * Terms of one search: the candidate victims ({@code pool}, already limited to what the grant allows; evicted
-     * ones are skipped), an extra filter, the floors per victim queue (reclaim; empty for preemption), the preemptor
+     * ones are skipped), the test a task met on a node must pass to be a victim ({@code eligible}: the same test
+     * that built the pool), the floors per victim queue (reclaim; empty for preemption), the preemptor
      * queue's capability (it binds only for preemption, whose victims free the same queue) and that queue's
      * allocation, the preemptor's queue (victims are taken from the closest queues in the tree first), whether
      * hysteresis applies (no victim whose queue would then qualify to reclaim it straight back), and a {@code key}

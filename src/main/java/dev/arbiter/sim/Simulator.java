@@ -42,7 +42,15 @@ public final class Simulator {
     }
 
     public SimulationResult run(Manifests m, int maxCycles, long cycleSeconds) {
-        World world = new World(m, cycleSeconds);
+        return run(m, maxCycles, cycleSeconds, false);
+    }
+
+    /**
+     * With {@code recreateEvicted}, an evicted pod comes back pending before the next cycle, as its controller (a
+     * Job, a training operator) would recreate it: demand stays constant, which is how churn is judged.
+     */
+    public SimulationResult run(Manifests m, int maxCycles, long cycleSeconds, boolean recreateEvicted) {
+        World world = new World(m, cycleSeconds, recreateEvicted);
         List<CycleResult> cycles = new ArrayList<>();
         List<PodGroupStatus> lastGroups = List.of();
         boolean stable = false;
@@ -70,10 +78,12 @@ public final class Simulator {
         private final java.util.Set<String> overcommittedAtStart;
 
         private final long cycleSeconds;
+        private final boolean recreateEvicted;
 
-        World(Manifests m, long cycleSeconds) {
+        World(Manifests m, long cycleSeconds, boolean recreateEvicted) {
             this.m = m;
             this.cycleSeconds = cycleSeconds;
+            this.recreateEvicted = recreateEvicted;
             for (PodSpec p : m.pods()) {
                 PodSpec created = p.withCreationOrder(createdAt(p.arrivalCycle(), p.creationOrder()));
                 if (created.isBound() && created.startedAt() == PodSpec.UNKNOWN_START) created = created.withStartedAt(0);
@@ -114,9 +124,10 @@ public final class Simulator {
                 changed = true;
             }
             for (Eviction e : r.evictions()) {
-                PodSpec p = pods.remove(e.pod());
+                PodSpec p = recreateEvicted ? pods.get(e.pod()) : pods.remove(e.pod());
                 if (p == null) throw new IllegalStateException("cycle " + r.cycle() + " evicted " + e.pod() + " which is not running");
                 evictedFrom.put(e.pod(), e.node());
+                if (recreateEvicted) pods.put(e.pod(), p.withNode(null, "Pending").withStartedAt(PodSpec.UNKNOWN_START));
                 changed = true;
             }
             for (PodGroupStatus s : r.podGroups()) {

@@ -85,4 +85,17 @@ class PreemptRulesTest {
         assertTrue(r.bindings().isEmpty(), "victims leave first; the preemptor binds in a later cycle");
         assertTrue(Shipped.group(r.podGroups(), "ns/new").reason().startsWith("waiting for 1 evicted pod"));
     }
+
+    @Test
+    void aNodeSharedWithAnotherQueueDoesNotExposeThatQueuesPods() {
+        // node-1 holds a's low pod (2 GPUs) and b's low pod (6 GPUs); a's urgent pod needs all 8: evicting a's own
+        // pod is not enough, and b's pod is not a's to preempt (b is not reclaimable either).
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .queue("a").end().queue("b").reclaimable(false).end()
+                .job("a/low").queue("a").priorityClass("low").pods(1, GPU, 2).running("node-1").end()
+                .job("b/low").queue("b").priorityClass("low").pods(1, GPU, 6).running("node-1").end()
+                .job("a/urgent").queue("a").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        assertTrue(r.evictions().isEmpty(), "evicted " + evicted(r));
+    }
 }
