@@ -8,11 +8,14 @@ import java.util.Map;
  * writes the statuses. {@code phaseMillis} times each step of the cycle. {@code rulesFired} lists, per subject, the
  * rules that fired on it this cycle, in firing order; subjects are {@code "PodGroup ns/name"}, {@code "Pod ns/name"}
  * and {@code "Queue name"} (implicit gangs of one appear as {@code "PodGroup ns/podgroup-<pod>"}).
+ * {@code nominations} are the pending pods whose room this cycle made (evictions under way); the next snapshot
+ * should carry them, so that room is held for them.
  */
 public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                           List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
-                          Map<String, List<String>> rulesFired) {
+                          Map<String, List<String>> rulesFired, List<Nomination> nominations) {
     public CycleResult {
+        nominations = List.copyOf(nominations);
         bindings = List.copyOf(bindings);
         evictions = List.copyOf(evictions);
         podGroups = List.copyOf(podGroups);
@@ -23,7 +26,13 @@ public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindi
 
     public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                        List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis) {
-        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, Map.of());
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, Map.of(), List.of());
+    }
+
+    public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
+                       List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
+                       Map<String, List<String>> rulesFired) {
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, rulesFired, List.of());
     }
 
     /** The rules that fired on a subject, e.g. {@code rulesFiredOn("PodGroup", "ns/train")}; empty if none. */

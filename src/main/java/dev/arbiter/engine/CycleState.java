@@ -47,6 +47,7 @@ final class CycleState {
         for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(s.effectiveGuarantee(q));
         for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
         for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
+        s.holdNominatedRoom(snap.nominations());
         for (Job j : s.jobs.values()) {
             if (j.minResources == null) j.minResources = derivedMinResources(j);
             QueueState q = s.queues.get(j.queue);
@@ -95,6 +96,20 @@ final class CycleState {
             int d = 1;
             for (QueueState a = q.parent; a != null; a = a.parent) d++;
             q.depth = d;
+        }
+    }
+
+    /** Holds each nominated pending task's request on its node, out of everyone else's reach. */
+    private void holdNominatedRoom(Map<String, String> nominations) {
+        if (nominations.isEmpty()) return;
+        for (Task t : tasks) {
+            String node = t.running() ? null : nominations.get(t.id());
+            NodeState n = node == null ? null : nodesByName.get(node);
+            if (n != null && t.request().fitsIn(n.free())) {
+                n.take(t.request());
+                t.nominated = n;
+                t.holding = true;
+            }
         }
     }
 

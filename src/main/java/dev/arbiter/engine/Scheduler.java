@@ -3,6 +3,7 @@ package dev.arbiter.engine;
 import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
+import dev.arbiter.decision.Nomination;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.facts.AdmissionBudget;
@@ -79,7 +80,8 @@ public final class Scheduler {
         List<PodGroupStatus> groups = c.podGroupStatuses();
         List<QueueStatus> queues = c.queueStatuses(groups);
         lap(timings, "status", t5);
-        return new CycleResult(cycle, rules.generation(), c.bindings, c.evictions, groups, queues, timings, trace.fired());
+        return new CycleResult(cycle, rules.generation(), c.bindings, c.evictions, groups, queues, timings, trace.fired(),
+                c.nominations);
     }
 
     private static long lap(Map<String, Double> timings, String phase, long since) {
@@ -98,6 +100,7 @@ public final class Scheduler {
         private final Comparator<Task> taskOrder;
         private final List<Binding> bindings = new ArrayList<>();
         private final List<Eviction> evictions = new ArrayList<>();
+        private final List<Nomination> nominations = new ArrayList<>();
         private final Map<Job, Integer> boundThisCycle = new HashMap<>();
         private final Map<String, Integer> evictedPerQueue = new HashMap<>();
 
@@ -227,8 +230,34 @@ public final class Scheduler {
             while ((j = nextJob(q)) != null) j.setReason(reason, q.limit.rule());
         }
 
+        /** Gives the room held for the job's nominated tasks back to the node, for the job itself to use. */
+        private void releaseNominatedRoom(Job j) {
+            for (Task t : j.pending) {
+                if (t.holding) {
+                    t.nominated.give(t.request());
+                    t.holding = false;
+                    fitter.capacityReleased();
+                }
+            }
+        }
+
+        /** Holds the room again for nominated tasks the job could not place (it keeps waiting for them). */
+        private void holdNominatedRoom(Job j) {
+            for (Task t : j.pending) {
+                if (t.nominated != null && !t.holding && !t.placed) {
+                    if (t.request().fitsIn(t.nominated.free())) {
+                        t.nominated.take(t.request());
+                        t.holding = true;
+                    } else {
+                        t.nominated = null;
+                    }
+                }
+            }
+        }
+
         /** Tries to start one gang; true if it started. */
         private boolean allocateJob(QueueState q, Job j) {
+            releaseNominatedRoom(j);
             GangTransaction tx = new GangTransaction(state.queues, fitter);
             String firstFailure = null;
             for (Task t : j.pending) {
@@ -256,6 +285,7 @@ public final class Scheduler {
             } else {
                 int placeable = j.liveRunning() + tx.placed();
                 tx.discard();
+                holdNominatedRoom(j);
                 if (gang == null) {
                     j.setReason("no rule states this job's gang requirement", null);
                 } else {
@@ -391,6 +421,7 @@ public final class Scheduler {
             boolean capBinds = ceiling == null;
             GangRequirement gang = policy.gangs().get(j.id);
             if (gang == null) return false;
+            releaseNominatedRoom(j);
             GangTransaction tx = new GangTransaction(state.queues, fitter);
             int waitsOnTerminating = 0;
             for (Task t : j.pending) {
@@ -414,16 +445,21 @@ public final class Scheduler {
             }
             if (!gangSatisfied(j, gang, tx) || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
                 tx.discard();
+                holdNominatedRoom(j);
                 return false;
             }
             String overBudget = overspends(tx.evictions());
             if (overBudget != null) {
                 tx.discard();
+                holdNominatedRoom(j);
                 j.setReason(overBudget, policy.churn().rule());
                 return false;
             }
             j.pipelined = true;
-            for (Task t : tx.placements()) t.placed = true;
+            for (Task t : tx.placements()) {
+                t.placed = true;
+                nominations.add(new Nomination(t.id(), tx.nodeOf(t).name()));
+            }
             if (tx.evictions().isEmpty()) {
                 j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);
                 return true;

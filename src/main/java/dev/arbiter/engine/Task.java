@@ -12,6 +12,10 @@ final class Task {
     boolean evicted;
     /** Placed (bound or pipelined) this cycle. */
     boolean placed;
+    /** The node the previous cycle made room on for this pending task; its request is held there for it. */
+    NodeState nominated;
+    /** Whether the nominated node currently holds this task's request for it. */
+    boolean holding;
     private Resources share;
     /** Why the rules protect this task from eviction, or null. */
     dev.arbiter.facts.Protected protection;

@@ -6,11 +6,14 @@ import java.util.List;
  * Everything one scheduling cycle may read, frozen. The simulator and the live informers build one per cycle;
  * nothing downstream mutates it. Pods include bound pods of every scheduler (they consume capacity) and the
  * pending pods this scheduler answers. {@code now} is the snapshot's clock in seconds (epoch seconds live, simulated
- * seconds in the simulator), against which pods' {@code startedAt} is measured.
+ * seconds in the simulator), against which pods' {@code startedAt} is measured. {@code nominations} maps pending pods
+ * ({@code ns/name}) to the node the previous cycle made room on for them ({@code status.nominatedNodeName}).
  */
 public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
-                              List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now) {
+                              List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
+                              java.util.Map<String, String> nominations) {
     public ClusterSnapshot {
+        nominations = java.util.Map.copyOf(nominations);
         nodes = List.copyOf(nodes);
         pods = List.copyOf(pods);
         podGroups = List.copyOf(podGroups);
@@ -21,6 +24,12 @@ public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<Pod
     /** A snapshot at time 0 (pods' running times unknown unless they carry a start). */
     public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                            List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses) {
-        this(nodes, pods, podGroups, queues, priorityClasses, 0);
+        this(nodes, pods, podGroups, queues, priorityClasses, 0, java.util.Map.of());
+    }
+
+    /** A snapshot without nominations. */
+    public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
+                           List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now) {
+        this(nodes, pods, podGroups, queues, priorityClasses, now, java.util.Map.of());
     }
 }

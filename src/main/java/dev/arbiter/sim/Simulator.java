@@ -56,6 +56,7 @@ public final class Simulator {
         boolean stable = false;
         for (int cycle = 1; cycle <= maxCycles; cycle++) {
             CycleResult r = scheduler.schedule(world.snapshot(cycle), cycle);
+            world.nominate(r);
             cycles.add(r);
             boolean changed = world.apply(r, cycle);
             world.checkCapacity(cycle);
@@ -74,6 +75,8 @@ public final class Simulator {
         private final Manifests m;
         private final Map<String, PodSpec> pods = new LinkedHashMap<>();
         private final Map<String, String> evictedFrom = new LinkedHashMap<>();
+        /** Room made for pending pods by the last cycle's evictions, held for them in the next cycle only. */
+        private Map<String, String> nominations = Map.of();
         private final Map<String, String> groupPhase = new HashMap<>();
         private final java.util.Set<String> overcommittedAtStart;
 
@@ -100,7 +103,7 @@ public final class Simulator {
                     .map(g -> withPhase(g, groupPhase.get(g.key()))).toList();
             return new ClusterSnapshot(nodes, ps, groups,
                     m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses(),
-                    cycle * cycleSeconds);
+                    cycle * cycleSeconds, nominations);
         }
 
         /** An object that arrives later was created later, whatever its place in the files. */
@@ -112,6 +115,12 @@ public final class Simulator {
             return new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
                     g.minResources(), g.priorityClassName(), phase, g.arrivalCycle(),
                     createdAt(g.arrivalCycle(), g.creationOrder()));
+        }
+
+        void nominate(CycleResult r) {
+            Map<String, String> next = new HashMap<>();
+            for (dev.arbiter.decision.Nomination n : r.nominations()) next.put(n.pod(), n.node());
+            nominations = next;
         }
 
         /** Executes a cycle's decisions; true if anything changed. Terminating pods are gone after a cycle. */
