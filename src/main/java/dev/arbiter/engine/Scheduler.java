@@ -181,6 +181,7 @@ public final class Scheduler {
         // ---- 4. allocation ------------------------------------------------------------------------------------
 
         void allocate() {
+            startNominatedJobs();
             PriorityQueue<QueueState> order = new PriorityQueue<>(queueOrder);
             for (QueueState q : state.queues.values()) {
                 q.cursor = 0;
@@ -228,6 +229,22 @@ public final class Scheduler {
             first.setReason(reason, q.limit.rule());
             Job j;
             while ((j = nextJob(q)) != null) j.setReason(reason, q.limit.rule());
+        }
+
+        /**
+         * Jobs whose room the previous cycle made by evicting others go first, whatever their queue's share: the
+         * evictions were for them (a preemption swaps work inside a queue, so an overused queue may still take it).
+         * Capability still binds.
+         */
+        private void startNominatedJobs() {
+            for (QueueState q : sortedQueues()) {
+                if (q.limit == null) continue;
+                for (Job j : q.jobs) {
+                    boolean nominated = false;
+                    for (Task t : j.pending) nominated |= t.holding;
+                    if (nominated && admitted(j)) allocateJob(q, j);
+                }
+            }
         }
 
         /** Gives the room held for the job's nominated tasks back to the node, for the job itself to use. */

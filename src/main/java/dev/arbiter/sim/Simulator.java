@@ -56,9 +56,9 @@ public final class Simulator {
         boolean stable = false;
         for (int cycle = 1; cycle <= maxCycles; cycle++) {
             CycleResult r = scheduler.schedule(world.snapshot(cycle), cycle);
-            world.nominate(r);
+            boolean nominated = world.nominate(r);
             cycles.add(r);
-            boolean changed = world.apply(r, cycle);
+            boolean changed = world.apply(r, cycle) || nominated;
             world.checkCapacity(cycle);
             lastGroups = r.podGroups();
             if (!changed && !world.arrivalsAfter(cycle)) {
@@ -117,10 +117,12 @@ public final class Simulator {
                     createdAt(g.arrivalCycle(), g.creationOrder()));
         }
 
-        void nominate(CycleResult r) {
+        /** Carries the cycle's nominations into the next snapshot; true if there are any (the world is not settled). */
+        boolean nominate(CycleResult r) {
             Map<String, String> next = new HashMap<>();
             for (dev.arbiter.decision.Nomination n : r.nominations()) next.put(n.pod(), n.node());
             nominations = next;
+            return !next.isEmpty();
         }
 
         /** Executes a cycle's decisions; true if anything changed. Terminating pods are gone after a cycle. */

@@ -18,22 +18,24 @@ class NominationTest {
     private static final String GPU = "nvidia.com/gpu";
 
     /**
-     * One node, held by a low-priority pod. A high-priority job preempts it. In the next cycle an older job of
-     * medium priority, which could not preempt anything itself, must not take the freed node.
+     * Queue a fills both nodes; its high-priority job preempts a's low pod on node-1. Queue b, which has nothing and
+     * so is served first next cycle, has a job that may not evict anyone. The freed node must go to the preemptor,
+     * not to b's job.
      */
     private static ClusterBuilder contested() {
-        return ClusterBuilder.cluster().nodes(1, GPU, 8)
+        return ClusterBuilder.cluster().nodes(2, GPU, 8)
                 .priorityClass("low", 10).priorityClass("mid", 100).priorityClass("high", 1000)
-                .queue("q").reclaimable(false).end()
-                .job("ns/old-mid").queue("q").priorityClass("mid").pods(1, GPU, 8).preemptionPolicy("Never").end()
-                .job("ns/low").queue("q").priorityClass("low").pods(1, GPU, 8).running("node-1").end()
-                .job("ns/high").queue("q").priorityClass("high").pods(1, GPU, 8).end();
+                .queue("a").reclaimable(false).end().queue("b").end()
+                .job("a/low").queue("a").priorityClass("low").pods(1, GPU, 8).running("node-1").end()
+                .job("a/other").queue("a").priorityClass("mid").pods(1, GPU, 8).running("node-2").end()
+                .job("a/high").queue("a").priorityClass("high").pods(1, GPU, 8).end()
+                .job("b/patient").queue("b").priorityClass("mid").preemptionPolicy("Never").pods(1, GPU, 8).end();
     }
 
     @Test
     void aPreemptionNominatesThePreemptorsNode() {
         CycleResult r = Shipped.cycle(contested().snapshot());
-        assertEquals(List.of(new Nomination("ns/high-0", "node-1")), r.nominations());
+        assertEquals(List.of(new Nomination("a/high-0", "node-1")), r.nominations());
     }
 
     @Test
@@ -41,7 +43,7 @@ class NominationTest {
         SimulationResult r = new Simulator(Shipped.scheduler()).run(contested().manifests(), 10);
         Set<String> bound = new TreeSet<>();
         r.cycles().forEach(c -> c.bindings().forEach(b -> bound.add(b.pod())));
-        assertEquals(Set.of("ns/high-0"), bound);
-        assertTrue(r.pods().stream().anyMatch(p -> p.pod().equals("ns/old-mid-0") && p.phase().equals("Pending")));
+        assertEquals(Set.of("a/high-0"), bound);
+        assertTrue(r.pods().stream().anyMatch(p -> p.pod().equals("b/patient-0") && p.phase().equals("Pending")));
     }
 }
