@@ -1,0 +1,94 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.decision.Binding;
+import dev.arbiter.decision.Eviction;
+import dev.arbiter.decision.Nomination;
+import dev.arbiter.facts.GangRequirement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The shared state of one cycle's Java steps: the working copy, the rules' policy, the node fitter and victim search,
+ * and the decisions made so far. Each step ({@link Admission}, {@link Allocation}, {@link EvictionPhase},
+ * {@link StatusReport}) reads and extends it in turn.
+ */
+final class CycleWork {
+    final CycleState state;
+    final Policy policy;
+    final NodeFitter fitter;
+    final VictimSelector victims;
+    final Comparator<QueueState> queueOrder;
+    final List<Binding> bindings = new ArrayList<>();
+    final List<Eviction> evictions = new ArrayList<>();
+    final List<Nomination> nominations = new ArrayList<>();
+    final Map<Job, Integer> boundThisCycle = new HashMap<>();
+    final Map<String, Integer> evictedPerQueue = new HashMap<>();
+
+    CycleWork(CycleState state, Policy policy, SchedulerConfig config) {
+        this.state = state;
+        this.policy = policy;
+        this.fitter = new NodeFitter(state.nodes,
+                config.scoring().equals("spread") ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK);
+        this.victims = new VictimSelector(state, fitter, policy.victimOrder());
+        this.queueOrder = Orders.queues(policy.orders());
+        Comparator<Job> jobOrder = Orders.jobs(policy.orders());
+        for (QueueState q : state.queues.values()) {
+            q.jobs.sort(jobOrder);
+            q.limit = policy.limits().get(q.name());
+        }
+        Comparator<Task> taskOrder = Orders.tasks(policy.orders());
+        for (Job j : state.jobs.values()) j.pending.sort(taskOrder);
+        for (Task t : state.tasks) t.protection = policy.protectedTasks().get(t.id());
+    }
+
+    static boolean admitted(Job j) {
+        return j.phase.equals("Inqueue") || j.phase.equals("Running");
+    }
+
+    static String behindHead(QueueState q, Job head) {
+        return "waiting behind " + head.id + ", the head of fifo queue \"" + q.name() + "\"";
+    }
+
+    /** Gives the room held for the job's nominated tasks back to the node, for the job itself to use. */
+    void releaseNominatedRoom(Job j) {
+        for (Task t : j.pending) {
+            if (t.holding) {
+                t.nominated.give(t.request());
+                t.holding = false;
+                fitter.capacityReleased();
+            }
+        }
+    }
+
+    /** Holds the room again for nominated tasks the job could not place (it keeps waiting for them). */
+    void holdNominatedRoom(Job j) {
+        for (Task t : j.pending) {
+            if (t.nominated != null && !t.holding && !t.placed) {
+                if (t.request().fitsIn(t.nominated.free())) {
+                    t.nominated.take(t.request());
+                    t.holding = true;
+                } else {
+                    t.nominated = null;
+                }
+            }
+        }
+    }
+
+    static boolean gangSatisfied(Job j, GangRequirement g, GangTransaction tx) {
+        if (j.liveRunning() + tx.placed() < Math.max(g.minMember(), 1)) return false;
+        Map<String, Integer> running = j.liveRunningByRole();
+        for (Map.Entry<String, Integer> e : g.minTaskMember().entrySet()) {
+            if (running.getOrDefault(e.getKey(), 0) + tx.placedInRole(e.getKey()) < e.getValue()) return false;
+        }
+        return true;
+    }
+
+    List<QueueState> sortedQueues() {
+        List<QueueState> qs = new ArrayList<>(state.queues.values());
+        qs.sort(queueOrder);
+        return qs;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.decision.QueueStatus;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Step 7 of a cycle: a {@link PodGroupStatus} per job and a {@link QueueStatus} per queue. */
+final class StatusReport {
+    private final CycleState state;
+    private final Map<Job, Integer> boundThisCycle;
+
+    StatusReport(CycleWork w) {
+        this.state = w.state;
+        this.boundThisCycle = w.boundThisCycle;
+    }
+
+    List<PodGroupStatus> podGroupStatuses() {
+        List<PodGroupStatus> out = new ArrayList<>();
+        for (Job j : state.jobs.values()) {
+            int running = j.liveRunning() + boundThisCycle.getOrDefault(j, 0);
+            int pending = j.pending.size() - boundThisCycle.getOrDefault(j, 0);
+            String phase = running > 0 && running >= j.minMember ? "Running" : CycleWork.admitted(j) ? "Inqueue" : "Pending";
+            String reason = phase.equals("Running") && !j.pipelined ? null : j.reason;
+            if (reason == null && !phase.equals("Running")) reason = pending == 0 ? "no pending pods" : "not yet scheduled";
+            out.add(new PodGroupStatus(j.id, j.queue, phase, j.minMember, running, pending, reason,
+                    reason == null ? null : j.reasonRule));
+        }
+        return out;
+    }
+
+    List<QueueStatus> queueStatuses(List<PodGroupStatus> groups) {
+        Map<String, int[]> counts = new HashMap<>();
+        for (PodGroupStatus g : groups) {
+            int[] c = counts.computeIfAbsent(g.queue(), k -> new int[3]);
+            c[switch (g.phase()) { case "Pending" -> 0; case "Inqueue" -> 1; default -> 2; }]++;
+        }
+        List<QueueStatus> out = new ArrayList<>();
+        for (QueueState q : state.queues.values()) {
+            int[] c = counts.getOrDefault(q.name(), new int[3]);
+            out.add(new QueueStatus(q.name(), q.parentName(), q.spec.weight(),
+                    q.treeError != null ? "Closed" : q.spec.state(), q.deserved(), q.allocated, c[0], c[1], c[2],
+                    q.treeError));
+        }
+        return out;
+    }
+}
