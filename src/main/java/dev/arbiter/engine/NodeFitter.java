@@ -44,7 +44,8 @@ final class NodeFitter {
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
     private final List<NodeState> releasing = new ArrayList<>();
     private final Map<Shape, Long> failedAtEpoch = new HashMap<>();
-    private final Map<Shape, String> whyAtEpoch = new HashMap<>();
+    /** Why a shape fits nowhere, counted once per cycle: the counts describe the first time it failed. */
+    private final Map<Shape, String> why = new HashMap<>();
     private long epoch;
 
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
@@ -56,7 +57,6 @@ final class NodeFitter {
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
     void capacityReleased() {
         epoch++;
-        whyAtEpoch.clear();
     }
 
     long epoch() {
@@ -152,7 +152,7 @@ final class NodeFitter {
      * Why no node holds the pod, kube-scheduler style: {@code 0/4 nodes available: 4 insufficient nvidia.com/gpu}.
      */
     String whyNoFit(PodSpec pod) {
-        return whyAtEpoch.computeIfAbsent(new Shape(pod.requests(), constraints(pod)), k -> countReasons(pod));
+        return why.computeIfAbsent(new Shape(pod.requests(), constraints(pod)), k -> countReasons(pod));
     }
 
     private String countReasons(PodSpec pod) {
