@@ -121,7 +121,7 @@ final class Allocation {
             }
             tx.place(t, n);
         }
-        GangRequirement gang = policy.gangs().get(j.id);
+        GangRequirement gang = policy.gangFor(j);
         if (gang != null && CycleWork.gangSatisfied(j, gang, tx)) {
             for (Task t : tx.placements()) bindings.add(new Binding(t.id(), tx.nodeOf(t).name(), gang.rule()));
             boundThisCycle.merge(j, tx.placed(), Integer::sum);

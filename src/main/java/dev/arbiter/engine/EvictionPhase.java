@@ -147,7 +147,7 @@ final class EvictionPhase {
     private boolean startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
                                      String action, String rule) {
         boolean capBinds = ceiling == null;
-        GangRequirement gang = policy.gangs().get(j.id);
+        GangRequirement gang = policy.gangFor(j);
         if (gang == null) return false;
         w.releaseNominatedRoom(j);
         GangTransaction tx = new GangTransaction(state.queues, fitter);

@@ -6,6 +6,7 @@ import dev.arbiter.facts.AdmissionGrant;
 import dev.arbiter.facts.AllocationLimit;
 import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.DequeuePolicy;
+import dev.arbiter.facts.GangPolicy;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.NoPreemption;
 import dev.arbiter.facts.OrderPolicy;
@@ -27,7 +28,14 @@ record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied>
               Map<String, OrderPolicy> orders, Map<String, PreemptGrant> preemptGrants,
               Map<String, List<ReclaimGrant>> reclaimGrants, Map<String, Protected> protectedTasks,
               VictimOrder victimOrder, Map<String, DequeuePolicy> dequeue, ChurnSettings churn,
-              Map<String, NoPreemption> noPreemption, long rulesFired) {
+              Map<String, NoPreemption> noPreemption, GangPolicy gangPolicy, long rulesFired) {
+
+    /** The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). */
+    GangRequirement gangFor(Job j) {
+        GangRequirement own = gangs.get(j.id);
+        if (own != null || gangPolicy == null) return own;
+        return new GangRequirement(j.id, j.minMember, j.minTaskMember, gangPolicy.rule());
+    }
 
     /** Whether a queue's head job blocks the jobs behind it. */
     boolean fifo(String queue) {

@@ -7,6 +7,7 @@ import dev.arbiter.facts.AllocationLimit;
 import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.DequeuePolicy;
+import dev.arbiter.facts.GangPolicy;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.JobFact;
 import dev.arbiter.facts.NoPreemption;
@@ -128,6 +129,7 @@ final class PolicyEvaluation {
         Map<String, DequeuePolicy> dequeue = new HashMap<>();
         ChurnSettings churn = null;
         Map<String, NoPreemption> noPreemption = new HashMap<>();
+        GangPolicy gangPolicy = null;
         for (Object o : s.getObjects()) {
             if (o instanceof AdmissionBudget b) budgets.put(b.queue(), b);
             else if (o instanceof AdmissionDenied d) denials.putIfAbsent(d.job(), d);
@@ -142,9 +144,10 @@ final class PolicyEvaluation {
             else if (o instanceof DequeuePolicy d) dequeue.put(d.queue(), d);
             else if (o instanceof ChurnSettings c) churn = c;
             else if (o instanceof NoPreemption n) noPreemption.putIfAbsent(n.job(), n);
+            else if (o instanceof GangPolicy g) gangPolicy = g;
         }
         reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));
         return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder,
-                dequeue, churn, noPreemption, fired);
+                dequeue, churn, noPreemption, gangPolicy, fired);
     }
 }

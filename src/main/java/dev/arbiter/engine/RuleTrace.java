@@ -45,6 +45,16 @@ final class RuleTrace extends DefaultAgendaEventListener {
         }
     }
 
+    /** The general gang rule decided for every job it did not override. */
+    void gangPolicy(java.util.Collection<Job> jobs, Policy policy) {
+        for (Job j : jobs) {
+            dev.arbiter.facts.GangRequirement g = policy.gangFor(j);
+            if (g == null) continue;
+            List<String> rules = fired.computeIfAbsent("PodGroup " + j.id, k -> new ArrayList<>(4));
+            if (!rules.contains(g.rule())) rules.add(g.rule());
+        }
+    }
+
     Map<String, List<String>> fired() {
         return fired;
     }

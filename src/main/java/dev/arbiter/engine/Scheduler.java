@@ -50,6 +50,7 @@ public final class Scheduler {
         Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace);
         long t2 = lap(timings, "rules", t1);
 
+        trace.gangPolicy(state.jobs.values(), policy);
         CycleWork w = new CycleWork(state, policy, config);
         // 3. Admit.
         new Admission(w).admit();
