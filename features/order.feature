@@ -1,0 +1,101 @@
+Feature: Order: who is served first
+  Queues are served by priority, then by the lowest share of what they deserve (re-evaluated after every job, so
+  allocation interleaves fairly between queues). Within a queue, jobs go by priority, then by creation; a queue that
+  traverses lets a later job start when an earlier one cannot, a fifo queue makes it wait. Within a job, pods go by
+  priority, leaders first, then by creation.
+
+  Scenario: A higher-priority queue is served first
+    Given a cluster of 1 node with 8 GPUs each
+    And the queues:
+      | queue   | weight | priority | reclaimable |
+      | batch   | 1      | 0        | no          |
+      | serving | 1      | 10       | no          |
+    And tenant A submits a job "nightly" of 1 pod with 8 GPUs each in queue "batch"
+    And tenant B submits a job "endpoint" of 1 pod with 8 GPUs each in queue "serving"
+    Then "endpoint" is running
+    And "nightly" is pending
+
+  Scenario: Allocation interleaves queues by share
+    Both queues submit four one-node jobs at once; neither gets the whole cluster first.
+    Given a cluster of 4 nodes with 8 GPUs each
+    And queue "a" with weight 1
+    And queue "b" with weight 1
+    And tenant A submits 4 jobs "a-batch" of 8 GPUs each in queue "a"
+    And tenant B submits 4 jobs "b-batch" of 8 GPUs each in queue "b"
+    Then 2 pods of "a-batch" are running
+    And 2 pods of "b-batch" are running
+
+  Scenario: Within a queue, a higher-priority job goes first though it came later
+    Given a cluster of 2 nodes with 8 GPUs each
+    And priority classes p1-high 10000, p2-regular 100 (default)
+    And the jobs:
+      | tenant | name       | pods | GPUs each | priority   |
+      | A      | old-low    | 1    | 8         | p2-regular |
+      | A      | new-high   | 1    | 8         | p1-high    |
+      | A      | newer-high | 1    | 8         | p1-high    |
+    Then "new-high" is running
+    And "newer-high" is running
+    And "old-low" is pending
+
+  Scenario: Within a queue, equal priorities go in creation order
+    Given a cluster of 1 node with 8 GPUs each
+    And tenant A submits a job "older" of 1 pod with 8 GPUs each
+    And tenant A submits a job "newer" of 1 pod with 8 GPUs each
+    Then "older" is running
+    And "newer" is pending
+
+  Scenario: Within a job, the leader is placed first
+    The job needs only one of its two pods and there is room for one; its worker was created before its master (and
+    its name sorts first), yet the master gets the node.
+    Given a cluster of 1 node with 8 GPUs each
+    When these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: solo, namespace: tenanta}
+      spec: {minMember: 1}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: solo-a
+        namespace: tenanta
+        annotations: {scheduling.k8s.io/group-name: solo, volcano.sh/task-spec: worker}
+      spec:
+        schedulerName: volcano
+        containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: solo-b
+        namespace: tenanta
+        annotations: {scheduling.k8s.io/group-name: solo, volcano.sh/task-spec: master}
+      spec:
+        schedulerName: volcano
+        containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]
+      """
+    Then pod "solo-b" is running
+    And pod "solo-a" is pending
+    And "solo" is running
+
+  Scenario Outline: A <dequeue> queue <what> when the job at its head cannot start
+    Another queue's resident holds two of the four nodes. The big job at the head of queue "q" needs three, the small
+    job behind it one.
+    Given a cluster of 4 nodes with 8 GPUs each
+    And the queues:
+      | queue | weight | dequeue   | reclaimable |
+      | home  | 1      | traverse  | no          |
+      | q     | 1      | <dequeue> | no          |
+    And tenant H runs a job "resident" of 2 pods with 8 GPUs each in queue "home"
+    When these jobs arrive:
+      | tenant | name  | pods | GPUs each | queue |
+      | A      | big   | 3    | 8         | q     |
+      | A      | small | 1    | 8         | q     |
+    Then "big" is pending
+    And "small" is <small>
+
+    Examples:
+      | dequeue  | what                    | small   |
+      | traverse | lets the next job start | running |
+      | fifo     | makes the next job wait | pending |

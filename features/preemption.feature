@@ -1,0 +1,61 @@
+Feature: Preemption: urgent work evicts less important work of its own queue
+  A job that cannot start may evict running pods of strictly lower-priority jobs in its own queue, also when the
+  nodes have room but the queue's capability does not. Preemption never crosses queues (that is reclaim's job), never
+  takes equal or higher priorities, and a job whose priority class or pods say "preemptionPolicy: Never" waits
+  instead of preempting.
+
+  Background:
+    Given a cluster of 2 nodes with 8 GPUs each
+    And priority classes p0-critical 1000000, p1-high 10000, p2-regular 100 (default)
+
+  Scenario: A higher-priority job evicts a lower-priority one and takes its node
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical
+    Then "urgent" is running
+    And 1 pod of "batch" was evicted by preemption
+    And only 1 pod was evicted
+
+  Scenario: Equal priority never preempts
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p1-high
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p1-high
+    Then "urgent" is pending
+    And nothing was evicted
+
+  Scenario: Lower priority never preempts
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p1-high
+    When tenant A submits a job "eager" of 1 pod with 8 GPUs each at p2-regular
+    Then "eager" is pending
+    And no pod of "batch" was evicted
+
+  Scenario: A job whose priority class never preempts waits instead
+    Given priority class p0-polite 1000000 (never preempts)
+    And tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular
+    When tenant A submits a job "polite" of 1 pod with 8 GPUs each at p0-polite
+    Then "polite" is pending
+    And nothing was evicted
+
+  Scenario: A job whose pods say preemptionPolicy Never waits instead
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular
+    When tenant A submits a job "polite" of 1 pod with 8 GPUs each at p0-critical, never preempting
+    Then "polite" is pending
+    And nothing was evicted
+
+  Scenario: Preemption never crosses queues
+    Given queue "a" with weight 1
+    And queue "b" with weight 1 that is not reclaimable
+    And tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular in queue "b"
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical in queue "a"
+    Then "urgent" is pending
+    And nothing was evicted
+
+  Scenario: Preemption also makes room under the queue's capability when the nodes have room
+    Queue "q" may hold 16 GPUs and tenant B's batch jobs hold them all, though half the cluster is idle. Tenant A's
+    critical job is admitted beyond the capability because it can preempt, and takes one batch job's place.
+    Given 2 more nodes with 8 GPUs each join the cluster
+    And queue "q" with weight 1 and a capability of 16 GPUs
+    And tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular in queue "q"
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical in queue "q"
+    Then "urgent" is running
+    And 1 pod of "batch" was evicted by preemption
+    And queue "q" holds 16 GPUs
+    And 16 GPUs are idle

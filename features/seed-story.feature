@@ -1,0 +1,40 @@
+Feature: The seed story: critical inference takes back GPUs lent to elastic training
+  Two tenants share a small GPU cluster through Volcano queues of equal weight, so each deserves half of it. While
+  tenant A is idle, tenant B may borrow A's half. When tenant A's critical inference service arrives, the scheduler
+  takes the borrowed half back from B's elastic training: workers first, the master last. It then starts A's two
+  pods together. Nobody's gang is left half-placed, and the cluster ends up split 16/16.
+  (The same story as manifests: deploy/examples/seed.)
+
+  Background: Two tenants, four nodes of eight GPUs, three priority tiers
+    Given GPUs are "mars-tech.com/gpu"
+    And a cluster of 4 nodes with 8 GPUs each
+    And priority classes p0-critical 1000000, p1-high 10000, p2-regular 100 (default)
+    And queue "tenanta" with weight 1 that is reclaimable
+    And queue "tenantb" with weight 1 that is reclaimable
+
+  Scenario: Tenant B borrows the whole cluster while tenant A is idle
+    Tenant B trains a large model on 4 replicas of 8 GPUs: all 32 GPUs, half of them borrowed from tenant A's idle
+    queue. The job is elastic: it keeps training as long as 2 of its 4 replicas run.
+    Given tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb", needing at least 2 pods
+    Then 4 pods of "heavy" are running
+    And queue "tenantb" holds 32 GPUs
+    And queue "tenanta" holds 0 GPUs
+    And nothing was evicted
+
+  Scenario: Tenant A's critical inference reclaims its half from tenant B's elastic training
+    Five minutes later, tenant A's Qwen2-72B service arrives: a leader and a worker of 8 GPUs each, one gang, at critical
+    priority. No GPU is free. Tenant A is entitled to 16 GPUs, and tenant B holds 16 of A's share. B's job can lose two
+    replicas without breaking, so two workers go and the master stays. Both of A's pods then start together on the
+    freed nodes.
+    Given tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb", needing at least 2 pods
+    And 5 minutes pass
+    When tenant A submits a LeaderWorkerSet "qwen2-72b" of size 2 with 8 GPUs per pod at p0-critical in queue "tenanta"
+    Then 2 pods of "heavy" were evicted by reclaim
+    And the master of "heavy" is still running
+    And "heavy" is running
+    And "qwen2-72b" is running
+    And 2 pods of "qwen2-72b" are running
+    And the leader of "qwen2-72b" is running
+    And queue "tenanta" holds 16 GPUs
+    And queue "tenantb" holds 16 GPUs
+    And 0 GPUs are idle

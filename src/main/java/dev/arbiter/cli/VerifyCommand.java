@@ -1,0 +1,187 @@
+package dev.arbiter.cli;
+
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.specs.SpecListener;
+import dev.arbiter.specs.SpecRules;
+import io.cucumber.core.gherkin.FeatureParserException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code arbiter verify}: runs the Gherkin acceptance specs, with the step definitions shipped in this jar, against a
+ * candidate rules folder, so a platform engineer can check an edited policy before deploying it.
+ *
+ * <p>Exit codes: 0 every scenario passed; 1 a scenario failed (or no scenario ran); 2 a feature path that does not
+ * exist or a feature file Gherkin cannot read; 3 rules that do not compile ({@code file:line: message} lines) or ask for
+ * something unknown. Undefined steps fail their scenario. Cucumber's report goes to stdout.
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        description = {"Run the Gherkin acceptance specs against a rules folder before deploying it.",
+                "Exit 0 when every scenario passes, 1 when one fails, 3 when the rules do not compile."})
+final class VerifyCommand implements Callable<Integer> {
+    static final String GLUE = "dev.arbiter.specs";
+    static final String DEFAULT_TAGS = "not @engine-bug";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files to check (default: ${DEFAULT-VALUE}).")
+    Path rules = RulesLocation.defaultFolder();
+
+    @Option(names = "--tags", paramLabel = "EXPRESSION", defaultValue = DEFAULT_TAGS,
+            description = "Run the scenarios whose tags match (default: ${DEFAULT-VALUE}; \"\" runs all).")
+    String tags;
+
+    @Option(names = "--report", paramLabel = "STYLE", defaultValue = "pretty",
+            description = "pretty (every step, then a summary) or summary (counts and failures) (default: ${DEFAULT-VALUE}).")
+    String report;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write Cucumber's HTML report to FILE.")
+    Path html;
+
+    @Parameters(arity = "0..*", paramLabel = "FEATURES",
+            description = "Feature files or folders (default: features/ under $ARBITER_HOME, else under the working directory).")
+    List<Path> features;
+
+    @Override
+    public Integer call() {
+        if (!report.equals("pretty") && !report.equals("summary")) return usage("--report must be pretty or summary, got " + report);
+        List<Path> paths = features == null || features.isEmpty() ? List.of(defaultFeatures()) : features;
+        for (Path p : paths) {
+            if (!Files.exists(p)) return usage(p + ": no such file or directory");
+        }
+        RuleBook book = SpecRules.load(rules);
+        // Rules that compile but ask for an unknown sort key fail here, as `simulate` would (exit 3).
+        new Scheduler(book, SchedulerConfig.simulatorDefault())
+                .schedule(new ClusterSnapshot(List.of(), List.of(), List.of(), List.of(), List.of()), 0);
+
+        long before = SpecListener.scenariosStarted();
+        byte status;
+        try {
+            status = runCucumber(cucumberArguments(paths));
+        } catch (FeatureParserException e) {
+            return usage(String.valueOf(e.getMessage()).replaceAll("\\s+", " "));
+        }
+        if (SpecListener.scenariosStarted() == before) {
+            spec.commandLine().getErr().println("error: no scenario ran (features " + paths + ", tags \"" + tags + "\")");
+            return 1;
+        }
+        return status == 0 ? 0 : 1;
+    }
+
+    /** {@code $ARBITER_HOME/features}, else {@code ./features}; {@code -Darbiter.features} overrides both. */
+    static Path defaultFeatures() {
+        String prop = System.getProperty("arbiter.features");
+        if (prop != null && !prop.isBlank()) return Path.of(prop);
+        String home = System.getenv("ARBITER_HOME");
+        if (home != null && !home.isBlank()) return Path.of(home, "features");
+        return Path.of("features");
+    }
+
+    private String[] cucumberArguments(List<Path> paths) {
+        List<String> argv = new ArrayList<>(List.of("--glue", GLUE, "--plugin", SpecListener.class.getName()));
+        if (report.equals("pretty")) argv.addAll(List.of("--plugin", "pretty"));
+        argv.addAll(List.of("--plugin", "summary"));
+        if (html != null) argv.addAll(List.of("--plugin", "html:" + html));
+        if (tags != null && !tags.isBlank()) argv.addAll(List.of("--tags", tags));
+        if (System.console() == null || System.getenv("NO_COLOR") != null) argv.add("--monochrome");
+        paths.forEach(p -> argv.add(p.toString()));
+        return argv.toArray(String[]::new);
+    }
+
+    /**
+     * Runs Cucumber with the steps pointed at {@link #rules} and its report written to this command's output; both the
+     * {@value SpecRules#PROPERTY} property and {@code System.out} are restored afterwards.
+     */
+    private byte runCucumber(String[] argv) {
+        PrintStream originalOut = System.out;
+        String originalRules = System.getProperty(SpecRules.PROPERTY);
+        Writer out = spec.commandLine().getOut();
+        try (PrintStream report = new PrintStream(new WriterOutputStream(out), true, StandardCharsets.UTF_8)) {
+            System.setOut(report);
+            System.setProperty(SpecRules.PROPERTY, rules.toAbsolutePath().toString());
+            return io.cucumber.core.cli.Main.run(argv, Thread.currentThread().getContextClassLoader());
+        } finally {
+            System.setOut(originalOut);
+            if (originalRules == null) System.clearProperty(SpecRules.PROPERTY);
+            else System.setProperty(SpecRules.PROPERTY, originalRules);
+        }
+    }
+
+    private int usage(String message) {
+        spec.commandLine().getErr().println("error: " + message);
+        return Main.INVALID_INPUT;
+    }
+
+    /** UTF-8 bytes (Cucumber's plugins write to {@code System.out}) decoded into a writer; closing only flushes. */
+    private static final class WriterOutputStream extends OutputStream {
+        private final Writer writer;
+        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
+        private final ByteBuffer bytes = ByteBuffer.allocate(8192);
+        private final CharBuffer chars = CharBuffer.allocate(8192);
+
+        WriterOutputStream(Writer writer) {
+            this.writer = writer;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) throws IOException {
+            while (len > 0) {
+                int n = Math.min(len, bytes.remaining());
+                bytes.put(b, off, n);
+                off += n;
+                len -= n;
+                drain();
+            }
+        }
+
+        /** Decodes what is buffered; an incomplete multi-byte sequence waits for its next bytes. */
+        private void drain() throws IOException {
+            bytes.flip();
+            while (true) {
+                boolean overflow = decoder.decode(bytes, chars, false).isOverflow();
+                chars.flip();
+                writer.append(chars);
+                chars.clear();
+                if (!overflow) break;
+            }
+            bytes.compact();
+        }
+
+        @Override
+        public synchronized void flush() throws IOException {
+            writer.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+        }
+    }
+}

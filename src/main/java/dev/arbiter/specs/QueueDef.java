@@ -1,0 +1,42 @@
+package dev.arbiter.specs;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Volcano queue. {@code capabilityGpus}/{@code guaranteeGpus} null mean none; {@code state} is Open or Closed;
+ * {@code parent} null is a top-level queue; {@code dequeue} is traverse or fifo. Volcano's defaults: weight 1,
+ * priority 0, reclaimable, traverse.
+ */
+record QueueDef(String name, int weight, int priority, Integer capabilityGpus, Integer guaranteeGpus,
+                boolean reclaimable, String state, String parent, String dequeue) implements SpecObject {
+    static QueueDef named(String name) {
+        return new QueueDef(name, 1, 0, null, null, true, "Open", null, "traverse");
+    }
+
+    QueueDef weight(int w) { return new QueueDef(name, w, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue); }
+    QueueDef priority(int p) { return new QueueDef(name, weight, p, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue); }
+    QueueDef capability(Integer gpus) { return new QueueDef(name, weight, priority, gpus, guaranteeGpus, reclaimable, state, parent, dequeue); }
+    QueueDef guarantee(Integer gpus) { return new QueueDef(name, weight, priority, capabilityGpus, gpus, reclaimable, state, parent, dequeue); }
+    QueueDef reclaimable(boolean r) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, r, state, parent, dequeue); }
+    QueueDef state(String s) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, s, parent, dequeue); }
+    QueueDef parent(String p) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, p, dequeue); }
+    QueueDef dequeue(String d) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, d); }
+
+    @Override
+    public List<Map<String, Object>> render(String gpu, int arrival) {
+        Map<String, Object> queue = SpecObject.object("scheduling.volcano.sh/v1beta1", "Queue", name, null, arrival);
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("weight", weight);
+        if (priority != 0) spec.put("priority", priority);
+        spec.put("reclaimable", reclaimable);
+        if (parent != null) spec.put("parent", parent);
+        if (!dequeue.equals("traverse")) spec.put("dequeueStrategy", dequeue);
+        if (capabilityGpus != null) spec.put("capability", Map.of(gpu, Integer.toString(capabilityGpus)));
+        if (guaranteeGpus != null) spec.put("guarantee", Map.of("resource", Map.of(gpu, Integer.toString(guaranteeGpus))));
+        queue.put("spec", spec);
+        if (!state.equals("Open")) queue.put("status", Map.of("state", state));
+        return List.of(queue);
+    }
+}

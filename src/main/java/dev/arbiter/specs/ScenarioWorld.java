@@ -1,0 +1,248 @@
+package dev.arbiter.specs;
+
+import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.manifest.ManifestLoader;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.sim.SimulationResult;
+import dev.arbiter.sim.Simulator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One scenario's story: the objects its setup steps described, in batches of arrival, and the outcome of running the
+ * real scheduler on them.
+ *
+ * <p>Arrival: the {@code Given} batch is present from cycle 0. Each later batch (the {@code When} steps between two
+ * {@code Then}s) arrives one cycle after everything before it has settled: the world simulates the earlier batches
+ * alone, notes the N cycles they took to settle, stamps the new batch with arrival cycle N+1, and simulates the whole
+ * story again from the start (the simulator is deterministic, so the earlier part replays identically).
+ *
+ * <p>Time: a cycle is one simulated second (as in {@code arbiter simulate}). "A minute passes" delays the next batch by
+ * sixty cycles after the state before it has settled; when no object follows, a clock pod that no scheduler answers
+ * arrives then, so that the simulation runs until that time (a waiting job may be held back only by time, e.g. by a
+ * minimum runtime, and the simulator stops as soon as a cycle changes nothing).
+ *
+ * <p>A workload described with "runs" must be running once its batch has settled; otherwise the setup is not what the
+ * scenario says and the scenario fails at its first {@code Then}.
+ */
+final class ScenarioWorld {
+    static final String DEFAULT_GPU = "nvidia.com/gpu";
+    static final int MAX_CYCLES = 100;
+    /** The simulator's default clock: {@code Simulator.run(manifests, maxCycles)} advances one second per cycle. */
+    static final long SECONDS_PER_CYCLE = 1;
+    private static final ThreadLocal<ScenarioWorld> CURRENT = new ThreadLocal<>();
+
+    /**
+     * One batch of arrivals: objects (a {@link SpecObject} or YAML text), the workloads said to be running, and the
+     * cycle the batch arrives at (set when the batches before it have been simulated).
+     */
+    private static final class Batch {
+        final List<Object> entries = new ArrayList<>();
+        final List<String> mustRun = new ArrayList<>();
+        long delaySeconds;
+        int arrival;
+    }
+
+    /** A pod no scheduler answers, arriving with an otherwise empty batch so the simulation runs until then. */
+    private record Clock(int number) implements SpecObject {
+        @Override
+        public List<Map<String, Object>> render(String gpu, int arrival) {
+            Map<String, Object> pod = SpecObject.object("v1", "Pod", "clock-" + number, "arbiter-specs", arrival);
+            pod.put("spec", Map.of("schedulerName", "arbiter-specs-clock",
+                    "containers", List.of(Map.of("name", "clock", "image", "none"))));
+            return List.of(pod);
+        }
+    }
+
+    private final List<Batch> batches = new ArrayList<>(List.of(new Batch()));
+    private String gpu = DEFAULT_GPU;
+    private boolean gpuNamed;
+    private boolean whenBatchOpen;
+    private long pendingDelaySeconds;
+    private boolean checked;
+    private int nodes;
+    private Outcome outcome;
+    private Outcome lastSimulated;
+
+    static void begin() {
+        CURRENT.set(new ScenarioWorld());
+    }
+
+    static void end() {
+        CURRENT.remove();
+    }
+
+    static ScenarioWorld current() {
+        ScenarioWorld w = CURRENT.get();
+        if (w == null) throw new IllegalStateException("no scenario is running (the Before hook in " + Hooks.class.getName() + " did not run)");
+        return w;
+    }
+
+    // ---- setup ---------------------------------------------------------------------------------------------------
+
+    /** Makes "GPUs" mean {@code resource}; must come before the first outcome step. */
+    void nameGpus(String resource) {
+        if (checked) throw new IllegalStateException("name the GPU resource before the first Then step");
+        if (gpuNamed && !gpu.equals(resource)) {
+            throw new IllegalStateException("GPUs were already named \"" + gpu + "\"; a scenario has one GPU resource");
+        }
+        gpu = resource;
+        gpuNamed = true;
+    }
+
+    /** {@code node-<n>}, continuing the numbering of nodes added so far. */
+    String nextNodeName() {
+        return "node-" + (++nodes);
+    }
+
+    void add(SpecObject object) {
+        addTo(batch(describe(object)), object);
+    }
+
+    /** Adds a workload that the scenario says is running once its batch has settled. */
+    void addRunning(Workload w) {
+        Batch b = batch("workload");
+        addTo(b, w);
+        b.mustRun.add(w.namespace() + "/" + w.name());
+    }
+
+    private void addTo(Batch b, SpecObject object) {
+        if (object instanceof PriorityClassDef && b != batches.get(0)) {
+            throw new IllegalStateException("priority classes are part of the starting state: declare them in a Given step");
+        }
+        b.entries.add(object);
+        outcome = null;
+    }
+
+    /**
+     * Lets {@code seconds} of simulated time pass after everything so far has settled: whatever the next setup steps
+     * add arrives that much later (and if nothing follows, the outcome is looked at that much later).
+     */
+    void pass(long seconds) {
+        if (seconds <= 0) throw new IllegalArgumentException("time passes forwards: " + seconds + " seconds");
+        if (SpecListener.currentStep() == SpecListener.Kind.THEN) {
+            throw new IllegalStateException("a Then step checks the outcome; let time pass in a Given or When step");
+        }
+        pendingDelaySeconds += seconds;
+        whenBatchOpen = false;
+        outcome = null;
+    }
+
+    /** Adds the objects of a YAML text; invalid YAML fails here, with the text's own line numbers. */
+    void addYaml(String text) {
+        Manifests m = ManifestLoader.parse(text, "manifests");
+        Batch b = batch("manifests");
+        if (b != batches.get(0) && !m.priorityClasses().isEmpty()) {
+            throw new IllegalStateException("priority classes are part of the starting state: declare them in a Given step");
+        }
+        b.entries.add(text);
+        outcome = null;
+    }
+
+    private static String describe(SpecObject o) {
+        return o.getClass().getSimpleName().replace("Def", "").toLowerCase();
+    }
+
+    /** The batch a setup step adds to, chosen by its keyword. */
+    private Batch batch(String what) {
+        switch (SpecListener.currentStep()) {
+            case GIVEN -> {
+                if (batches.size() > 1 || checked || pendingDelaySeconds > 0) {
+                    throw new IllegalStateException("a Given step describes the starting state, so it must come before"
+                            + " time passes and before any When or Then step; use When for what arrives later");
+                }
+                return batches.get(0);
+            }
+            case WHEN -> {
+                if (!whenBatchOpen) openBatch();
+                return batches.get(batches.size() - 1);
+            }
+            default -> throw new IllegalStateException("a Then step checks the outcome; describe the " + what
+                    + " in a Given or When step");
+        }
+    }
+
+    /** Starts a batch of later arrivals, which takes the time that has passed since the last one. */
+    private void openBatch() {
+        Batch b = new Batch();
+        b.delaySeconds = pendingDelaySeconds;
+        pendingDelaySeconds = 0;
+        batches.add(b);
+        whenBatchOpen = true;
+    }
+
+    // ---- outcome -------------------------------------------------------------------------------------------------
+
+    /** True once an outcome step has run (a scenario without one cannot fail). */
+    boolean checked() {
+        return checked;
+    }
+
+    /** The last simulation run, even one that failed a check, or null; for reports after a failure. */
+    Outcome lastSimulated() {
+        return lastSimulated;
+    }
+
+    /** The outcome of the whole story so far; simulated once, then reused until the story grows. */
+    Outcome outcome() {
+        if (pendingDelaySeconds > 0) {
+            openBatch();
+            batches.get(batches.size() - 1).entries.add(new Clock(batches.size() - 1));
+        }
+        checked = true;
+        whenBatchOpen = false;
+        if (outcome != null) return outcome;
+        RuleBook rules = SpecRules.current();
+        int settled = -1;
+        Outcome o = null;
+        for (int i = 0; i < batches.size(); i++) {
+            Batch b = batches.get(i);
+            b.arrival = i == 0 ? 0 : Math.toIntExact(settled + 1 + b.delaySeconds / SECONDS_PER_CYCLE);
+            String yaml = render(i);
+            Manifests m = ManifestLoader.parse(yaml, "scenario");
+            SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault()))
+                    .run(m, b.arrival + MAX_CYCLES);
+            o = new Outcome(m, r, gpu);
+            lastSimulated = o;
+            if (!r.stable()) {
+                throw new AssertionError("the cluster did not settle within " + MAX_CYCLES + " cycles of the last arrival; "
+                        + o.describeEvictions());
+            }
+            checkRunning(o, b, i);
+            settled = r.cycles().size();
+        }
+        outcome = o;
+        return o;
+    }
+
+    /** YAML for batches 0..{@code last}, each stamped with its arrival cycle (YAML of the Given batch as written). */
+    private String render(int last) {
+        StringBuilder yaml = new StringBuilder();
+        for (Batch b : batches.subList(0, last + 1)) {
+            for (Object e : b.entries) {
+                String text = e instanceof SpecObject so ? ManifestYaml.dump(so.render(gpu, b.arrival))
+                        : b.arrival == 0 ? (String) e : ManifestYaml.stamp((String) e, b.arrival);
+                yaml.append("\n---\n").append(text);
+            }
+        }
+        return yaml.toString();
+    }
+
+    private static void checkRunning(Outcome o, Batch b, int index) {
+        for (String name : b.mustRun) {
+            Outcome.Found w = o.workload(name);
+            for (String g : w.podGroups()) {
+                PodGroupStatus s = o.status(g);
+                if (!s.phase().equals("Running")) {
+                    throw new AssertionError("the setup is not what the scenario says: \"" + w.name() + "\" should be"
+                            + " running once the " + (index == 0 ? "Given" : "When") + " steps have settled, but "
+                            + o.describe(w) + "\n(say \"submits\" for a workload that may wait)");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package dev.arbiter.specs;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A tenant's workload as a product owner describes it, rendered as the objects its controller would submit.
+ *
+ * <ul>
+ *   <li>PyTorchJob {@code name}: {@code masters} + {@code pods} workers; the training operator makes pods
+ *       {@code name-master-0}, {@code name-worker-<i>} and PodGroup {@code name}.</li>
+ *   <li>LeaderWorkerSet {@code name} of size {@code pods}: pods {@code name-0} (leader), {@code name-0-<i>}, PodGroup
+ *       {@code name-0}.</li>
+ *   <li>job {@code name}: PodGroup {@code name} and pods {@code name-0..pods-1}.</li>
+ *   <li>pod {@code name}: a pod without a PodGroup (a gang of one).</li>
+ *   <li>jobs {@code name}: {@code pods} one-pod jobs {@code name-1..pods}.</li>
+ * </ul>
+ * Every pod requests {@code gpus} GPUs and carries the label {@value #LABEL} with {@code name}, so outcome steps find
+ * a workload's pods by that name. {@code minPods} null means every pod is needed (a strict gang).
+ */
+record Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
+                String queue, Integer minPods, boolean preemptable, boolean preempts) implements SpecObject {
+    static final String LABEL = "specs.arbiter.dev/workload";
+    private static final String SCHEDULER = "volcano";
+
+    enum Kind {
+        PYTORCH_JOB("PyTorchJob"), LEADER_WORKER_SET("LeaderWorkerSet"), JOB("job"), POD("pod"), JOBS("jobs");
+
+        final String word;
+
+        Kind(String word) {
+            this.word = word;
+        }
+
+        static Kind of(String word) {
+            for (Kind k : values()) if (k.word.equalsIgnoreCase(word.trim())) return k;
+            throw new IllegalArgumentException("unknown kind \"" + word + "\" (known: PyTorchJob, LeaderWorkerSet, job, pod, jobs)");
+        }
+    }
+
+    Workload {
+        if (pods < 0 || masters < 0 || gpus < 0) throw new IllegalArgumentException(name + ": counts cannot be negative");
+        if (minPods != null) {
+            if (kind == Kind.LEADER_WORKER_SET) {
+                throw new IllegalArgumentException(name + ": a LeaderWorkerSet group is always a whole gang; use "
+                        + "the manifests: step with a named PodGroup for an elastic one");
+            }
+            if (kind == Kind.POD || kind == Kind.JOBS) {
+                throw new IllegalArgumentException(name + ": a " + kind.word + " is a gang of one; \"needing at least\" does not apply");
+            }
+            if (minPods < 1 || minPods > masters + pods) {
+                throw new IllegalArgumentException(name + ": needs at least " + minPods + " of its " + (masters + pods) + " pods?");
+            }
+        }
+    }
+
+    @Override
+    public List<Map<String, Object>> render(String gpu, int arrival) {
+        return switch (kind) {
+            case PYTORCH_JOB -> List.of(pyTorchJob(gpu, arrival));
+            case LEADER_WORKER_SET -> List.of(leaderWorkerSet(gpu, arrival));
+            case JOB -> job(name, pods, gpu, arrival);
+            case POD -> List.of(pod(name, null, gpu, arrival));
+            case JOBS -> {
+                List<Map<String, Object>> out = new ArrayList<>();
+                for (int i = 1; i <= pods; i++) out.addAll(job(name + "-" + i, 1, gpu, arrival));
+                yield out;
+            }
+        };
+    }
+
+    private Map<String, Object> pyTorchJob(String gpu, int arrival) {
+        Map<String, Object> job = SpecObject.object("kubeflow.org/v1", "PyTorchJob", name, namespace, arrival);
+        Map<String, Object> spec = SpecObject.child(job, "spec");
+        Map<String, Object> policy = SpecObject.child(SpecObject.child(spec, "runPolicy"), "schedulingPolicy");
+        policy.put("queue", queue);
+        if (priorityClass != null) policy.put("priorityClass", priorityClass);
+        if (minPods != null) policy.put("minAvailable", minPods);
+        Map<String, Object> replicas = SpecObject.child(spec, "pytorchReplicaSpecs");
+        if (masters > 0) replicas.put("Master", replicaSpec(masters, gpu));
+        if (pods > 0) replicas.put("Worker", replicaSpec(pods, gpu));
+        return job;
+    }
+
+    private Map<String, Object> replicaSpec(int count, String gpu) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("replicas", count);
+        r.put("restartPolicy", "OnFailure");
+        r.put("template", template(gpu, Map.of()));
+        return r;
+    }
+
+    private Map<String, Object> leaderWorkerSet(String gpu, int arrival) {
+        Map<String, Object> lws = SpecObject.object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", name, namespace, arrival);
+        Map<String, Object> spec = SpecObject.child(lws, "spec");
+        spec.put("replicas", 1);
+        Map<String, Object> templates = SpecObject.child(spec, "leaderWorkerTemplate");
+        templates.put("size", pods);
+        templates.put("workerTemplate", template(gpu, Map.of("scheduling.volcano.sh/queue-name", queue)));
+        return lws;
+    }
+
+    private List<Map<String, Object>> job(String jobName, int count, String gpu, int arrival) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        Map<String, Object> group = SpecObject.object("scheduling.volcano.sh/v1beta1", "PodGroup", jobName, namespace, arrival);
+        Map<String, Object> spec = SpecObject.child(group, "spec");
+        spec.put("queue", queue);
+        spec.put("minMember", minPods == null ? count : minPods);
+        if (priorityClass != null) spec.put("priorityClassName", priorityClass);
+        out.add(group);
+        for (int i = 0; i < count; i++) out.add(pod(jobName + "-" + i, jobName, gpu, arrival));
+        return out;
+    }
+
+    /** A pod of this workload; {@code group} null makes it a gang of one in {@code queue}. */
+    private Map<String, Object> pod(String podName, String group, String gpu, int arrival) {
+        Map<String, Object> pod = SpecObject.object("v1", "Pod", podName, namespace, arrival);
+        Map<String, Object> template = template(gpu, group == null ? Map.of("scheduling.volcano.sh/queue-name", queue)
+                : Map.of("scheduling.k8s.io/group-name", group));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> templateMeta = (Map<String, Object>) template.get("metadata");
+        Map<String, Object> meta = SpecObject.child(pod, "metadata");
+        meta.put("labels", templateMeta.get("labels"));
+        Map<String, Object> annotations = SpecObject.child(meta, "annotations");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> templateAnnotations = (Map<String, Object>) templateMeta.get("annotations");
+        annotations.putAll(templateAnnotations);
+        pod.put("spec", template.get("spec"));
+        return pod;
+    }
+
+    /** The pod template every pod of this workload shares, with the given extra annotations. */
+    private Map<String, Object> template(String gpu, Map<String, String> extraAnnotations) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("labels", Map.of(LABEL, name));
+        Map<String, Object> annotations = new LinkedHashMap<>(extraAnnotations);
+        if (!preemptable) annotations.put("volcano.sh/preemptable", "false");
+        meta.put("annotations", annotations);
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("schedulerName", SCHEDULER);
+        if (priorityClass != null) spec.put("priorityClassName", priorityClass);
+        if (!preempts) spec.put("preemptionPolicy", "Never");
+        Map<String, Object> container = new LinkedHashMap<>();
+        container.put("name", "main");
+        container.put("image", "registry.example.com/" + namespace + "/" + name + ":latest");
+        if (gpus > 0) {
+            Map<String, String> amount = Map.of(gpu, Integer.toString(gpus));
+            container.put("resources", Map.of("requests", amount, "limits", amount));
+        }
+        spec.put("containers", List.of(container));
+        Map<String, Object> template = new LinkedHashMap<>();
+        template.put("metadata", meta);
+        template.put("spec", spec);
+        return template;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.arbiter.specs;
+
+import dev.arbiter.specs.Workload.Kind;
+import io.cucumber.datatable.DataTable;
+import io.cucumber.java.en.Given;
+import io.cucumber.java.en.When;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Setup steps for tenants' workloads. Every sentence reads
+ * {@code tenant <T> runs|submits <workload>[ at <priority class>][ in queue "<queue>"][, <clause>]...}:
+ * tenant {@code T} works in namespace {@code tenant<t>} (tenant A → {@code tenanta}); "runs" says the workload is
+ * running once its Given (or When) steps have settled and fails the scenario if not, "submits" makes no such claim;
+ * without a queue the workload goes to Volcano's {@code default} queue, without a priority class it takes the cluster's
+ * default class. Clauses: {@code needing at least <n> pods} (an elastic gang), {@code not preemptable} (pods marked
+ * {@code volcano.sh/preemptable: "false"}) and {@code never preempting} (pods with {@code preemptionPolicy: Never}).
+ */
+public final class WorkloadSteps {
+    private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
+    private static final String TAIL = "(?: at ([\\w.-]+))?(?: in queue \"([^\"]+)\")?((?:, [^,]+)*)$";
+    private static final Pattern NEEDING = Pattern.compile("needing at least (\\d+) pods?");
+
+    @Given(HEAD + "a PyTorchJob \"([^\"]+)\" with (\\d+) masters? and (\\d+) workers? of (\\d+) GPUs? each" + TAIL)
+    public void pyTorchJob(String tenant, String verb, String name, int masters, int workers, int gpus,
+                           String priorityClass, String queue, String clauses) {
+        add(new Parts(tenant, verb, priorityClass, queue, clauses), Kind.PYTORCH_JOB, name, masters, workers, gpus);
+    }
+
+    @Given(HEAD + "a LeaderWorkerSet \"([^\"]+)\" of size (\\d+) with (\\d+) GPUs? per pod" + TAIL)
+    public void leaderWorkerSet(String tenant, String verb, String name, int size, int gpus,
+                                String priorityClass, String queue, String clauses) {
+        add(new Parts(tenant, verb, priorityClass, queue, clauses), Kind.LEADER_WORKER_SET, name, 0, size, gpus);
+    }
+
+    @Given(HEAD + "a job \"([^\"]+)\" of (\\d+) pods? with (\\d+) GPUs? each" + TAIL)
+    public void job(String tenant, String verb, String name, int pods, int gpus,
+                    String priorityClass, String queue, String clauses) {
+        add(new Parts(tenant, verb, priorityClass, queue, clauses), Kind.JOB, name, 0, pods, gpus);
+    }
+
+    @Given(HEAD + "a pod \"([^\"]+)\" with (\\d+) GPUs?" + TAIL)
+    public void pod(String tenant, String verb, String name, int gpus, String priorityClass, String queue, String clauses) {
+        add(new Parts(tenant, verb, priorityClass, queue, clauses), Kind.POD, name, 0, 1, gpus);
+    }
+
+    @Given(HEAD + "(\\d+) jobs \"([^\"]+)\" of (\\d+) GPUs? each" + TAIL)
+    public void jobs(String tenant, String verb, int count, String name, int gpus,
+                     String priorityClass, String queue, String clauses) {
+        add(new Parts(tenant, verb, priorityClass, queue, clauses), Kind.JOBS, name, 0, count, gpus);
+    }
+
+    /** The capture groups every workload sentence shares: who, runs or submits, at, in queue, and the clauses. */
+    private record Parts(String tenant, String verb, String priorityClass, String queue, String clauses) {}
+
+    private static void add(Parts p, Kind kind, String name, int masters, int pods, int gpus) {
+        Integer minPods = null;
+        boolean preemptable = true;
+        boolean preempts = true;
+        for (String clause : p.clauses().split(", ")) {
+            if (clause.isBlank()) continue;
+            Matcher m = NEEDING.matcher(clause.trim());
+            if (m.matches()) minPods = Integer.parseInt(m.group(1));
+            else if (clause.trim().equals("not preemptable")) preemptable = false;
+            else if (clause.trim().equals("never preempting")) preempts = false;
+            else {
+                throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
+                        + " are \", needing at least <n> pods\", \", not preemptable\" and \", never preempting\"");
+            }
+        }
+        Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
+                p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts);
+        if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
+        else ScenarioWorld.current().add(w);
+    }
+
+    /** Tenant A works in namespace {@code tenanta}. */
+    static String namespace(String tenant) {
+        String ns = "tenant" + tenant.toLowerCase(Locale.ROOT);
+        if (!ns.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+            throw new IllegalArgumentException("tenant \"" + tenant + "\" does not make a namespace name; use letters and digits");
+        }
+        return ns;
+    }
+
+    // ---- tables ------------------------------------------------------------------------------------------------------
+
+    @Given("the jobs:")
+    public void jobsTable(DataTable table) {
+        addTable(table);
+    }
+
+    @When("these jobs arrive:")
+    public void jobsArrive(DataTable table) {
+        addTable(table);
+    }
+
+    /**
+     * Columns: tenant, name, pods, GPUs each (required); kind (job, PyTorchJob, LeaderWorkerSet, pod, jobs; default
+     * job), priority, queue, min pods, preemptable (yes/no), preempts (yes/no). A PyTorchJob's pods are one master and
+     * pods-1 workers; a LeaderWorkerSet's pods are its size; "jobs" makes that many one-pod jobs.
+     */
+    private static void addTable(DataTable table) {
+        for (Map<String, String> row : Tables.rows(table, Set.of("tenant", "name", "pods", "gpus each"),
+                Set.of("kind", "priority", "queue", "min pods", "preemptable", "preempts"))) {
+            Kind kind = Kind.of(row.getOrDefault("kind", "job"));
+            int pods = Tables.integer(row, "pods", 1);
+            if (kind == Kind.POD && pods != 1) throw new IllegalArgumentException(row.get("name") + ": a pod has 1 pod");
+            if (kind == Kind.PYTORCH_JOB && pods < 1) throw new IllegalArgumentException(row.get("name") + ": a PyTorchJob needs its master");
+            int masters = kind == Kind.PYTORCH_JOB ? 1 : 0;
+            ScenarioWorld.current().add(new Workload(kind, namespace(row.get("tenant")), row.get("name"), masters,
+                    pods - masters, Tables.integer(row, "gpus each", 0), row.get("priority"),
+                    row.getOrDefault("queue", "default"), Tables.optionalInteger(row, "min pods"),
+                    Tables.yesNo(row, "preemptable", true), Tables.yesNo(row, "preempts", true)));
+        }
+    }
+}
