@@ -40,10 +40,7 @@ Feature: Churn control: the scheduler evicts reluctantly
     And nothing was evicted
     And queue "b" holds 8 GPUs
 
-  # Engine bug: the budget is per cycle, but a gang's victims must all be evicted in the same cycle, so a gang that
-  # needs more victims from one queue than the budget allows (24 > 20) waits forever with "eviction budget of 20 pods
-  # per queue per cycle would be exceeded in queue "b"", although the policy says such a gang waits for a later cycle.
-  @engine-bug
+  # The budget limits what is added to a cycle's evictions: the first gang to evict in a cycle may exceed it.
   Scenario: A gang that needs more victims than one cycle's budget still starts
     Given a cluster of 4 nodes with 8 GPUs each
     And queue "big" with weight 3

@@ -105,11 +105,7 @@ Feature: Fair share: busy queues split the cluster by weight
     And queue "nlp" holds 12 GPUs
     And queue "product" holds 16 GPUs
 
-  # Engine bug: children are admitted against their parent's budget, in job order. nlp's 32 jobs come first and are
-  # all admitted (Inqueue), reserving all 32 GPUs of "research"'s budget, though nlp is then served only up to its 12.
-  # Every vision job stays Pending with "queue "research" capability exhausted", so vision holds 0 of its 4 GPUs and
-  # 4 GPUs stay idle.
-  @engine-bug
+  # Queues take turns at admission, so one child's backlog cannot take its parent's whole admission room.
   Scenario: A child queue gets its share even when its sibling has many jobs waiting
     Given queue "research" with weight 1
     And queue "product" with weight 1

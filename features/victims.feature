@@ -108,10 +108,7 @@ Feature: Victims: who is evicted when urgent work needs room
     And 1 pod of "c-batch" was evicted by reclaim
     And no pod of "b-batch" was evicted
 
-  # Engine bug: the steady pods are young, so churn.drl also gives them Protected(scope "reclaim"); PolicyEvaluation
-  # keeps one Protected per task (a map keyed by task), so the reclaim-only one can replace "never evicted" and a
-  # pod marked volcano.sh/preemptable "false" is preempted.
-  @engine-bug
+  # A young pod is spared from reclaim (churn.drl), but "not preemptable" still protects it from everything.
   Scenario: Pods marked not preemptable are never evicted
     Given a cluster of 2 nodes with 8 GPUs each
     And tenant B runs 2 jobs "steady" of 8 GPUs each at p2-regular, not preemptable

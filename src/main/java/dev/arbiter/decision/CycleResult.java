@@ -9,11 +9,13 @@ import java.util.Map;
  * rules that fired on it this cycle, in firing order; subjects are {@code "PodGroup ns/name"}, {@code "Pod ns/name"}
  * and {@code "Queue name"} (implicit gangs of one appear as {@code "PodGroup ns/podgroup-<pod>"}).
  * {@code nominations} are the pending pods whose room this cycle made (evictions under way); the next snapshot
- * should carry them, so that room is held for them.
+ * should carry them, so that room is held for them. {@code wakeAt} is the earliest time (snapshot clock) at which
+ * this cycle's decisions could change although nothing else does — a waiting job's victims passing the minimum
+ * runtime — or -1.
  */
 public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                           List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
-                          Map<String, List<String>> rulesFired, List<Nomination> nominations) {
+                          Map<String, List<String>> rulesFired, List<Nomination> nominations, long wakeAt) {
     public CycleResult {
         nominations = List.copyOf(nominations);
         bindings = List.copyOf(bindings);
@@ -26,13 +28,13 @@ public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindi
 
     public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                        List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis) {
-        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, Map.of(), List.of());
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, Map.of(), List.of(), -1);
     }
 
     public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                        List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
                        Map<String, List<String>> rulesFired) {
-        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, rulesFired, List.of());
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, rulesFired, List.of(), -1);
     }
 
     /** The rules that fired on a subject, e.g. {@code rulesFiredOn("PodGroup", "ns/train")}; empty if none. */

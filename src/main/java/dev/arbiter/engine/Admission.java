@@ -13,10 +13,12 @@ import java.util.Map;
  * jobs behind it.
  */
 final class Admission {
+    private final CycleWork w;
     private final CycleState state;
     private final Policy policy;
 
     Admission(CycleWork w) {
+        this.w = w;
         this.state = w.state;
         this.policy = w.policy;
     }
@@ -32,14 +34,19 @@ final class Admission {
             AdmissionBudget b = policy.budgets().get(q.name());
             if (b != null) rooms.put(q, b.room());
         }
-        for (QueueState q : state.queues.values()) {
-            Job head = null;
-            for (Job j : q.jobs) {
-                if (!j.initialPhase.equals("Pending") || policy.denials().containsKey(j.id)) continue;
-                if (head != null) {
-                    j.setReason(CycleWork.behindHead(q, head), policy.dequeue().get(q.name()).rule());
+        // Queues take turns in queue order, one job each (as Volcano's enqueue does), so sibling queues share their
+        // parent's admission room instead of the first sibling's backlog taking all of it.
+        Map<QueueState, java.util.Iterator<Job>> cursors = new java.util.LinkedHashMap<>();
+        for (QueueState q : w.sortedQueues()) cursors.put(q, q.jobs.iterator());
+        while (!cursors.isEmpty()) {
+            for (java.util.Iterator<Map.Entry<QueueState, java.util.Iterator<Job>>> turn = cursors.entrySet().iterator(); turn.hasNext(); ) {
+                Map.Entry<QueueState, java.util.Iterator<Job>> e = turn.next();
+                Job j = nextCandidate(e.getValue());
+                if (j == null) {
+                    turn.remove();
                     continue;
                 }
+                QueueState q = e.getKey();
                 String refusal = admitAlongTree(q, j, rooms);
                 if (refusal == null || policy.grants().containsKey(j.id)) {
                     j.phase = "Inqueue";
@@ -47,8 +54,28 @@ final class Admission {
                 }
                 AdmissionBudget b = policy.budgets().get(q.name());
                 j.setReason(refusal, b == null ? null : b.rule());
-                if (policy.fifo(q.name())) head = j;
+                if (policy.fifo(q.name())) {
+                    blockBehind(q, j, e.getValue());
+                    turn.remove();
+                }
             }
+        }
+    }
+
+    /** The queue's next Pending job that no rule denied, or null. */
+    private Job nextCandidate(java.util.Iterator<Job> jobs) {
+        while (jobs.hasNext()) {
+            Job j = jobs.next();
+            if (j.initialPhase.equals("Pending") && !policy.denials().containsKey(j.id)) return j;
+        }
+        return null;
+    }
+
+    /** In a fifo queue, a head job that is refused holds back every Pending job behind it. */
+    private void blockBehind(QueueState q, Job head, java.util.Iterator<Job> rest) {
+        Job j;
+        while ((j = nextCandidate(rest)) != null) {
+            j.setReason(CycleWork.behindHead(q, head), policy.dequeue().get(q.name()).rule());
         }
     }
 

@@ -201,12 +201,16 @@ final class EvictionPhase {
         return true;
     }
 
-    /** Why these evictions would overspend this cycle's eviction budget (churn control), or null. */
+    /**
+     * Why these evictions would overspend this cycle's eviction budget (churn control), or null. A budget limits what
+     * is added to the cycle's evictions: the first gang to evict in a cycle (cluster-wide, or from a queue) may exceed
+     * it, so a gang that needs more victims than one cycle's budget still starts — alone in its cycle.
+     */
     private String overspends(List<Task> victimsOfGang) {
         ChurnSettings churn = policy.churn();
         if (churn == null) return null;
         int max = churn.maxEvictionsPerCycle();
-        if (max > 0 && evictions.size() + victimsOfGang.size() > max) {
+        if (max > 0 && !evictions.isEmpty() && evictions.size() + victimsOfGang.size() > max) {
             return "eviction budget of " + max + " pods per cycle would be exceeded (" + evictions.size()
                     + " already, " + victimsOfGang.size() + " needed)";
         }
@@ -215,7 +219,7 @@ final class EvictionPhase {
         int maxQ = churn.maxEvictionsPerQueuePerCycle();
         for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
             int already = evictedPerQueue.getOrDefault(e.getKey(), 0);
-            if (maxQ > 0 && already + e.getValue() > maxQ) {
+            if (maxQ > 0 && already > 0 && already + e.getValue() > maxQ) {
                 return "eviction budget of " + maxQ + " pods per queue per cycle would be exceeded in queue \""
                         + e.getKey() + "\"";
             }

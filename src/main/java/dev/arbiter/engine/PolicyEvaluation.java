@@ -115,6 +115,11 @@ final class PolicyEvaluation {
         }
     }
 
+    /** Of two protections for one task, the one that covers more (protected from all evictions beats reclaim only). */
+    private static Protected stronger(Protected a, Protected b) {
+        return b.coversPreemption() && !a.coversPreemption() ? b : a;
+    }
+
     private static Policy collect(KieSession s, long fired) {
         Map<String, AdmissionBudget> budgets = new HashMap<>();
         Map<String, AdmissionDenied> denials = new HashMap<>();
@@ -139,7 +144,7 @@ final class PolicyEvaluation {
             else if (o instanceof OrderPolicy op) orders.put(op.scope(), op);
             else if (o instanceof PreemptGrant p) preempt.put(p.queue(), p);
             else if (o instanceof ReclaimGrant r) reclaim.computeIfAbsent(r.reclaimer(), k -> new ArrayList<>()).add(r);
-            else if (o instanceof Protected p) protectedTasks.put(p.task(), p);
+            else if (o instanceof Protected p) protectedTasks.merge(p.task(), p, PolicyEvaluation::stronger);
             else if (o instanceof VictimOrder v) victimOrder = v;
             else if (o instanceof DequeuePolicy d) dequeue.put(d.queue(), d);
             else if (o instanceof ChurnSettings c) churn = c;

@@ -69,7 +69,7 @@ public final class Scheduler {
         List<QueueStatus> queues = report.queueStatuses(groups);
         lap(timings, "status", t5);
         return new CycleResult(cycle, rules.generation(), w.bindings, w.evictions, groups, queues, timings, trace.fired(),
-                w.nominations);
+                w.nominations, report.wakeAt(snapshot.now()));
     }
 
     private static long lap(Map<String, Double> timings, String phase, long since) {

@@ -2,6 +2,8 @@ package dev.arbiter.engine;
 
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.facts.ChurnSettings;
+import dev.arbiter.model.PodSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,10 +12,12 @@ import java.util.Map;
 /** Step 7 of a cycle: a {@link PodGroupStatus} per job and a {@link QueueStatus} per queue. */
 final class StatusReport {
     private final CycleState state;
+    private final Policy policy;
     private final Map<Job, Integer> boundThisCycle;
 
     StatusReport(CycleWork w) {
         this.state = w.state;
+        this.policy = w.policy;
         this.boundThisCycle = w.boundThisCycle;
     }
 
@@ -45,5 +49,29 @@ final class StatusReport {
                     q.treeError));
         }
         return out;
+    }
+
+    /**
+     * When churn control spares young pods and some admitted job still waits, the earliest time one of those pods
+     * passes the minimum runtime (then reclaim may decide otherwise); else -1.
+     */
+    long wakeAt(long now) {
+        ChurnSettings churn = policy.churn();
+        if (churn == null || churn.minRuntimeSeconds() <= 0) return -1;
+        boolean waiting = false;
+        for (Job j : state.jobs.values()) {
+            if (CycleWork.admitted(j) && j.hasPending() && !j.pipelined) {
+                waiting = true;
+                break;
+            }
+        }
+        if (!waiting) return -1;
+        long wake = -1;
+        for (Task t : state.tasks) {
+            if (t.protection == null || !t.running() || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
+            long expires = t.pod.startedAt() + churn.minRuntimeSeconds();
+            if (expires > now && (wake < 0 || expires < wake)) wake = expires;
+        }
+        return wake;
     }
 }

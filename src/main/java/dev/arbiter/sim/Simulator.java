@@ -25,7 +25,9 @@ import java.util.Map;
  * {@code N × cycleSeconds}. A bound pod runs at once and started at its bind cycle's time (a pod bound in the
  * manifests started at time 0 unless it carries {@code status.startTime}). An evicted pod leaves its node before the
  * next cycle and is not recreated. A real PodGroup keeps the phase the last cycle gave it. The run stops after a
- * cycle that changed nothing when no arrivals remain, or at {@code maxCycles}.
+ * cycle that changed nothing when no arrivals remain and the policy expects no change (e.g. no protection about to
+ * expire), or after {@code maxCycles} cycles. Idle stretches are skipped: after a cycle that changed nothing, the
+ * next cycle is the next arrival's or the policy's wake-up time, so cycle numbers keep counting simulated time.
  *
  * <p>After every cycle it checks that no node holds more than its allocatable in any dimension; a violation is a
  * scheduler bug and fails the run.
@@ -37,37 +39,67 @@ public final class Simulator {
         this.scheduler = scheduler;
     }
 
+    /**
+     * How to simulate: at most {@code maxCycles} cycles of {@code cycleSeconds} simulated seconds each;
+     * {@code recreateEvicted}: an evicted pod comes back pending before the next cycle, as its controller (a Job, a
+     * training operator) would recreate it, so demand stays constant; {@code followWakeUps}: when nothing changes,
+     * keep going to the time the policy said it may decide otherwise (a protection expiring), not only to the next
+     * arrival — a story that moves time explicitly turns this off.
+     */
+    public record Options(int maxCycles, long cycleSeconds, boolean recreateEvicted, boolean followWakeUps) {
+        public static Options defaults(int maxCycles) {
+            return new Options(maxCycles, 1, false, true);
+        }
+    }
+
     public SimulationResult run(Manifests m, int maxCycles) {
-        return run(m, maxCycles, 1);
+        return run(m, Options.defaults(maxCycles));
     }
 
     public SimulationResult run(Manifests m, int maxCycles, long cycleSeconds) {
-        return run(m, maxCycles, cycleSeconds, false);
+        return run(m, new Options(maxCycles, cycleSeconds, false, true));
     }
 
-    /**
-     * With {@code recreateEvicted}, an evicted pod comes back pending before the next cycle, as its controller (a
-     * Job, a training operator) would recreate it: demand stays constant, which is how churn is judged.
-     */
     public SimulationResult run(Manifests m, int maxCycles, long cycleSeconds, boolean recreateEvicted) {
-        World world = new World(m, cycleSeconds, recreateEvicted);
+        return run(m, new Options(maxCycles, cycleSeconds, recreateEvicted, true));
+    }
+
+    public SimulationResult run(Manifests m, Options options) {
+        int maxCycles = options.maxCycles();
+        long cycleSeconds = options.cycleSeconds();
+        World world = new World(m, cycleSeconds, options.recreateEvicted());
         List<CycleResult> cycles = new ArrayList<>();
         List<PodGroupStatus> lastGroups = List.of();
         boolean stable = false;
-        for (int cycle = 1; cycle <= maxCycles; cycle++) {
+        int cycle = 1;
+        for (int run = 0; run < maxCycles; run++) {
             CycleResult r = scheduler.schedule(world.snapshot(cycle), cycle);
             boolean nominated = world.nominate(r);
             cycles.add(r);
             boolean changed = world.apply(r, cycle) || nominated;
             world.checkCapacity(cycle);
             lastGroups = r.podGroups();
-            if (!changed && !world.arrivalsAfter(cycle)) {
+            if (changed) {
+                cycle++;
+                continue;
+            }
+            // Nothing changed: nothing will until an arrival or until the policy said it may decide otherwise
+            // (a protection expiring). Skip the idle cycles in between; with neither, the world is stable.
+            int next = world.nextArrivalAfter(cycle);
+            if (options.followWakeUps()) next = Math.min(next, wakeCycle(r, cycleSeconds));
+            if (next == Integer.MAX_VALUE) {
                 stable = true;
                 break;
             }
+            cycle = Math.max(next, cycle + 1);
         }
         return new SimulationResult(cycles, world.outcomes(), lastGroups,
                 cycles.isEmpty() ? List.of() : cycles.get(cycles.size() - 1).queues(), m.notices(), stable);
+    }
+
+    private static int wakeCycle(CycleResult r, long cycleSeconds) {
+        if (r.wakeAt() < 0) return Integer.MAX_VALUE;
+        return (int) Math.min(Integer.MAX_VALUE - 1, (r.wakeAt() + cycleSeconds - 1) / cycleSeconds);
     }
 
     /** The simulated cluster's mutable state. */
@@ -151,11 +183,14 @@ public final class Simulator {
             return changed;
         }
 
-        boolean arrivalsAfter(int cycle) {
-            return m.nodes().stream().anyMatch(n -> n.arrivalCycle() > cycle)
-                    || pods.values().stream().anyMatch(p -> p.arrivalCycle() > cycle)
-                    || m.podGroups().stream().anyMatch(g -> g.arrivalCycle() > cycle)
-                    || m.queues().stream().anyMatch(q -> q.arrivalCycle() > cycle);
+        /** The first cycle after {@code cycle} at which something arrives, or {@link Integer#MAX_VALUE}. */
+        int nextArrivalAfter(int cycle) {
+            int next = Integer.MAX_VALUE;
+            for (NodeSpec n : m.nodes()) if (n.arrivalCycle() > cycle) next = Math.min(next, n.arrivalCycle());
+            for (PodSpec p : pods.values()) if (p.arrivalCycle() > cycle) next = Math.min(next, p.arrivalCycle());
+            for (PodGroupSpec g : m.podGroups()) if (g.arrivalCycle() > cycle) next = Math.min(next, g.arrivalCycle());
+            for (dev.arbiter.model.QueueSpec q : m.queues()) if (q.arrivalCycle() > cycle) next = Math.min(next, q.arrivalCycle());
+            return next;
         }
 
         /** Nodes the manifests already over-commit are not ours to judge; every other node must stay within capacity. */

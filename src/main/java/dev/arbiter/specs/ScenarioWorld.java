@@ -204,8 +204,9 @@ final class ScenarioWorld {
             b.arrival = i == 0 ? 0 : Math.toIntExact(settled + 1 + b.delaySeconds / SECONDS_PER_CYCLE);
             String yaml = render(i);
             Manifests m = ManifestLoader.parse(yaml, "scenario");
+            // Time passes only when the story says so ("a minute passes"): do not follow the policy's wake-ups.
             SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault()))
-                    .run(m, b.arrival + MAX_CYCLES);
+                    .run(m, new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, false, false));
             o = new Outcome(m, r, gpu);
             lastSimulated = o;
             if (!r.stable()) {
@@ -213,7 +214,7 @@ final class ScenarioWorld {
                         + o.describeEvictions());
             }
             checkRunning(o, b, i);
-            settled = r.cycles().size();
+            settled = r.lastCycle() == null ? 0 : r.lastCycle().cycle();
         }
         outcome = o;
         return o;
