@@ -1,0 +1,37 @@
+package dev.arbiter.live;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Every API call live mode makes, as RBAC rules: the single list {@code deploy/arbiter/clusterrole.yaml} (and the
+ * Lease role) must grant, no more and no less. A test compares the manifests with this list; change both together.
+ *
+ * <p>Who calls what: the {@link ClusterCache} informers list and watch; the {@link Actuator} creates bindings,
+ * evictions, events and the {@code default} Queue and patches PodGroup and Queue status (PodGroup status through
+ * the main resource when the installed CRD, e.g. Volcano's, has no status subresource); the {@link LeaderElection}
+ * reads and renews its Lease.
+ */
+public final class ApiPermissions {
+    /** One RBAC rule: API group ("" for core), resource (with "/subresource"), verbs. */
+    public record Rule(String group, String resource, Set<String> verbs) {}
+
+    /** Cluster-wide: the ClusterRole. */
+    public static final List<Rule> CLUSTER = List.of(
+            new Rule("", "nodes", Set.of("list", "watch")),
+            new Rule("", "pods", Set.of("list", "watch")),
+            new Rule("", "pods/binding", Set.of("create")),
+            new Rule("", "pods/eviction", Set.of("create")),
+            new Rule("", "events", Set.of("create")),
+            new Rule("scheduling.k8s.io", "priorityclasses", Set.of("list", "watch")),
+            new Rule(VolcanoQueue.GROUP, "queues", Set.of("list", "watch", "create")),
+            new Rule(VolcanoQueue.GROUP, "queues/status", Set.of("patch")),
+            new Rule(VolcanoQueue.GROUP, "podgroups", Set.of("list", "watch", "patch")),
+            new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")));
+
+    /** In Arbiter's own namespace only: the Role for the leader-election Lease. */
+    public static final List<Rule> NAMESPACE = List.of(
+            new Rule("coordination.k8s.io", "leases", Set.of("get", "create", "patch")));
+
+    private ApiPermissions() {}
+}

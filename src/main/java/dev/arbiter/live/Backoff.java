@@ -1,0 +1,49 @@
+package dev.arbiter.live;
+
+import java.time.Duration;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Bounded exponential backoff for one API call inside a cycle: at most {@code attempts} tries, waiting
+ * {@code initial}, then twice that, ... capped at {@code max}. Never retries forever: what still fails is handed back
+ * to the cycle, which decides again next time. Example: {@code new Backoff(4, 100ms, 1s)} tries at 0, 100, 300 and
+ * 700 ms.
+ */
+public record Backoff(int attempts, Duration initial, Duration max) {
+    public Backoff {
+        if (attempts < 1) throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
+    }
+
+    /** The production default: 4 attempts, 100 ms doubling up to 1 s. */
+    public static Backoff standard() {
+        return new Backoff(4, Duration.ofMillis(100), Duration.ofSeconds(1));
+    }
+
+    /** Calls {@code call} until it returns an outcome that is not {@linkplain ApiOutcome#retryable() retryable}. */
+    public ApiOutcome run(Supplier<ApiOutcome> call) {
+        return run(call, ApiOutcome::retryable);
+    }
+
+    /** Calls {@code call} until it returns an outcome {@code retry} rejects, or the attempts run out. */
+    public ApiOutcome run(Supplier<ApiOutcome> call, Predicate<ApiOutcome> retry) {
+        long wait = initial.toMillis();
+        ApiOutcome outcome = call.get();
+        for (int i = 1; i < attempts && retry.test(outcome); i++) {
+            if (!sleep(wait)) break;
+            wait = Math.min(wait * 2, max.toMillis());
+            outcome = call.get();
+        }
+        return outcome;
+    }
+
+    private static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

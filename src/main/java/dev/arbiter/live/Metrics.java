@@ -1,0 +1,98 @@
+package dev.arbiter.live;
+
+import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.model.Resources;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Live mode's meters. As Prometheus exposes them:
+ * <ul>
+ *   <li>{@code arbiter_cycle_duration_seconds{phase}}: snapshot, schedule, act and total per cycle, plus the engine's
+ *       own steps (rules, enqueue, allocate, victims, status) prefixed {@code engine_}.</li>
+ *   <li>{@code arbiter_scheduling_e2e_latency_seconds}: pod creation to accepted binding.</li>
+ *   <li>{@code arbiter_decisions_total{action,outcome}}: action bind, preempt, reclaim, rollback; outcome ok, failed,
+ *       refused (an eviction a PodDisruptionBudget refused).</li>
+ *   <li>{@code arbiter_queue_deserved{queue,resource}}, {@code arbiter_queue_allocated{queue,resource}}: in units
+ *       (cores, bytes, devices), as of the last cycle.</li>
+ *   <li>{@code arbiter_pending_pods}: pods of this scheduler waiting for a node, as of the last cycle.</li>
+ *   <li>{@code arbiter_leader}: 1 while this replica holds the Lease (or runs without leader election).</li>
+ * </ul>
+ */
+public final class Metrics {
+    private final MeterRegistry registry;
+    private final Timer e2eLatency;
+    private final MultiGauge deserved;
+    private final MultiGauge allocated;
+    private final AtomicInteger pendingPods = new AtomicInteger();
+    private final AtomicInteger leader = new AtomicInteger();
+
+    public Metrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.e2eLatency = Timer.builder("arbiter.scheduling.e2e.latency")
+                .description("Time from pod creation to an accepted binding").register(registry);
+        this.deserved = MultiGauge.builder("arbiter.queue.deserved").description("Deserved share per resource")
+                .register(registry);
+        this.allocated = MultiGauge.builder("arbiter.queue.allocated").description("Allocated per resource")
+                .register(registry);
+        registry.gauge("arbiter.pending.pods", pendingPods);
+        registry.gauge("arbiter.leader", leader);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public void phase(String phase, double millis) {
+        Timer.builder("arbiter.cycle.duration").description("Scheduling cycle duration by phase")
+                .tag("phase", phase).register(registry).record((long) (millis * 1e6), TimeUnit.NANOSECONDS);
+    }
+
+    public void e2eLatency(Duration d) {
+        if (!d.isNegative()) e2eLatency.record(d);
+    }
+
+    public void decision(String action, String outcome) {
+        Counter.builder("arbiter.decisions").description("Decisions executed, by action and outcome")
+                .tag("action", action).tag("outcome", outcome).register(registry).increment();
+    }
+
+    public double decisions(String action, String outcome) {
+        Counter c = registry.find("arbiter.decisions").tag("action", action).tag("outcome", outcome).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    public void pendingPods(int n) {
+        pendingPods.set(n);
+    }
+
+    public void leader(boolean isLeader) {
+        leader.set(isLeader ? 1 : 0);
+    }
+
+    public void queues(List<QueueStatus> queues) {
+        List<MultiGauge.Row<?>> d = new ArrayList<>();
+        List<MultiGauge.Row<?>> a = new ArrayList<>();
+        for (QueueStatus q : queues) {
+            rows(d, q.queue(), q.deserved());
+            rows(a, q.queue(), q.allocated());
+        }
+        deserved.register(d, true);
+        allocated.register(a, true);
+    }
+
+    private static void rows(List<MultiGauge.Row<?>> out, String queue, Resources r) {
+        for (Map.Entry<String, Long> e : r.asMilliMap().entrySet()) {
+            out.add(MultiGauge.Row.of(Tags.of("queue", queue, "resource", e.getKey()), e.getValue() / 1000.0));
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.arbiter.manifest;
+
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.PriorityClassSpec;
+import dev.arbiter.model.QueueSpec;
+import java.util.Map;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Translates one Kubernetes object, given as the plain map its JSON decodes to (as an informer delivers it after
+ * conversion), into the scheduler's model: the same readers, defaults and quantity rules as {@link ManifestLoader},
+ * so a live pod requests exactly what the same pod in a manifest file requests.
+ *
+ * <p>Differences from the loader, because live objects are not a simulation: every record has arrival cycle 0
+ * (the simulator's arrival annotation is ignored), the caller supplies the creation order, and nothing is checked for
+ * duplicates. Invalid objects throw {@link ManifestException} whose message starts with {@code sourceName} (e.g.
+ * {@code "api: Pod team/p1: spec.containers[0].resources.requests.cpu: ..."}), so the caller can log and skip them.
+ *
+ * <p>Thread-safe: each call builds its own view of the map.
+ */
+public final class ObjectTranslator {
+    private final String sourceName;
+
+    /** {@code sourceName} names where objects came from in error messages, e.g. {@code "api"}. */
+    public ObjectTranslator(String sourceName) {
+        this.sourceName = sourceName;
+    }
+
+    /** A {@code v1} Pod; pods with a {@code metadata.deletionTimestamp} come back {@code terminating}. */
+    public PodSpec pod(Map<String, Object> object, long creationOrder) {
+        Field pod = root(object, "Pod", namespacedId(object));
+        PodDraft draft = PodReader.read(pod, PodReader.DEFAULT_SCHEDULER);
+        draft.arrivalCycle = 0;
+        return draft.toSpec(creationOrder);
+    }
+
+    /** A {@code v1} Node (allocatable, labels, taints, cordon). */
+    public NodeSpec node(Map<String, Object> object) {
+        Field node = root(object, "Node", name(object));
+        NodeSpec n = NodeReader.read(node, Metadata.read(node));
+        return new NodeSpec(n.name(), n.labels(), n.taints(), n.unschedulable(), n.allocatable(), 0);
+    }
+
+    /** A {@code scheduling.volcano.sh/v1beta1} Queue, with {@code status.state} as its state. */
+    public QueueSpec queue(Map<String, Object> object) {
+        Field queue = root(object, "Queue", name(object));
+        QueueSpec q = QueueReader.read(queue, Metadata.read(queue));
+        return new QueueSpec(q.name(), q.weight(), q.priority(), q.capability(), q.guarantee(), q.reclaimable(),
+                q.state(), q.parent(), 0);
+    }
+
+    /** A {@code scheduling.volcano.sh/v1beta1} PodGroup, with {@code status.phase} as its phase. */
+    public PodGroupSpec podGroup(Map<String, Object> object, long creationOrder) {
+        Field podGroup = root(object, "PodGroup", namespacedId(object));
+        PodGroupSpec g = PodGroupReader.read(podGroup, Metadata.read(podGroup), creationOrder);
+        return new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
+                g.minResources(), g.priorityClassName(), g.phase(), 0, g.creationOrder());
+    }
+
+    /** A {@code scheduling.k8s.io/v1} PriorityClass. */
+    public PriorityClassSpec priorityClass(Map<String, Object> object) {
+        Field priorityClass = root(object, "PriorityClass", name(object));
+        return PriorityClassReader.read(priorityClass, Metadata.read(priorityClass));
+    }
+
+    /**
+     * The map as a YAML node tree, so the manifest readers (which walk SnakeYAML nodes) read it unchanged. Nodes
+     * built this way carry no line numbers; messages show line 0.
+     */
+    private Field root(Map<String, Object> object, String kind, String id) {
+        Node node = new Yaml(new DumperOptions()).represent(object);
+        return Field.root(node, Origin.of(sourceName, 0).ofKind(kind).named(id));
+    }
+
+    private static String name(Map<String, Object> object) {
+        Object metadata = object.get("metadata");
+        Object name = metadata instanceof Map<?, ?> m ? m.get("name") : null;
+        return name == null ? "?" : name.toString();
+    }
+
+    private static String namespacedId(Map<String, Object> object) {
+        Object metadata = object.get("metadata");
+        Object ns = metadata instanceof Map<?, ?> m ? m.get("namespace") : null;
+        return (ns == null ? Metadata.DEFAULT_NAMESPACE : ns) + "/" + name(object);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.arbiter.live;
+
+import static dev.arbiter.live.LiveFixture.await;
+import static dev.arbiter.live.LiveFixture.node;
+import static dev.arbiter.live.LiveFixture.pod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Two replicas share one Lease: only the leader binds, and the standby takes over when the leader leaves. */
+@EnableKubernetesMockClient(crud = true)
+class LeaderElectionTest {
+    private static final LeaderElection.Timing FAST =
+            new LeaderElection.Timing(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+    LiveFixture fx;
+
+    @BeforeEach
+    void setUp() {
+        fx = new LiveFixture(server, client);
+    }
+
+    @AfterEach
+    void tearDown() {
+        fx.close();
+    }
+
+    @Test
+    void onlyTheLeaderBindsAndTheStandbyTakesOverWhenItLeaves() {
+        fx.create(node("node-1", 8));
+        LiveScheduler one = fx.scheduler(LiveFixture.config("replica-1").withLeaderElection("arbiter-system", "arbiter", FAST));
+        await("replica-1 leads", one::isLeader);
+        LiveScheduler two = fx.scheduler(LiveFixture.config("replica-2").withLeaderElection("arbiter-system", "arbiter", FAST));
+
+        fx.create(pod("team", "first", "arbiter", 1, null));
+        await("first bound (change-triggered cycle)", () -> fx.nodeOf("team/first") != null);
+        assertFalse(two.isLeader());
+        assertFalse(two.loop().isRunning(), "the standby runs no cycles");
+        assertEquals(List.of("replica-1"), scheduledBy("first"));
+        assertEquals("replica-1", holder());
+
+        one.close();
+        Lease released = client.leases().inNamespace("arbiter-system").withName("arbiter").get();
+        assertTrue(!"replica-1".equals(released.getSpec().getHolderIdentity())
+                || released.getSpec().getLeaseDurationSeconds() == 1, "closing releases the Lease (fabric8 cuts it to 1 s)");
+        await("replica-2 takes over", two::isLeader);
+        assertEquals("replica-2", holder());
+        fx.create(pod("team", "second", "arbiter", 1, null));
+        await("second bound by the new leader", () -> fx.nodeOf("team/second") != null);
+        assertEquals(List.of("replica-2"), scheduledBy("second"));
+        assertTrue(fx.bindCalls("team/first") == 1 && fx.bindCalls("team/second") == 1, "each pod bound exactly once");
+    }
+
+    private List<String> scheduledBy(String pod) {
+        return fx.allEvents().stream()
+                .filter(e -> "Scheduled".equals(e.getReason()) && pod.equals(e.getInvolvedObject().getName()))
+                .map(Event::getReportingInstance).toList();
+    }
+
+    private String holder() {
+        Lease lease = client.leases().inNamespace("arbiter-system").withName("arbiter").get();
+        return lease == null ? null : lease.getSpec().getHolderIdentity();
+    }
+}

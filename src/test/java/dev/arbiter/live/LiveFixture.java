@@ -1,0 +1,416 @@
+package dev.arbiter.live;
+
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.PriorityClassSpec;
+import dev.arbiter.model.QueueSpec;
+import dev.arbiter.model.Resources;
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.utils.ResponseProvider;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The one place that makes fabric8's CRUD mock behave like an API server for live mode.
+ *
+ * <p>The CRUD mock does not implement {@code pods/binding} or {@code pods/eviction}. Every pod created through
+ * {@link #create(PodSpec)} gets two expectations on exactly those paths (the mock checks expectations before CRUD):
+ * a binding sets {@code spec.nodeName} (and phase Running, standing in for the kubelet) and an eviction deletes the
+ * pod, both asynchronously through a second client, as the API server would after answering. Scripted failures
+ * ({@link #failBinding}, {@link #failEviction}, {@link #refuseEvictions}) answer with an error instead; the calls are
+ * counted. Objects are created from model records, so tests can build clusters with the manifest loader.
+ */
+final class LiveFixture implements AutoCloseable {
+    static final RuleBook RULES = RuleBook.load(Path.of("rules"));
+    static final Duration WAIT = Duration.ofSeconds(10);
+    /** The User-Agent of scheduler clients, so tests can tell the scheduler's calls from their own. */
+    static final String SCHEDULER_AGENT = "arbiter-under-test";
+    /** The mock server logs every request at INFO; held here so the setting is not garbage-collected. */
+    private static final java.util.logging.Logger MOCK_LOG = quiet("io.fabric8.mockwebserver");
+
+    final KubernetesMockServer server;
+    final KubernetesClient client;
+    private final KubernetesClient side;
+    private final Map<String, Deque<Integer>> bindFailures = new ConcurrentHashMap<>();
+    private final Map<String, Deque<Integer>> evictFailures = new ConcurrentHashMap<>();
+    private final Set<String> refusingEviction = ConcurrentHashMap.newKeySet();
+    private final Map<String, AtomicInteger> bindCalls = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> evictCalls = new ConcurrentHashMap<>();
+    private final Set<String> expected = ConcurrentHashMap.newKeySet();
+    private volatile Duration bindLatency = Duration.ZERO;
+    private final List<LiveScheduler> schedulers = new ArrayList<>();
+    private final List<KubernetesClient> clients = new ArrayList<>();
+
+    LiveFixture(KubernetesMockServer server, KubernetesClient client) {
+        this.server = server;
+        this.client = client;
+        this.side = server.createClient();
+        installCrds();
+    }
+
+    // ---- schedulers -----------------------------------------------------------------------------------------
+
+    /** Test defaults: answers "arbiter" and "volcano", quick backoff, a long period (tests drive cycles). */
+    static LiveConfig config(String identity) {
+        return LiveConfig.defaults(Set.of("arbiter", "volcano"), identity)
+                .withPeriod(Duration.ofMinutes(10))
+                .withBackoff(new Backoff(3, Duration.ofMillis(10), Duration.ofMillis(40)));
+    }
+
+    /** A started scheduler whose caches have synced; closed with the fixture. */
+    LiveScheduler scheduler(LiveConfig config) {
+        LiveScheduler s = new LiveScheduler(schedulerClient(), RULES, config, new SimpleMeterRegistry());
+        schedulers.add(s);
+        s.start();
+        await("caches synced", s::isReady);
+        return s;
+    }
+
+    /** A client for a scheduler: like a real one, but reconnecting dropped watches quickly. */
+    private KubernetesClient schedulerClient() {
+        KubernetesClient c = server.createClient(b -> b.editOrNewConfig().withUserAgent(SCHEDULER_AGENT).withWatchReconnectInterval(100)
+                .withWatchReconnectLimit(-1).withRequestRetryBackoffInterval(50).endConfig());
+        clients.add(c);
+        return c;
+    }
+
+    /** A synced scheduler that runs cycles only when the test calls {@code loop().runOnce()}. */
+    LiveScheduler manualScheduler() {
+        LiveScheduler s = new LiveScheduler(schedulerClient(), RULES, config("manual"), new SimpleMeterRegistry());
+        schedulers.add(s);
+        s.startInformersOnly();
+        await("caches synced", s::isReady);
+        return s;
+    }
+
+    // ---- objects --------------------------------------------------------------------------------------------
+
+    void create(Manifests m) {
+        m.priorityClasses().forEach(this::create);
+        m.queues().forEach(this::create);
+        m.nodes().forEach(this::create);
+        m.podGroups().forEach(this::create);
+        m.pods().forEach(this::create);
+    }
+
+    void create(NodeSpec n) {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(n.name()).withLabels(n.labels()).endMetadata()
+                .withNewSpec().withUnschedulable(n.unschedulable()).endSpec()
+                .withNewStatus().withAllocatable(quantities(n.allocatable())).endStatus().build()).create();
+    }
+
+    void create(PriorityClassSpec pc) {
+        client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata()
+                .withName(pc.name()).endMetadata().withValue(pc.value()).withGlobalDefault(pc.globalDefault())
+                .withPreemptionPolicy(pc.preemptionPolicy()).build()).create();
+    }
+
+    void create(QueueSpec q) {
+        VolcanoQueue queue = new VolcanoQueue();
+        queue.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(q.name()).build());
+        VolcanoQueue.Spec spec = new VolcanoQueue.Spec();
+        spec.weight = q.weight();
+        spec.reclaimable = q.reclaimable();
+        if (q.capability() != null) spec.capability = quantities(q.capability());
+        queue.setSpec(spec);
+        client.resources(VolcanoQueue.class).resource(queue).create();
+    }
+
+    void create(PodGroupSpec g) {
+        VolcanoPodGroup pg = new VolcanoPodGroup();
+        pg.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withNamespace(g.namespace())
+                .withName(g.name()).build());
+        VolcanoPodGroup.Spec spec = new VolcanoPodGroup.Spec();
+        spec.minMember = g.minMember();
+        spec.queue = g.queue();
+        spec.priorityClassName = g.priorityClassName();
+        if (g.minResources() != null) spec.minResources = quantities(g.minResources());
+        pg.setSpec(spec);
+        client.resources(VolcanoPodGroup.class).inNamespace(g.namespace()).resource(pg).create();
+    }
+
+    /** Creates the pod (requests as one container) and its binding and eviction emulation. */
+    void create(PodSpec p) {
+        expectSubresources(p.namespace(), p.name());
+        client.pods().inNamespace(p.namespace()).resource(podObject(p)).create();
+    }
+
+    /** The Pod object for a model pod: its requests (without the implicit {@code pods: 1}) as one container. */
+    static Pod podObject(PodSpec p) {
+        Map<String, Quantity> requests = quantities(p.requests().subtract(Resources.of("pods", 1)));
+        return new PodBuilder().withNewMetadata().withNamespace(p.namespace()).withName(p.name())
+                .withLabels(p.labels()).withAnnotations(p.annotations()).endMetadata()
+                .withNewSpec().withSchedulerName(p.schedulerName()).withPriorityClassName(p.priorityClassName())
+                .withNodeName(p.nodeName()).withNodeSelector(p.nodeSelector())
+                .addNewContainer().withName("main").withImage("registry.example.com/app:1")
+                .withNewResources().withRequests(requests).withLimits(requests).endResources().endContainer()
+                .endSpec().withNewStatus().withPhase(p.nodeName() == null ? "Pending" : "Running").endStatus().build();
+    }
+
+    /** A pending pod of {@code scheduler} requesting {@code gpus} GPUs and 1 cpu, optionally in a PodGroup. */
+    static PodSpec pod(String ns, String name, String scheduler, int gpus, String group) {
+        Map<String, String> annotations = group == null ? Map.of() : Map.of(PodSpec.GROUP_ANNOTATION, group);
+        return new PodSpec(ns, name, scheduler, null, "Pending", null, null, null,
+                Resources.of("cpu", 1, "mars-tech.com/gpu", gpus, "pods", 1), Map.of(), List.of(), Map.of(), annotations,
+                0, 0, false);
+    }
+
+    static NodeSpec node(String name, int gpus) {
+        return new NodeSpec(name, Map.of("kubernetes.io/hostname", name), List.of(), false,
+                Resources.of("cpu", 96, "memory", "768Gi", "pods", 110, "mars-tech.com/gpu", gpus), 0);
+    }
+
+    static PodGroupSpec podGroup(String ns, String name, String queue, int minMember) {
+        return new PodGroupSpec(ns, name, queue, minMember, Map.of(), null, null, "Pending", 0, 0);
+    }
+
+    Pod pod(String key) {
+        String[] id = key.split("/", 2);
+        return client.pods().inNamespace(id[0]).withName(id[1]).get();
+    }
+
+    String nodeOf(String key) {
+        Pod p = pod(key);
+        return p == null ? null : p.getSpec().getNodeName();
+    }
+
+    VolcanoPodGroup podGroup(String key) {
+        String[] id = key.split("/", 2);
+        return client.resources(VolcanoPodGroup.class).inNamespace(id[0]).withName(id[1]).get();
+    }
+
+    VolcanoQueue queue(String name) {
+        return client.resources(VolcanoQueue.class).withName(name).get();
+    }
+
+    /** Events on pod {@code key}, as "Reason: message" lines. */
+    List<String> events(String key) {
+        String[] id = key.split("/", 2);
+        return client.v1().events().inNamespace(id[0]).list().getItems().stream()
+                .filter(e -> id[1].equals(e.getInvolvedObject().getName()))
+                .map(e -> e.getReason() + ": " + e.getMessage()).toList();
+    }
+
+    List<Event> allEvents() {
+        return client.v1().events().inAnyNamespace().list().getItems();
+    }
+
+    // ---- scripted API behaviour -----------------------------------------------------------------------------
+
+    /** The next bindings of {@code pod} answer these HTTP codes, in order; later ones succeed. */
+    void failBinding(String pod, int... codes) {
+        Deque<Integer> q = bindFailures.computeIfAbsent(pod, k -> new ArrayDeque<>());
+        synchronized (q) {
+            for (int c : codes) q.add(c);
+        }
+    }
+
+    /** The next evictions of {@code pod} answer these HTTP codes, in order; later ones succeed. */
+    void failEviction(String pod, int... codes) {
+        Deque<Integer> q = evictFailures.computeIfAbsent(pod, k -> new ArrayDeque<>());
+        synchronized (q) {
+            for (int c : codes) q.add(c);
+        }
+    }
+
+    /** Every eviction of {@code pod} is refused with 429, as a PodDisruptionBudget would. */
+    void refuseEvictions(String pod) {
+        refusingEviction.add(pod);
+    }
+
+    /** How long after answering a binding the pod shows its node (the API catching up). */
+    void bindLatency(Duration d) {
+        bindLatency = d;
+    }
+
+    int bindCalls(String pod) {
+        AtomicInteger n = bindCalls.get(pod);
+        return n == null ? 0 : n.get();
+    }
+
+    int evictCalls(String pod) {
+        AtomicInteger n = evictCalls.get(pod);
+        return n == null ? 0 : n.get();
+    }
+
+    /** Registers the binding and eviction emulation of pod {@code ns/name} (once). */
+    void expectSubresources(String ns, String name) {
+        String key = ns + "/" + name;
+        if (!expected.add(key)) return;
+        String base = "/api/v1/namespaces/" + ns + "/pods/" + name;
+        server.expect().post().withPath(base + "/binding").andReply(new Scripted(req -> bindReply(key, req))).always();
+        server.expect().post().withPath(base + "/eviction").andReply(new Scripted(req -> evictReply(key))).always();
+    }
+
+    private Reply bindReply(String key, RecordedRequest req) {
+        bindCalls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        Integer failure = next(bindFailures.get(key));
+        if (failure != null) return Reply.failure(failure, "injected failure binding " + key);
+        Binding b = client.getKubernetesSerialization().unmarshal(req.getUtf8Body(), Binding.class);
+        String[] id = key.split("/", 2);
+        Duration latency = bindLatency;
+        CompletableFuture.runAsync(() -> {
+            sleep(latency);
+            side.pods().inNamespace(id[0]).withName(id[1]).edit(p -> new PodBuilder(p).editSpec()
+                    .withNodeName(b.getTarget().getName()).endSpec().editStatus().withPhase("Running").endStatus().build());
+        });
+        return Reply.success(201);
+    }
+
+    private Reply evictReply(String key) {
+        evictCalls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        if (refusingEviction.contains(key)) {
+            return Reply.failure(429, "Cannot evict pod as it would violate the pod's disruption budget.");
+        }
+        Integer failure = next(evictFailures.get(key));
+        if (failure != null) return Reply.failure(failure, "injected failure evicting " + key);
+        String[] id = key.split("/", 2);
+        CompletableFuture.runAsync(() -> side.pods().inNamespace(id[0]).withName(id[1]).delete());
+        return Reply.success(201);
+    }
+
+    private static Integer next(Deque<Integer> q) {
+        if (q == null) return null;
+        synchronized (q) {
+            return q.poll();
+        }
+    }
+
+    private record Reply(int code, Object body) {
+        static Reply success(int code) {
+            return new Reply(code, new StatusBuilder().withStatus("Success").withCode(code).build());
+        }
+
+        static Reply failure(int code, String message) {
+            return new Reply(code, new StatusBuilder().withStatus("Failure").withCode(code).withMessage(message).build());
+        }
+    }
+
+    /** A response decided once per request (the mock asks for the code and the body separately). */
+    private static final class Scripted implements ResponseProvider<Object> {
+        private final java.util.function.Function<RecordedRequest, Reply> decide;
+        private final Map<RecordedRequest, Reply> decided = Collections.synchronizedMap(new IdentityHashMap<>());
+        private Headers headers = Headers.builder().build();
+
+        Scripted(java.util.function.Function<RecordedRequest, Reply> decide) {
+            this.decide = decide;
+        }
+
+        private Reply reply(RecordedRequest req) {
+            return decided.computeIfAbsent(req, decide);
+        }
+
+        @Override
+        public int getStatusCode(RecordedRequest request) {
+            return reply(request).code();
+        }
+
+        @Override
+        public Object getBody(RecordedRequest request) {
+            return reply(request).body();
+        }
+
+        @Override
+        public Headers getHeaders() {
+            return headers;
+        }
+
+        @Override
+        public void setHeaders(Headers h) {
+            headers = h;
+        }
+    }
+
+    // ---- CRDs -----------------------------------------------------------------------------------------------
+
+    /** Registers deploy/crds (with their status subresource) in the mock, so status writes are isolated. */
+    private void installCrds() {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(Path.of("deploy/crds"), "*.yaml")) {
+            for (Path f : files) {
+                try (InputStream in = Files.newInputStream(f)) {
+                    CustomResourceDefinition crd = client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+                    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static java.util.logging.Logger quiet(String name) {
+        java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+        l.setLevel(java.util.logging.Level.WARNING);
+        return l;
+    }
+
+    // ---- helpers --------------------------------------------------------------------------------------------
+
+    static Map<String, Quantity> quantities(Resources r) {
+        Map<String, Quantity> out = new LinkedHashMap<>();
+        r.asQuantities().forEach((k, v) -> out.put(k, new Quantity(v)));
+        return out;
+    }
+
+    /** Waits until {@code condition} holds, polling every 20 ms, failing after {@link #WAIT}. */
+    static void await(String what, BooleanSupplier condition) {
+        await(what, condition, WAIT);
+    }
+
+    static void await(String what, BooleanSupplier condition, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
+            sleep(Duration.ofMillis(20));
+        }
+    }
+
+    private static void sleep(Duration d) {
+        if (d.isZero()) return;
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        for (LiveScheduler s : schedulers) s.close();
+        for (KubernetesClient c : clients) c.close();
+        side.close();
+    }
+}
