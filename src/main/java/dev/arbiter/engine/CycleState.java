@@ -150,7 +150,7 @@ final class CycleState {
         String group = p.groupName();
         if (group != null) return jobs.get(p.namespace() + "/" + group);
         String queue = p.annotations().getOrDefault(PodSpec.QUEUE_ANNOTATION, QueueSpec.DEFAULT);
-        PodGroupSpec implicit = new PodGroupSpec(p.namespace(), "podgroup-" + p.name(), queue, 1, Map.of(), null,
+        PodGroupSpec implicit = new PodGroupSpec(p.namespace(), p.groupOrImplicit(), queue, 1, Map.of(), null,
                 p.priorityClassName(), p.isBound() ? "Running" : "Pending", p.arrivalCycle(), p.creationOrder());
         Job j = new Job(implicit, true);
         jobs.put(j.id, j);

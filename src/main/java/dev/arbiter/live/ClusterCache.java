@@ -60,6 +60,8 @@ public final class ClusterCache implements AutoCloseable {
     private final Map<String, PodGroupSpec> podGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> podGroupStatuses = new ConcurrentHashMap<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    /** Per record map, the keys its handler has seen (translated, or rejected with a warning). */
+    private final Map<Map<String, ?>, java.util.Set<String>> handled = new java.util.IdentityHashMap<>();
 
     /** What events and latency metrics need about a pod beyond its record. */
     public record PodIdentity(String uid, Instant created) {}
@@ -83,9 +85,17 @@ public final class ClusterCache implements AutoCloseable {
                 .inform(handler(this::putPodGroup, this::removePodGroup), 0));
     }
 
-    /** True once every informer has completed its first list. */
+    /**
+     * True once every informer has completed its first list and its handler has translated every listed object
+     * (fabric8 reports an informer synced when its store is filled, before the handler has seen every add).
+     */
     public boolean hasSynced() {
-        return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::hasSynced);
+        if (informers.isEmpty() || !informers.stream().allMatch(SharedIndexInformer::hasSynced)) return false;
+        List<Map<String, ?>> records = List.of(nodes, pods, priorityClasses, queues, podGroups);
+        for (int i = 0; i < informers.size(); i++) {
+            if (handledIn(records.get(i)).size() < informers.get(i).getStore().list().size()) return false;
+        }
+        return true;
     }
 
     /**
@@ -116,6 +126,14 @@ public final class ClusterCache implements AutoCloseable {
      * even before it exists as an object, as Volcano does.
      */
     public ClusterSnapshot snapshot() {
+        return snapshot(Instant.now().getEpochSecond(), Map.of());
+    }
+
+    /**
+     * The snapshot at {@code now} (epoch seconds, against which pods' {@code status.startTime} is measured), carrying
+     * the {@code nominations} the previous cycle made (room held for preemptors whose victims are leaving).
+     */
+    public ClusterSnapshot snapshot(long now, Map<String, String> nominations) {
         List<NodeSpec> n = new ArrayList<>(nodes.values());
         n.sort(Comparator.comparing(NodeSpec::name));
         List<PodSpec> p = new ArrayList<>(pods.size());
@@ -128,12 +146,12 @@ public final class ClusterCache implements AutoCloseable {
         q.sort(Comparator.comparing(QueueSpec::name));
         List<PriorityClassSpec> pc = new ArrayList<>(priorityClasses.values());
         pc.sort(Comparator.comparing(PriorityClassSpec::name));
-        return new ClusterSnapshot(n, p, g, q, pc);
+        return new ClusterSnapshot(n, p, g, q, pc, now, nominations);
     }
 
     private PodSpec overlay(PodSpec pod) {
         if (pod.terminating()) return pod;
-        if (assumed.isEvicting(pod.key())) return terminating(pod);
+        if (assumed.isEvicting(pod.key())) return pod.withTerminating();
         if (!pod.isBound()) {
             String node = assumed.assumedNode(pod.key());
             if (node != null) return pod.withNode(node, pod.phase());
@@ -141,10 +159,10 @@ public final class ClusterCache implements AutoCloseable {
         return pod;
     }
 
-    private static PodSpec terminating(PodSpec p) {
-        return new PodSpec(p.namespace(), p.name(), p.schedulerName(), p.nodeName(), p.phase(), p.priorityClassName(),
-                p.priority(), p.preemptionPolicy(), p.requests(), p.nodeSelector(), p.tolerations(), p.labels(),
-                p.annotations(), p.arrivalCycle(), p.creationOrder(), true);
+
+    /** Whether the cache still holds the pod ({@code ns/name}): until its deletion is seen, it holds its node. */
+    public boolean holdsPod(String key) {
+        return pods.containsKey(key);
     }
 
     /** The pod's uid and creation time, or null when the cache does not hold it. */
@@ -255,6 +273,7 @@ public final class ClusterCache implements AutoCloseable {
      */
     @SuppressWarnings("unchecked")
     private <R> R store(Map<String, R> records, String key, HasMetadata obj, Function<Map<String, Object>, R> translate) {
+        handledIn(records).add(key);
         R record;
         try {
             Map<String, Object> object = json.convertValue(obj, Map.class);
@@ -269,8 +288,13 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     private <R> void forget(Map<String, R> records, String key, HasMetadata obj) {
+        handledIn(records).remove(key);
         tieBreaks.remove(uidOrKey(obj));
         if (records.remove(key) != null) onChange.run();
+    }
+
+    private synchronized java.util.Set<String> handledIn(Map<String, ?> records) {
+        return handled.computeIfAbsent(records, k -> ConcurrentHashMap.newKeySet());
     }
 
     private long creationOrder(HasMetadata obj) {

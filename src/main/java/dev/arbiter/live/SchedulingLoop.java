@@ -1,10 +1,12 @@
 package dev.arbiter.live;
 
 import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.Nomination;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.PodSpec;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -38,6 +40,8 @@ public final class SchedulingLoop implements AutoCloseable {
     /** One cycle's decisions and what the actuator made of them; {@code result} is null when the cache was not synced. */
     public record Outcome(int cycle, CycleResult result, Actuator.Report report) {}
 
+    private Map<String, String> nominations = Map.of();
+
     public SchedulingLoop(ClusterCache cache, Scheduler scheduler, Actuator actuator, Metrics metrics, Duration period,
                           Set<String> schedulerNames) {
         this.cache = cache;
@@ -56,7 +60,7 @@ public final class SchedulingLoop implements AutoCloseable {
         actuator.ensureDefaultQueue();
 
         // 1. Snapshot the informer caches (with assumed bindings and evictions).
-        ClusterSnapshot snapshot = cache.snapshot();
+        ClusterSnapshot snapshot = cache.snapshot(java.time.Instant.now().getEpochSecond(), nominations);
         long t1 = System.nanoTime();
         // 2. Schedule: rules and the engine decide, nothing is written.
         CycleResult result = scheduler.schedule(snapshot, n);
@@ -64,6 +68,7 @@ public final class SchedulingLoop implements AutoCloseable {
         // 3. Act: the actuator writes bindings, evictions, statuses and events.
         Actuator.Report report = actuator.execute(snapshot, result);
         long t3 = System.nanoTime();
+        nominations = nominationsOf(result);
 
         record(snapshot, result, t0, t1, t2, t3);
         if (!result.decidedNothing() || report.bindFailures() > 0) {
@@ -77,7 +82,17 @@ public final class SchedulingLoop implements AutoCloseable {
 
     /** What a cycle would decide now, without acting on it (no writes, no cycle number consumed). */
     public synchronized CycleResult plan() {
-        return scheduler.schedule(cache.snapshot(), cycle.get() + 1);
+        return scheduler.schedule(cache.snapshot(java.time.Instant.now().getEpochSecond(), nominations), cycle.get() + 1);
+    }
+
+    /**
+     * Room the cycle made for preemptors whose victims are leaving, held for them next cycle. Kept in memory: only
+     * the leader schedules, and a new leader starts without nominations (at worst one cycle re-decides them).
+     */
+    private static Map<String, String> nominationsOf(CycleResult result) {
+        Map<String, String> out = new HashMap<>();
+        for (Nomination n : result.nominations()) out.put(n.pod(), n.node());
+        return out;
     }
 
     private void record(ClusterSnapshot snapshot, CycleResult result, long t0, long t1, long t2, long t3) {

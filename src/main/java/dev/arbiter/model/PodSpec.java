@@ -55,6 +55,15 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
         return annotations.get(GROUP_ANNOTATION);
     }
 
+    /**
+     * The PodGroup name the pod belongs to: the group-name annotation, or for a pod without one its implicit gang of
+     * one, {@code podgroup-<pod>} (as Volcano's controller names it, but never written as an object).
+     */
+    public String groupOrImplicit() {
+        String g = groupName();
+        return g != null ? g : "podgroup-" + name;
+    }
+
     /** The task role (Volcano's {@code volcano.sh/task-spec}), or "" when the pod names none. */
     public String taskRole() {
         return annotations.getOrDefault(TASK_SPEC_ANNOTATION, "");
@@ -87,6 +96,13 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
         return new PodSpec(namespace, name, schedulerName, node, newPhase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
                 terminating, startedAt);
+    }
+
+    /** This pod with a deletionTimestamp: it holds its node until gone, but is neither pending nor a victim. */
+    public PodSpec withTerminating() {
+        return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
+                true, startedAt);
     }
 
     /** This pod, started at {@code second} on the snapshot clock. */

@@ -106,7 +106,7 @@ class ApiFailureTest {
 
         assertEquals(1, o.report().evicted());
         assertEquals(3, fx.evictCalls(p.victim()));
-        await("victim gone", () -> fx.pod(p.victim()) == null);
+        await("victim gone, and seen gone", () -> fx.pod(p.victim()) == null && !p.scheduler().cache().holdsPod(p.victim()));
         SchedulingLoop.Outcome next = p.scheduler().loop().runOnce();
         assertEquals(1, next.report().bound());
         await("preemptor bound", () -> fx.nodeOf(p.preemptor()) != null);

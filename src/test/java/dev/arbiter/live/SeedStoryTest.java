@@ -70,7 +70,8 @@ class SeedStoryTest {
             assertEquals("reclaim", e.action());
             assertTrue(e.pod().startsWith("tenantb/tenantb-heavy-training-worker-"), e.pod());
         }
-        await("victims gone", () -> evictions.stream().allMatch(e -> fx.pod(e.pod()) == null));
+        await("victims gone, and seen gone", () -> evictions.stream().allMatch(e -> fx.pod(e.pod()) == null
+                && !s.cache().holdsPod(e.pod())));
         String victim = evictions.get(0).pod();
         assertTrue(fx.allEvents().stream().anyMatch(ev -> ev.getInvolvedObject().getName().equals(victim.split("/")[1])
                         && ev.getReason().equals("Reclaimed") && ev.getMessage().contains("tenanta/qwen2-72b-unified-pg")
