@@ -88,6 +88,21 @@ public final class ClusterSteps {
         world().add(QueueDef.named(name).weight(weight).parent(parent));
     }
 
+    @Given("queue {string} that deserves {int} GPU(s)")
+    public void deservingQueue(String name, int gpus) {
+        world().add(QueueDef.named(name).deserved(gpus));
+    }
+
+    @Given("queue {string} that deserves {int} GPU(s) and may borrow up to {int}")
+    public void deservingCappedQueue(String name, int gpus, int capability) {
+        world().add(QueueDef.named(name).deserved(gpus).capability(capability));
+    }
+
+    @Given("the policy pack {string}")
+    public void policyPack(String folder) {
+        world().usePolicy(folder);
+    }
+
     @Given("queue {string} that is closed")
     public void closedQueue(String name) {
         world().add(QueueDef.named(name).state("Closed"));

@@ -10,19 +10,29 @@ import java.util.Map;
  * priority 0, reclaimable, traverse.
  */
 record QueueDef(String name, int weight, int priority, Integer capabilityGpus, Integer guaranteeGpus,
-                boolean reclaimable, String state, String parent, String dequeue) implements SpecObject {
+                boolean reclaimable, String state, String parent, String dequeue, Integer deservedGpus) implements SpecObject {
     static QueueDef named(String name) {
-        return new QueueDef(name, 1, 0, null, null, true, "Open", null, "traverse");
+        return new QueueDef(name, 1, 0, null, null, true, "Open", null, "traverse", null);
     }
 
-    QueueDef weight(int w) { return new QueueDef(name, w, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue); }
-    QueueDef priority(int p) { return new QueueDef(name, weight, p, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue); }
+    QueueDef(String name, int weight, int priority, Integer capabilityGpus, Integer guaranteeGpus, boolean reclaimable,
+             String state, String parent, String dequeue) {
+        this(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue, null);
+    }
+
+    /** An explicit {@code spec.deserved} (the capacity policy pack's share). */
+    QueueDef deserved(Integer gpus) {
+        return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue, gpus);
+    }
+
+    QueueDef weight(int w) { return new QueueDef(name, w, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue, deservedGpus); }
+    QueueDef priority(int p) { return new QueueDef(name, weight, p, capabilityGpus, guaranteeGpus, reclaimable, state, parent, dequeue, deservedGpus); }
     QueueDef capability(Integer gpus) { return new QueueDef(name, weight, priority, gpus, guaranteeGpus, reclaimable, state, parent, dequeue); }
     QueueDef guarantee(Integer gpus) { return new QueueDef(name, weight, priority, capabilityGpus, gpus, reclaimable, state, parent, dequeue); }
-    QueueDef reclaimable(boolean r) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, r, state, parent, dequeue); }
-    QueueDef state(String s) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, s, parent, dequeue); }
-    QueueDef parent(String p) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, p, dequeue); }
-    QueueDef dequeue(String d) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, d); }
+    QueueDef reclaimable(boolean r) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, r, state, parent, dequeue, deservedGpus); }
+    QueueDef state(String s) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, s, parent, dequeue, deservedGpus); }
+    QueueDef parent(String p) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, p, dequeue, deservedGpus); }
+    QueueDef dequeue(String d) { return new QueueDef(name, weight, priority, capabilityGpus, guaranteeGpus, reclaimable, state, parent, d, deservedGpus); }
 
     @Override
     public List<Map<String, Object>> render(String gpu, int arrival) {
@@ -35,6 +45,7 @@ record QueueDef(String name, int weight, int priority, Integer capabilityGpus, I
         if (!dequeue.equals("traverse")) spec.put("dequeueStrategy", dequeue);
         if (capabilityGpus != null) spec.put("capability", Map.of(gpu, Integer.toString(capabilityGpus)));
         if (guaranteeGpus != null) spec.put("guarantee", Map.of("resource", Map.of(gpu, Integer.toString(guaranteeGpus))));
+        if (deservedGpus != null) spec.put("deserved", Map.of(gpu, Integer.toString(deservedGpus)));
         queue.put("spec", spec);
         if (!state.equals("Open")) queue.put("status", Map.of("state", state));
         return List.of(queue);

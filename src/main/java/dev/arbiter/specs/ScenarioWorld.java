@@ -8,6 +8,7 @@ import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.Simulator;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,7 @@ final class ScenarioWorld {
     static final int MAX_CYCLES = 100;
     /** The simulator's default clock: {@code Simulator.run(manifests, maxCycles)} advances one second per cycle. */
     static final long SECONDS_PER_CYCLE = 1;
+    private Path policyFolder;
     private static final ThreadLocal<ScenarioWorld> CURRENT = new ThreadLocal<>();
 
     /**
@@ -187,6 +189,17 @@ final class ScenarioWorld {
         return lastSimulated;
     }
 
+    /**
+     * Runs this scenario against another policy pack than the one under test: {@code folder} is relative to
+     * {@code $ARBITER_HOME} when set, else to the working directory (e.g. {@code deploy/policies/capacity}).
+     */
+    void usePolicy(String folder) {
+        String home = System.getenv("ARBITER_HOME");
+        Path p = Path.of(folder);
+        policyFolder = p.isAbsolute() || home == null || home.isBlank() ? p : Path.of(home).resolve(p);
+        outcome = null;
+    }
+
     /** The outcome of the whole story so far; simulated once, then reused until the story grows. */
     Outcome outcome() {
         if (pendingDelaySeconds > 0) {
@@ -196,7 +209,7 @@ final class ScenarioWorld {
         checked = true;
         whenBatchOpen = false;
         if (outcome != null) return outcome;
-        RuleBook rules = SpecRules.current();
+        RuleBook rules = policyFolder == null ? SpecRules.current() : SpecRules.load(policyFolder);
         int settled = -1;
         Outcome o = null;
         for (int i = 0; i < batches.size(); i++) {
