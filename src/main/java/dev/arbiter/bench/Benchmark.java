@@ -1,0 +1,375 @@
+package dev.arbiter.bench;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.Resources;
+import dev.arbiter.synth.ClusterGenerator;
+import dev.arbiter.synth.ClusterWorld;
+import dev.arbiter.synth.SynthSpec;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The scale benchmark: for each size, on one generated snapshot, measures
+ * <ol>
+ *   <li>cold start: a fresh JVM (same classpath) from start to its first decision on that size ({@link FirstDecision});</li>
+ *   <li>the first full cycle of the Drools engine (placements per second) and the reference on the same snapshot;</li>
+ *   <li>a steady-state cycle after 1% churn (finished jobs leave, new ones arrive), engine and reference;</li>
+ *   <li>a 1,000-pod gang (1 GPU per pod, top priority, its own queue) arriving on that cluster: the cycle that decides it;</li>
+ *   <li>peak heap across those cycles ({@link MemoryPoolMXBean} peaks of the heap pools, reset per size);</li>
+ *   <li>the engine's per-phase timings (snapshot, rule firing, placement = admit + allocate, victim selection);</li>
+ *   <li>whether engine and reference agreed on the first cycle (a differential test at scale).</li>
+ * </ol>
+ * Two JIT warm-up cycles on a small cluster run first, so the first-cycle numbers are not JIT start-up (cold start is
+ * measured separately). Every cycle is pure (the same snapshot gives the same decisions), so each is also repeated on
+ * its snapshot and the best of {@value #REPEATS} is reported beside the very first run. Progress goes to the
+ * {@code progress} stream.
+ */
+public final class Benchmark {
+    /** One size of the matrix. */
+    public record Size(int nodes, int pendingPods, int queues) {}
+
+    /** What to run. */
+    public record Options(List<Size> sizes, long seed, Path rules, boolean coldStart, int memoryDivisor,
+                          boolean reclaimableQueues) {
+        public Options(List<Size> sizes, long seed, Path rules, boolean coldStart, int memoryDivisor) {
+            this(sizes, seed, rules, coldStart, memoryDivisor, true);
+        }
+    }
+
+    /** The measurements of one size; times in milliseconds, heap in MiB. */
+    public record Row(Size size, int totalPods, int runningPods, long generateMs, Long coldStartMs, Long coldRulesMs,
+                      double engineFirstMs, double engineFirstBestMs, int engineBindings, int engineEvictions, double placementsPerSec,
+                      double referenceFirstMs, double ratio, int churnedPods, double engineSteadyMs,
+                      double referenceSteadyMs, double gangCycleMs, String gangOutcome, long peakHeapMiB,
+                      Map<String, Double> firstPhases, Map<String, Double> steadyPhases, int disagreements,
+                      String firstDisagreement) {}
+
+    private final Options options;
+    private final PrintWriter progress;
+
+    public Benchmark(Options options, PrintWriter progress) {
+        this.options = options;
+        this.progress = progress;
+    }
+
+    /** The full matrix: 1k, 5k, 10k nodes × 10k, 50k, 100k pending pods, 20 queues. */
+    public static List<Size> fullMatrix() {
+        List<Size> out = new ArrayList<>();
+        for (int pods : new int[] {10_000, 50_000, 100_000}) {
+            for (int nodes : new int[] {1_000, 5_000, 10_000}) out.add(new Size(nodes, pods, 20));
+        }
+        return out;
+    }
+
+    /** The quick size: 500 nodes × 5k pending pods, 20 queues (well under two minutes even on a busy machine). */
+    public static List<Size> quickMatrix() {
+        return List.of(new Size(500, 5_000, 20));
+    }
+
+    public List<Row> run() {
+        RuleBook rules = RuleBook.load(options.rules());
+        SchedulerConfig config = SchedulerConfig.simulatorDefault();
+        Scheduler engine = new Scheduler(rules, config);
+        ReferenceScheduler reference = new ReferenceScheduler(config);
+        warmUp(engine, reference, options.sizes().get(0));
+        List<Row> rows = new ArrayList<>();
+        for (Size size : options.sizes()) {
+            rows.add(measure(size, engine, reference));
+        }
+        return rows;
+    }
+
+    /** Two cycles of each scheduler on a cluster a fifth of the first size (at most 200 nodes x 2000 pods). */
+    private void warmUp(Scheduler engine, ReferenceScheduler reference, Size first) {
+        int nodes = Math.max(10, Math.min(200, first.nodes() / 5));
+        int pods = Math.max(50, Math.min(2_000, first.pendingPods() / 5));
+        say("warm-up: " + nodes + " nodes x " + pods + " pending pods");
+        for (int i = 0; i < 2; i++) {
+            ClusterSnapshot s = new ClusterWorld(ClusterGenerator.generate(
+                    SynthSpec.fleet(nodes, pods, first.queues(), 99 + i).withMemoryDivisor(options.memoryDivisor()))).snapshot();
+            engine.schedule(s, 1);
+            reference.schedule(s, 1);
+        }
+    }
+
+    private Row measure(Size size, Scheduler engine, ReferenceScheduler reference) {
+        String name = size.nodes() + " nodes x " + size.pendingPods() + " pending pods";
+        say(name + ": generating");
+        long g0 = System.nanoTime();
+        SynthSpec spec = SynthSpec.fleet(size.nodes(), size.pendingPods(), size.queues(), options.seed())
+                .withMemoryDivisor(options.memoryDivisor());
+        if (!options.reclaimableQueues()) spec = spec.withoutReclaimableQueues();
+        ClusterGenerator generator = ClusterGenerator.create(spec);
+        Manifests m = generator.manifests();
+        ClusterWorld world = new ClusterWorld(m);
+        ClusterSnapshot first = world.snapshot();
+        long generateMs = ms(g0);
+        int running = (int) m.pods().stream().filter(PodSpec::isBound).count();
+
+        Long[] cold = options.coldStart() ? coldStart(size) : new Long[] {null, null};
+
+        gcAndResetPeaks();
+        say(name + ": engine first cycle");
+        long e0 = System.nanoTime();
+        CycleResult e1 = engine.schedule(first, 1);
+        double engineFirst = msD(e0);
+        // The same snapshot again: cycles are pure, so repeats measure the same work with less noise.
+        say(String.format(Locale.ROOT, "%s: engine first cycle %.0f ms, %d bound, %d evicted, phases %s", name, engineFirst,
+                e1.bindings().size(), e1.evictions().size(), new java.util.TreeMap<>(e1.phaseMillis())));
+        double engineFirstBest = Math.min(engineFirst, best(REPEATS - 1, () -> engine.schedule(first, 1)));
+        say(name + ": reference first cycle");
+        CycleResult ref1 = reference.schedule(first, 1);
+        double refFirst = best(REPEATS, () -> reference.schedule(first, 1));
+        List<String> diffs = DecisionDiff.compare(first, e1, ref1);
+
+        world.apply(e1);
+        int churned = world.churn(0.01, new Random(options.seed() + 1), generator);
+        ClusterSnapshot steady = world.snapshot();
+        say(name + ": engine steady-state cycle after churning " + churned + " pods");
+        CycleResult es = engine.schedule(steady, 2);
+        double engineSteady = best(REPEATS, () -> engine.schedule(steady, 2));
+        double refSteady = best(REPEATS, () -> reference.schedule(steady, 2));
+
+        world.apply(es);
+        ClusterSnapshot withGang = withBigGang(world.snapshot(), 1000, options.memoryDivisor());
+        say(name + ": engine cycle with a 1000-pod gang");
+        CycleResult eg = engine.schedule(withGang, 3);
+        double gangMs = best(REPEATS, () -> engine.schedule(withGang, 3));
+        long gangBound = eg.bindings().stream().filter(b -> b.pod().startsWith("bench/giant-")).count();
+        String gangOutcome = gangBound >= 1000 ? "bound" : eg.podGroups().stream()
+                .filter(g -> g.podGroup().equals("bench/giant")).map(g -> g.phase() + ": " + g.reason()).findFirst().orElse("?");
+        long peak = peakHeapMiB();
+
+        Row row = new Row(size, m.pods().size(), running, generateMs, cold[0], cold[1], engineFirst, engineFirstBest,
+                e1.bindings().size(), e1.evictions().size(), e1.bindings().size() / (engineFirstBest / 1000.0), refFirst,
+                engineFirstBest / refFirst,
+                churned, engineSteady, refSteady, gangMs, gangOutcome, peak, e1.phaseMillis(), es.phaseMillis(),
+                diffs.size(), diffs.isEmpty() ? null : diffs.get(0));
+        say(String.format(Locale.ROOT, "%s: first %.0f ms (%d bound, %.0f/s), reference %.0f ms (x%.1f), steady %.0f ms, "
+                        + "gang %.0f ms (%s), peak heap %d MiB%s", name, engineFirst, row.engineBindings(),
+                row.placementsPerSec(), refFirst, row.ratio(), engineSteady, gangMs, gangOutcome, peak,
+                diffs.isEmpty() ? ", engine and reference agree" : ", DISAGREE: " + diffs.get(0)));
+        return row;
+    }
+
+    /** The snapshot plus a top-priority gang of {@code size} one-GPU pods in a new queue of weight 10. */
+    static ClusterSnapshot withBigGang(ClusterSnapshot s, int size, int memoryDivisor) {
+        List<PodGroupSpec> groups = new ArrayList<>(s.podGroups());
+        List<PodSpec> pods = new ArrayList<>(s.pods());
+        var queues = new ArrayList<>(s.queues());
+        queues.add(new dev.arbiter.model.QueueSpec("bench-giant", 10, 0, null, Resources.NONE, true, "Open", null, 0));
+        long order = Long.MAX_VALUE / 2;
+        groups.add(new PodGroupSpec("bench", "giant", "bench-giant", size, Map.of(), null, "critical", "Pending", 0, order));
+        Resources r = Resources.of(ClusterGenerator.GPU, 1, "cpu", 20, "memory", (160 * 1024 / memoryDivisor) + "Mi", "pods", 1);
+        for (int i = 0; i < size; i++) {
+            pods.add(new PodSpec("bench", "giant-" + i, ClusterGenerator.SCHEDULER, null, "Pending", "critical", null, null,
+                    r, Map.of(), List.of(), Map.of(), Map.of(PodSpec.GROUP_ANNOTATION, "giant"), 0, order + 1 + i, false));
+        }
+        return new ClusterSnapshot(s.nodes(), pods, groups, queues, s.priorityClasses());
+    }
+
+    private static final Pattern COLD = Pattern.compile("cold-start rules=(\\d+) snapshot=(\\d+) decision=(\\d+) generate=(\\d+)");
+
+    /** {total JVM start → first decision less cluster generation, JVM start → rules loaded}, or nulls on failure. */
+    private Long[] coldStart(Size size) {
+        say(size.nodes() + " nodes x " + size.pendingPods() + " pending pods: cold start in a fresh JVM");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = List.of(java, "-Xmx" + Math.max(2, Runtime.getRuntime().maxMemory() >> 30) + "g", "-cp",
+                System.getProperty("java.class.path"), FirstDecision.class.getName(), options.rules().toString(),
+                Integer.toString(size.nodes()), Integer.toString(size.pendingPods()), Integer.toString(size.queues()),
+                Long.toString(options.seed()), Integer.toString(options.memoryDivisor()),
+                options.reclaimableQueues() ? "reclaimable-queues" : "no-reclaimable-queues");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String found = null;
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) if (line.startsWith("cold-start")) found = line;
+            }
+            if (!p.waitFor(10, TimeUnit.MINUTES)) p.destroyForcibly();
+            Matcher mt = found == null ? null : COLD.matcher(found);
+            if (mt == null || !mt.find()) {
+                say("cold start: the probe printed no result (exit " + p.exitValue() + ")");
+                return new Long[] {null, null};
+            }
+            long decision = Long.parseLong(mt.group(3));
+            long generate = Long.parseLong(mt.group(4));
+            return new Long[] {decision - generate, Long.parseLong(mt.group(1))};
+        } catch (Exception e) {
+            say("cold start failed: " + e);
+            return new Long[] {null, null};
+        }
+    }
+
+    private static void gcAndResetPeaks() {
+        System.gc();
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) pool.resetPeakUsage();
+        }
+    }
+
+    private static long peakHeapMiB() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) sum += pool.getPeakUsage().getUsed();
+        }
+        return sum >> 20;
+    }
+
+    private void say(String line) {
+        progress.println("bench: " + line);
+        progress.flush();
+    }
+
+    /** Cycles are measured this many times on the same snapshot; the best time is reported. */
+    static final int REPEATS = 3;
+
+    private static double best(int times, Runnable r) {
+        double best = Double.MAX_VALUE;
+        for (int i = 0; i < times; i++) {
+            long t = System.nanoTime();
+            r.run();
+            best = Math.min(best, msD(t));
+        }
+        return best;
+    }
+
+    private static long ms(long since) {
+        return (System.nanoTime() - since) / 1_000_000;
+    }
+
+    private static double msD(long since) {
+        return (System.nanoTime() - since) / 1e6;
+    }
+
+    // ---- reports ------------------------------------------------------------------------------------------------
+
+    /** The table printed by {@code arbiter bench}. */
+    public static String table(List<Row> rows) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%6s %7s %7s | %7s | %9s %9s %7s %9s | %9s %6s | %8s %8s | %8s | %7s | %s | %s%n",
+                "nodes", "pending", "running", "cold s", "first ms", "best ms", "bound", "placed/s", "ref ms", "ratio",
+                "steady", "ref st.", "gang ms", "heap MB", "phases ms: snapshot/rules/placement/victims", "agree"));
+        for (Row r : rows) {
+            Map<String, Double> p = r.firstPhases();
+            b.append(String.format(Locale.ROOT, "%6d %7d %7d | %7s | %9.0f %9.0f %7d %9.0f | %9.0f %6.1f | %8.0f %8.0f | %8.0f | %7d | %s | %s%n",
+                    r.size().nodes(), r.size().pendingPods(), r.runningPods(),
+                    r.coldStartMs() == null ? "-" : String.format(Locale.ROOT, "%.1f", r.coldStartMs() / 1000.0),
+                    r.engineFirstMs(), r.engineFirstBestMs(), r.engineBindings(), r.placementsPerSec(), r.referenceFirstMs(), r.ratio(),
+                    r.engineSteadyMs(), r.referenceSteadyMs(), r.gangCycleMs(), r.peakHeapMiB(),
+                    String.format(Locale.ROOT, "%.0f/%.0f/%.0f/%.0f", get(p, "snapshot"), get(p, "rules"),
+                            get(p, "enqueue") + get(p, "allocate"), get(p, "victims")),
+                    r.disagreements() == 0 ? "yes" : "NO (" + r.disagreements() + ")"));
+        }
+        b.append(scaling(rows));
+        return b.toString();
+    }
+
+    /** For each pending-pod count measured at 1k and 10k nodes: the growth of the first cycle against n log n. */
+    static String scaling(List<Row> rows) {
+        Map<Integer, Map<Integer, Double>> byPods = new HashMap<>();
+        for (Row r : rows) byPods.computeIfAbsent(r.size().pendingPods(), k -> new java.util.TreeMap<>()).put(r.size().nodes(), r.engineFirstBestMs());
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<Integer, Map<Integer, Double>> e : new java.util.TreeMap<>(byPods).entrySet()) {
+            Map<Integer, Double> curve = e.getValue();
+            if (curve.size() < 2) continue;
+            List<Integer> ns = new ArrayList<>(curve.keySet());
+            int lo = ns.get(0), hi = ns.get(ns.size() - 1);
+            double growth = curve.get(hi) / curve.get(lo);
+            double nlogn = (hi * Math.log(hi)) / (lo * Math.log(lo));
+            b.append(String.format(Locale.ROOT, "scaling at %d pending pods: first cycle %s; %d -> %d nodes grows x%.2f "
+                            + "(n log n would be x%.2f): %s%n", e.getKey(), curve, lo, hi, growth, nlogn,
+                    growth <= nlogn ? "within n log n" : "WORSE than n log n"));
+        }
+        return b.toString();
+    }
+
+    private static double get(Map<String, Double> m, String k) {
+        Double v = m.get(k);
+        return v == null ? 0 : v;
+    }
+
+    /** The rows as JSON (hand-written: no JSON library on the classpath for this). */
+    public static String json(List<Row> rows, String machine) {
+        StringBuilder b = new StringBuilder("{\"machine\":").append(str(machine)).append(",\"rows\":[");
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            if (i > 0) b.append(',');
+            b.append("\n {\"nodes\":").append(r.size().nodes()).append(",\"pendingPods\":").append(r.size().pendingPods())
+                    .append(",\"queues\":").append(r.size().queues()).append(",\"totalPods\":").append(r.totalPods())
+                    .append(",\"runningPods\":").append(r.runningPods()).append(",\"generateMs\":").append(r.generateMs())
+                    .append(",\"coldStartMs\":").append(r.coldStartMs()).append(",\"coldRulesLoadedMs\":").append(r.coldRulesMs())
+                    .append(",\"engineFirstCycleMs\":").append(num(r.engineFirstMs()))
+                    .append(",\"engineFirstCycleBestMs\":").append(num(r.engineFirstBestMs()))
+                    .append(",\"engineBindings\":").append(r.engineBindings())
+                    .append(",\"engineEvictions\":").append(r.engineEvictions())
+                    .append(",\"placementsPerSecond\":").append(num(r.placementsPerSec()))
+                    .append(",\"referenceFirstCycleMs\":").append(num(r.referenceFirstMs()))
+                    .append(",\"engineToReferenceRatio\":").append(num(r.ratio()))
+                    .append(",\"churnedPods\":").append(r.churnedPods())
+                    .append(",\"engineSteadyCycleMs\":").append(num(r.engineSteadyMs()))
+                    .append(",\"referenceSteadyCycleMs\":").append(num(r.referenceSteadyMs()))
+                    .append(",\"gang1000CycleMs\":").append(num(r.gangCycleMs()))
+                    .append(",\"gang1000Outcome\":").append(str(r.gangOutcome()))
+                    .append(",\"peakHeapMiB\":").append(r.peakHeapMiB())
+                    .append(",\"firstCyclePhasesMs\":").append(phases(r.firstPhases()))
+                    .append(",\"steadyCyclePhasesMs\":").append(phases(r.steadyPhases()))
+                    .append(",\"disagreements\":").append(r.disagreements())
+                    .append(",\"firstDisagreement\":").append(r.firstDisagreement() == null ? "null" : str(r.firstDisagreement()))
+                    .append('}');
+        }
+        return b.append("\n]}\n").toString();
+    }
+
+    private static String phases(Map<String, Double> p) {
+        StringBuilder b = new StringBuilder("{");
+        new java.util.TreeMap<>(p).forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append(str(k)).append(':').append(num(v)));
+        return b.append('}').toString();
+    }
+
+    private static String num(double d) {
+        return String.format(Locale.ROOT, "%.1f", d);
+    }
+
+    private static String str(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        return b.append('"').toString();
+    }
+
+    /** One line describing the machine: cores, max heap, JVM, OS, load average when the report is written. */
+    public static String machine() {
+        Runtime rt = Runtime.getRuntime();
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return rt.availableProcessors() + " cores, -Xmx " + (rt.maxMemory() >> 20) + " MiB, Java "
+                + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + "), "
+                + System.getProperty("os.name") + " " + System.getProperty("os.arch")
+                + String.format(Locale.ROOT, ", load average %.1f", load);
+    }
+}

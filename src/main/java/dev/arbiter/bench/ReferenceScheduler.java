@@ -1,0 +1,375 @@
+package dev.arbiter.bench;
+
+import dev.arbiter.bench.RefState.Job;
+import dev.arbiter.bench.RefState.Node;
+import dev.arbiter.bench.RefState.Queue;
+import dev.arbiter.bench.RefState.Task;
+import dev.arbiter.decision.Binding;
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.Eviction;
+import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.model.Caps;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.Resources;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The shipped default policy (rules/*.drl) in plain Java, without Drools: the speed ceiling for the engine and an
+ * independent oracle for the differential test. Written from docs/architecture.md, docs/volcano-differences.md, the
+ * DRL files and the engine's tests; it shares only the model, the decision records and {@link SchedulerConfig}.
+ *
+ * <p>One cycle: index; fair share; admit; allocate (queues by priority then share, re-chosen after every job; jobs by
+ * priority then creation; each gang all-or-nothing); preempt (within a queue, strictly lower-priority victims); reclaim
+ * (across queues, up to the reclaimer's deserved share, down to each victim queue's deserved share or guarantee, not
+ * from pods younger than a minute, never so far that the victim queue could reclaim straight back); eviction budgets
+ * of 100 pods per cycle and 20 per victim queue; status. Queue shares leave out the {@code pods} slot. Only top-level
+ * queues with the traverse dequeue strategy are modelled (the generator makes no others). Decisions carry the same
+ * rule names as the shipped rules so that results compare field by field.
+ */
+public final class ReferenceScheduler {
+    static final String GANG_RULE = "gang: a job starts only when minMember of its tasks can run together";
+    static final String PREEMPT_RULE = "preempt: a pending job may evict tasks of strictly lower-priority jobs in its own queue";
+    static final String RECLAIM_RULE = "reclaim: a queue below its deserved share takes back from reclaimable queues above theirs";
+
+    private final SchedulerConfig config;
+
+    public ReferenceScheduler(SchedulerConfig config) {
+        this.config = config;
+    }
+
+    public CycleResult schedule(ClusterSnapshot snapshot, int cycle) {
+        Map<String, Double> timings = new LinkedHashMap<>();
+        long t0 = System.nanoTime();
+        RefState s = RefState.of(snapshot, config.schedulerNames());
+        long t1 = lap(timings, "snapshot", t0);
+        FairShare.divide(s.total, s.guarantees, s.queues.values());
+        for (Queue q : s.queues.values()) q.jobs.sort(RefState.JOB_ORDER);
+        long t2 = lap(timings, "rules", t1);
+        Run run = new Run(s, config.scoring().equals("spread"));
+        run.admit();
+        long t3 = lap(timings, "enqueue", t2);
+        run.allocate();
+        long t4 = lap(timings, "allocate", t3);
+        run.preempt();
+        run.reclaim();
+        long t5 = lap(timings, "victims", t4);
+        List<PodGroupStatus> groups = run.groupStatuses();
+        List<QueueStatus> queues = run.queueStatuses(groups);
+        lap(timings, "status", t5);
+        return new CycleResult(cycle, "reference", run.bindings, run.evictions, groups, queues, timings);
+    }
+
+    private static long lap(Map<String, Double> timings, String phase, long since) {
+        long now = System.nanoTime();
+        timings.put(phase, (now - since) / 1e6);
+        return now;
+    }
+
+    /** The mutable work of one cycle. */
+    private static final class Run {
+        final RefState s;
+        final NodeIndex index;
+        final VictimSearch victims;
+        final List<Binding> bindings = new ArrayList<>();
+        final List<Eviction> evictions = new ArrayList<>();
+        final Map<String, Integer> evictedPerQueue = new HashMap<>();
+
+        Run(RefState s, boolean spread) {
+            this.s = s;
+            this.index = new NodeIndex(s.nodes, spread);
+            this.victims = new VictimSearch(s, index);
+        }
+
+        // ---- admission: Pending jobs move to Inqueue while their minimum fits the queue's room --------------
+
+        void admit() {
+            for (Queue q : s.queues.values()) {
+                if (!q.open) continue;
+                Caps room = q.realCapability.minus(q.allocated).minus(q.inqueue);
+                Integer lowestRunning = lowestRunningPriority(q);
+                for (Job j : q.jobs) {
+                    if (!j.initialPhase.equals("Pending") || !j.minResources.fitsIn(s.total)) continue;
+                    if (room.admits(j.minResources)) {
+                        j.phase = "Inqueue";
+                        room = room.minus(j.minResources);
+                    } else if (j.mayPreempt && lowestRunning != null && lowestRunning < j.priority) {
+                        j.phase = "Inqueue";
+                    }
+                }
+            }
+        }
+
+        private static Integer lowestRunningPriority(Queue q) {
+            Integer min = null;
+            for (Job j : q.jobs) for (Task t : j.running) if (min == null || t.priority < min) min = t.priority;
+            return min;
+        }
+
+        // ---- allocation ------------------------------------------------------------------------------------
+
+        void allocate() {
+            List<Queue> active = new ArrayList<>();
+            Map<Queue, Integer> cursor = new HashMap<>();
+            for (Queue q : s.queues.values()) {
+                if (!q.open) continue;
+                active.add(q);
+                cursor.put(q, 0);
+            }
+            while (!active.isEmpty()) {
+                Queue q = active.get(0);
+                for (Queue o : active) if (RefState.QUEUE_ORDER.compare(o, q) < 0) q = o;
+                Job j = null;
+                int c = cursor.get(q);
+                while (c < q.jobs.size()) {
+                    Job candidate = q.jobs.get(c++);
+                    if (candidate.admitted() && candidate.wantsMore()) {
+                        j = candidate;
+                        break;
+                    }
+                }
+                cursor.put(q, c);
+                if (j == null || q.covers(q.deserved)) {
+                    active.remove(q);
+                    continue;
+                }
+                startIfWhole(q, j);
+            }
+        }
+
+        /** Places every pending task that fits (node and queue capability); binds them if the gang then holds. */
+        private void startIfWhole(Queue q, Job j) {
+            Tx tx = new Tx();
+            for (Task t : j.pending) {
+                Node n = index.best(t.pod);
+                if (n == null || !q.realCapability.admits(q.allocated.add(t.share))) continue;
+                tx.place(t, n);
+            }
+            if (gangHolds(j, tx)) {
+                for (Task t : tx.placedTasks) {
+                    bindings.add(new Binding(t.id(), tx.nodeOf.get(t).spec.name(), GANG_RULE));
+                    t.placed = true;
+                }
+                j.boundCount += tx.placedTasks.size();
+            } else {
+                tx.undo();
+            }
+        }
+
+        private static boolean gangHolds(Job j, Tx tx) {
+            if (j.alive() + tx.placedTasks.size() < Math.max(1, j.minMember)) return false;
+            for (Map.Entry<String, Integer> e : j.minTaskMember.entrySet()) {
+                if (j.aliveInRole(e.getKey()) + tx.placedInRole(e.getKey()) < e.getValue()) return false;
+            }
+            return true;
+        }
+
+        // ---- preemption and reclaim -----------------------------------------------------------------------
+
+        void preempt() {
+            for (Queue q : queuesInOrder()) {
+                if (!q.open) continue;
+                for (Job j : q.jobs) {
+                    if (!starving(j)) continue;
+                    Predicate<Task> eligible = t -> t.running() && !t.evicted && !RefState.shieldedFromPreemption(t)
+                            && t.job != j && t.job.queueName.equals(q.name()) && t.job.priority < j.priority;
+                    if (!anyRunning(q, eligible)) continue;
+                    withVictims(q, j, eligible, Map.of(), null, false, "preempt", PREEMPT_RULE);
+                }
+            }
+        }
+
+        private static boolean anyRunning(Queue q, Predicate<Task> eligible) {
+            for (Job j : q.jobs) for (Task t : j.running) if (eligible.test(t)) return true;
+            return false;
+        }
+
+        void reclaim() {
+            for (Queue q : queuesInOrder()) {
+                if (!q.open || q.overused) continue;
+                Map<String, Resources> floors = new HashMap<>();
+                for (Queue v : s.queues.values()) {
+                    if (v != q && v.spec.reclaimable() && v.overused) floors.put(v.name(), v.deserved.max(v.spec.guarantee()));
+                }
+                if (floors.isEmpty()) continue;
+                Predicate<Task> eligible = t -> t.running() && !t.evicted && !RefState.shieldedFromReclaim(t)
+                        && floors.containsKey(t.job.queueName);
+                if (!anyInFloors(floors, t -> t.running() && !RefState.shieldedFromReclaim(t))) continue;
+                for (Job j : q.jobs) {
+                    if (q.covers(q.deserved) || !anyAboveFloor(floors)) break;
+                    if (!starving(j)) continue;
+                    withVictims(q, j, eligible, floors, q.deserved, true, "reclaim", RECLAIM_RULE);
+                }
+            }
+        }
+
+        private boolean anyInFloors(Map<String, Resources> floors, Predicate<Task> p) {
+            for (String name : floors.keySet()) {
+                for (Job j : s.queues.get(name).jobs) for (Task t : j.running) if (p.test(t)) return true;
+            }
+            return false;
+        }
+
+        private boolean anyAboveFloor(Map<String, Resources> floors) {
+            for (Map.Entry<String, Resources> f : floors.entrySet()) {
+                if (!s.queues.get(f.getKey()).allocated.fitsIn(f.getValue())) return true;
+            }
+            return false;
+        }
+
+        private List<Queue> queuesInOrder() {
+            List<Queue> qs = new ArrayList<>(s.queues.values());
+            qs.sort(RefState.QUEUE_ORDER);
+            return qs;
+        }
+
+        /** Admitted, some pending task not yet placed this cycle, not already waiting on victims, may preempt. */
+        private static boolean starving(Job j) {
+            return j.admitted() && j.wantsMore() && !j.pipelined && j.mayPreempt;
+        }
+
+        /**
+         * Places the job's unplaced pending tasks in task order, evicting where idle capacity is short, until one finds
+         * no room. Kept (pipelined: binding in a later cycle) only if the gang then holds, something must leave first,
+         * and the evictions fit this cycle's eviction budgets. {@code ceiling} null: preemption, the queue's
+         * capability binds the victim search. Otherwise reclaim: the queue may grow only up to {@code ceiling} in the
+         * dimensions a task needs. Returns whether the job was pipelined.
+         */
+        private boolean withVictims(Queue q, Job j, Predicate<Task> eligible, Map<String, Resources> floors,
+                                    Resources ceiling, boolean hysteresis, String action, String rule) {
+            Tx tx = new Tx();
+            int waitsOnTerminating = 0;
+            for (Task t : j.pending) {
+                if (t.placed) continue;
+                Resources after = q.allocated.add(t.share);
+                boolean underCap = q.realCapability.admits(after);
+                if (ceiling != null && (!underCap || !after.withinIn(ceiling, t.share))) break;
+                Node n = underCap ? index.best(t.pod) : null;
+                if (n == null && underCap) {
+                    n = index.bestOnceReleased(t.pod);
+                    if (n != null) waitsOnTerminating++;
+                }
+                if (n == null) {
+                    VictimSearch.Plan plan = victims.find(t, eligible, floors,
+                            ceiling == null ? q.realCapability : Caps.UNLIMITED, hysteresis);
+                    if (plan == null) break;
+                    for (Task v : plan.victims()) tx.evict(v);
+                    n = plan.node();
+                }
+                tx.place(t, n);
+            }
+            if (!gangHolds(j, tx) || (tx.evicted.isEmpty() && waitsOnTerminating == 0) || overspends(tx.evicted)) {
+                tx.undo();
+                return false;
+            }
+            j.pipelined = true;
+            for (Task t : tx.placedTasks) t.placed = true;
+            for (Task v : tx.evicted) {
+                evictedPerQueue.merge(v.job.queueName, 1, Integer::sum);
+                evictions.add(new Eviction(v.id(), v.node.spec.name(), action, j.id, rule,
+                        action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queueName + "\""));
+            }
+            return true;
+        }
+
+        /** Whether these evictions would pass this cycle's budgets: in all, and per victim queue. */
+        private boolean overspends(List<Task> gangVictims) {
+            if (evictions.size() + gangVictims.size() > RefState.MAX_EVICTIONS_PER_CYCLE) return true;
+            Map<String, Integer> perQueue = new HashMap<>();
+            for (Task v : gangVictims) perQueue.merge(v.job.queueName, 1, Integer::sum);
+            for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
+                if (evictedPerQueue.getOrDefault(e.getKey(), 0) + e.getValue() > RefState.MAX_EVICTIONS_PER_QUEUE) return true;
+            }
+            return false;
+        }
+
+        // ---- status ----------------------------------------------------------------------------------------
+
+        List<PodGroupStatus> groupStatuses() {
+            List<PodGroupStatus> out = new ArrayList<>();
+            for (Job j : s.jobs.values()) {
+                int running = j.alive() + j.boundCount;
+                String phase = running > 0 && running >= j.minMember ? "Running" : j.admitted() ? "Inqueue" : "Pending";
+                out.add(new PodGroupStatus(j.id, j.queueName, phase, j.minMember, running,
+                        j.pending.size() - j.boundCount, null, null));
+            }
+            return out;
+        }
+
+        List<QueueStatus> queueStatuses(List<PodGroupStatus> groups) {
+            Map<String, int[]> counts = new HashMap<>();
+            for (PodGroupStatus g : groups) {
+                int[] c = counts.computeIfAbsent(g.queue(), k -> new int[3]);
+                c[g.phase().equals("Pending") ? 0 : g.phase().equals("Inqueue") ? 1 : 2]++;
+            }
+            List<QueueStatus> out = new ArrayList<>();
+            for (Queue q : s.queues.values()) {
+                int[] c = counts.getOrDefault(q.name(), new int[3]);
+                out.add(new QueueStatus(q.name(), q.spec.parent(), q.spec.weight(), q.spec.state(), q.deserved,
+                        q.allocated, c[0], c[1], c[2]));
+            }
+            return out;
+        }
+
+        /** A gang's tentative placements and evictions, applied at once and undone newest first. */
+        private final class Tx {
+            final List<Task> placedTasks = new ArrayList<>();
+            final Map<Task, Node> nodeOf = new HashMap<>();
+            final List<Task> evicted = new ArrayList<>();
+            final List<Object[]> log = new ArrayList<>();
+
+            void place(Task t, Node n) {
+                index.take(n, t.req);
+                queueOf(t).allocated = queueOf(t).allocated.add(t.share);
+                placedTasks.add(t);
+                nodeOf.put(t, n);
+                log.add(new Object[] {t, n, Boolean.FALSE});
+            }
+
+            void evict(Task v) {
+                v.evicted = true;
+                index.give(v.node, v.req);
+                Queue q = queueOf(v);
+                if (q != null) q.allocated = q.allocated.subtract(v.share);
+                evicted.add(v);
+                log.add(new Object[] {v, v.node, Boolean.TRUE});
+            }
+
+            int placedInRole(String role) {
+                int n = 0;
+                for (Task t : placedTasks) if (t.role.equals(role)) n++;
+                return n;
+            }
+
+            void undo() {
+                for (int i = log.size() - 1; i >= 0; i--) {
+                    Task t = (Task) log.get(i)[0];
+                    Node n = (Node) log.get(i)[1];
+                    Queue q = queueOf(t);
+                    if ((Boolean) log.get(i)[2]) {
+                        t.evicted = false;
+                        index.take(n, t.req);
+                        if (q != null) q.allocated = q.allocated.add(t.share);
+                    } else {
+                        index.give(n, t.req);
+                        if (q != null) q.allocated = q.allocated.subtract(t.share);
+                    }
+                }
+                log.clear();
+                placedTasks.clear();
+                nodeOf.clear();
+                evicted.clear();
+            }
+
+            private Queue queueOf(Task t) {
+                return s.queues.get(t.job.queueName);
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.arbiter.synth;
+
+import dev.arbiter.model.Manifests;
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.PriorityClassSpec;
+import dev.arbiter.model.QueueSpec;
+import dev.arbiter.model.Resources;
+import dev.arbiter.model.Taint;
+import dev.arbiter.model.Toleration;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes {@link Manifests} as multi-document Kubernetes YAML that {@code ManifestLoader} reads back into equal
+ * manifests: PriorityClasses, Queues (except an implicit default queue), Nodes, then PodGroups each followed by their
+ * pods, then bare pods in their place among them — the order of creation. Pods carry their requests without the
+ * implicit {@code pods: 1} (the loader adds it), {@code spec.schedulerName}, {@code status.phase} and
+ * {@code status.startTime}.
+ *
+ * <p>A small writer of our own: every scalar is double-quoted (so "true", "0" and "1e3" stay strings) and streamed,
+ * so a 100k-pod cluster never sits in memory as text.
+ */
+public final class ManifestYamlWriter {
+    private final Writer out;
+
+    private ManifestYamlWriter(Writer out) {
+        this.out = out;
+    }
+
+    public static String toYaml(Manifests m) {
+        StringWriter w = new StringWriter();
+        write(m, w);
+        return w.toString();
+    }
+
+    /** Streams {@code m} to {@code out} (not closed). */
+    public static void write(Manifests m, Writer out) {
+        try {
+            new ManifestYamlWriter(out).all(m);
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void all(Manifests m) throws IOException {
+        for (PriorityClassSpec pc : m.priorityClasses()) priorityClass(pc);
+        for (QueueSpec q : m.queues()) {
+            if (q.equals(QueueSpec.defaultQueue())) continue;
+            queue(q);
+        }
+        for (NodeSpec n : m.nodes()) node(n);
+        // Objects in creation order: a PodGroup before its pods, then pods (of groups or bare) by creation order.
+        List<Object> sequence = new ArrayList<>(m.podGroups());
+        for (PodSpec p : m.pods()) sequence.add(p);
+        sequence.sort(java.util.Comparator.comparingLong(o -> o instanceof PodGroupSpec g ? g.creationOrder()
+                : ((PodSpec) o).creationOrder()));
+        for (Object o : sequence) {
+            if (o instanceof PodGroupSpec g) podGroup(g);
+            else pod((PodSpec) o);
+        }
+    }
+
+    private void priorityClass(PriorityClassSpec pc) throws IOException {
+        begin("scheduling.k8s.io/v1", "PriorityClass");
+        line(1, "name", pc.name());
+        line(0, "value", Integer.toString(pc.value()), false);
+        line(0, "globalDefault", Boolean.toString(pc.globalDefault()), false);
+        if (pc.preemptionPolicy() != null) line(0, "preemptionPolicy", pc.preemptionPolicy());
+    }
+
+    private void queue(QueueSpec q) throws IOException {
+        begin("scheduling.volcano.sh/v1beta1", "Queue");
+        line(1, "name", q.name());
+        out.write("spec:\n");
+        line(1, "weight", Integer.toString(q.weight()), false);
+        line(1, "priority", Integer.toString(q.priority()), false);
+        line(1, "reclaimable", Boolean.toString(q.reclaimable()), false);
+        if (q.parent() != null) line(1, "parent", q.parent());
+        if (q.capability() != null) resources(1, "capability", q.capability());
+        if (!q.guarantee().isEmpty()) {
+            out.write("  guarantee:\n");
+            resources(2, "resource", q.guarantee());
+        }
+        out.write("status:\n");
+        line(1, "state", q.state());
+    }
+
+    private void node(NodeSpec n) throws IOException {
+        begin("v1", "Node");
+        line(1, "name", n.name());
+        map(1, "labels", n.labels());
+        out.write("spec:\n");
+        if (n.unschedulable()) line(1, "unschedulable", "true", false);
+        if (!n.taints().isEmpty()) {
+            out.write("  taints:\n");
+            for (Taint t : n.taints()) {
+                out.write("  - key: " + q(t.key()) + "\n");
+                if (t.value() != null) out.write("    value: " + q(t.value()) + "\n");
+                out.write("    effect: " + q(t.effect()) + "\n");
+            }
+        }
+        out.write("status:\n");
+        resources(1, "allocatable", n.allocatable());
+    }
+
+    private void podGroup(PodGroupSpec g) throws IOException {
+        begin("scheduling.volcano.sh/v1beta1", "PodGroup");
+        line(1, "name", g.name());
+        line(1, "namespace", g.namespace());
+        out.write("spec:\n");
+        line(1, "queue", g.queue());
+        line(1, "minMember", Integer.toString(g.minMember()), false);
+        if (!g.minTaskMember().isEmpty()) {
+            out.write("  minTaskMember:\n");
+            for (Map.Entry<String, Integer> e : new java.util.TreeMap<>(g.minTaskMember()).entrySet()) {
+                line(2, e.getKey(), Integer.toString(e.getValue()), false);
+            }
+        }
+        if (g.minResources() != null) resources(1, "minResources", g.minResources());
+        if (g.priorityClassName() != null) line(1, "priorityClassName", g.priorityClassName());
+        out.write("status:\n");
+        line(1, "phase", g.phase());
+    }
+
+    private void pod(PodSpec p) throws IOException {
+        begin("v1", "Pod");
+        line(1, "name", p.name());
+        line(1, "namespace", p.namespace());
+        map(1, "labels", p.labels());
+        map(1, "annotations", p.annotations());
+        out.write("spec:\n");
+        line(1, "schedulerName", p.schedulerName());
+        if (p.nodeName() != null) line(1, "nodeName", p.nodeName());
+        if (p.priorityClassName() != null) line(1, "priorityClassName", p.priorityClassName());
+        if (p.priority() != null) line(1, "priority", Integer.toString(p.priority()), false);
+        if (p.preemptionPolicy() != null) line(1, "preemptionPolicy", p.preemptionPolicy());
+        map(1, "nodeSelector", p.nodeSelector());
+        if (!p.tolerations().isEmpty()) {
+            out.write("  tolerations:\n");
+            for (Toleration t : p.tolerations()) {
+                out.write("  - operator: " + q(t.operator() == null ? "Equal" : t.operator()) + "\n");
+                if (t.key() != null) out.write("    key: " + q(t.key()) + "\n");
+                if (t.value() != null) out.write("    value: " + q(t.value()) + "\n");
+                if (t.effect() != null) out.write("    effect: " + q(t.effect()) + "\n");
+            }
+        }
+        out.write("  containers:\n  - name: \"main\"\n    resources:\n");
+        Resources requests = p.requests().subtract(Resources.of("pods", 1));
+        resources(3, "requests", requests);
+        if (p.phase() != null || p.startedAt() != PodSpec.UNKNOWN_START) {
+            out.write("status:\n");
+            if (p.phase() != null) line(1, "phase", p.phase());
+            if (p.startedAt() != PodSpec.UNKNOWN_START) {
+                line(1, "startTime", java.time.Instant.ofEpochSecond(p.startedAt()).toString());
+            }
+        }
+    }
+
+    private void begin(String apiVersion, String kind) throws IOException {
+        out.write("---\napiVersion: " + q(apiVersion) + "\nkind: " + q(kind) + "\nmetadata:\n");
+    }
+
+    private void line(int indent, String key, String value) throws IOException {
+        line(indent, key, value, true);
+    }
+
+    private void line(int indent, String key, String value, boolean quote) throws IOException {
+        out.write("  ".repeat(indent));
+        out.write(q(key));
+        out.write(": ");
+        out.write(quote ? q(value) : value);
+        out.write('\n');
+    }
+
+    private void map(int indent, String key, Map<String, String> m) throws IOException {
+        if (m.isEmpty()) return;
+        out.write("  ".repeat(indent) + key + ":\n");
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(m).entrySet()) line(indent + 1, e.getKey(), e.getValue());
+    }
+
+    private void resources(int indent, String key, Resources r) throws IOException {
+        if (r.isEmpty()) {
+            out.write("  ".repeat(indent) + key + ": {}\n");
+            return;
+        }
+        out.write("  ".repeat(indent) + key + ":\n");
+        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) line(indent + 1, e.getKey(), e.getValue());
+    }
+
+    /** A double-quoted YAML scalar. */
+    private static String q(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) b.append(String.format("\\x%02x", (int) c));
+                    else b.append(c);
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

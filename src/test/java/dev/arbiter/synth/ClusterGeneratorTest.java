@@ -1,0 +1,110 @@
+package dev.arbiter.synth;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.cli.Main;
+import dev.arbiter.manifest.ManifestLoader;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The synthetic cluster generator: reproducible, realistic shapes, valid placements, YAML that loads back equal. */
+class ClusterGeneratorTest {
+    private static final SynthSpec FLEET = SynthSpec.fleet(400, 3_000, 20, 7);
+
+    @Test
+    void theSameSeedGivesTheSameClusterAndAnotherSeedAnother() {
+        Manifests a = ClusterGenerator.generate(FLEET);
+        assertEquals(a, ClusterGenerator.generate(FLEET));
+        assertNotEquals(a, ClusterGenerator.generate(SynthSpec.fleet(400, 3_000, 20, 8)));
+    }
+
+    @Test
+    void theYamlLoadsBackIntoEqualManifests() {
+        Manifests m = ClusterGenerator.generate(SynthSpec.fleet(60, 400, 6, 3));
+        Manifests loaded = ManifestLoader.parse(ManifestYamlWriter.toYaml(m), "generated.yaml");
+        assertEquals(m.priorityClasses(), loaded.priorityClasses());
+        assertEquals(m.queues(), loaded.queues());
+        assertEquals(m.nodes(), loaded.nodes());
+        assertEquals(m.podGroups(), loaded.podGroups());
+        assertEquals(m.pods(), loaded.pods());
+        assertTrue(loaded.notices().isEmpty(), loaded.notices().toString());
+    }
+
+    @Test
+    void pendingPodsReachTheRequestedCount() {
+        Manifests m = ClusterGenerator.generate(FLEET);
+        long pending = m.pods().stream().filter(p -> !p.isBound()).count();
+        assertTrue(pending >= 3_000 && pending < 3_000 + 64, "pending " + pending);
+    }
+
+    @Test
+    void runningPodsNeverOvercommitANodeNorIgnoreTheirConstraints() {
+        Manifests m = ClusterGenerator.generate(FLEET);
+        assertEquals(List.of(), new ClusterWorld(m).overCapacityNodes());
+        Map<String, NodeSpec> nodes = new HashMap<>();
+        m.nodes().forEach(n -> nodes.put(n.name(), n));
+        for (PodSpec p : m.pods()) {
+            if (!p.isBound() || !p.schedulerName().equals(ClusterGenerator.SCHEDULER)) continue;
+            NodeSpec n = nodes.get(p.nodeName());
+            assertTrue(!n.unschedulable(), p.key() + " runs on cordoned " + n.name());
+            p.nodeSelector().forEach((k, v) -> assertEquals(v, n.labels().get(k), p.key() + " on " + n.name()));
+            n.taints().stream().filter(t -> !t.effect().equals("PreferNoSchedule"))
+                    .forEach(t -> assertTrue(p.tolerations().stream().anyMatch(tol -> tol.tolerates(t)), p.key() + " on tainted " + n.name()));
+        }
+    }
+
+    @Test
+    void aFleetHasEveryShape() {
+        Manifests m = ClusterGenerator.generate(SynthSpec.fleet(2_000, 20_000, 20, 11));
+        assertTrue(m.nodes().stream().anyMatch(n -> n.allocatable().milli(ClusterGenerator.GPU) > 0), "GPU nodes");
+        assertTrue(m.nodes().stream().anyMatch(n -> n.allocatable().milli(ClusterGenerator.GPU) == 0), "CPU nodes");
+        assertTrue(m.nodes().stream().anyMatch(NodeSpec::unschedulable), "cordoned nodes");
+        assertTrue(m.nodes().stream().anyMatch(n -> n.taints().stream().anyMatch(t -> t.effect().equals("NoSchedule"))), "tainted nodes");
+        assertTrue(m.queues().stream().anyMatch(q -> q.capability() != null), "capped queues");
+        assertTrue(m.queues().stream().anyMatch(q -> !q.reclaimable()), "queues that are not reclaimable");
+        assertTrue(m.queues().stream().map(q -> q.weight()).distinct().count() > 1, "different weights");
+        Map<String, Integer> sizes = new HashMap<>();
+        m.pods().forEach(p -> { if (p.groupName() != null) sizes.merge(p.namespace() + "/" + p.groupName(), 1, Integer::sum); });
+        assertTrue(sizes.values().stream().anyMatch(s -> s == 64), "PyTorchJob gangs of 64");
+        assertTrue(sizes.values().stream().anyMatch(s -> s == 2), "gangs of 2");
+        assertTrue(m.podGroups().stream().anyMatch(g -> g.name().startsWith("lws-")), "LeaderWorkerSet groups");
+        assertTrue(m.podGroups().stream().anyMatch(g -> g.minMember() < sizes.get(g.key())), "elastic gangs");
+        assertTrue(m.podGroups().stream().anyMatch(g -> !g.minTaskMember().isEmpty()), "gangs with minTaskMember");
+        assertTrue(m.pods().stream().anyMatch(p -> p.groupName() == null && p.isBound()), "running single pods");
+        assertTrue(m.pods().stream().anyMatch(p -> p.groupName() == null && !p.isBound()), "pending single pods");
+        assertTrue(m.pods().stream().anyMatch(p -> "Never".equals(p.preemptionPolicy())), "pods that never preempt");
+        assertTrue(m.pods().stream().anyMatch(p -> !p.preemptableMarker()), "pods that are never victims");
+        assertTrue(m.pods().stream().anyMatch(p -> !p.schedulerName().equals(ClusterGenerator.SCHEDULER)), "pods of another scheduler");
+        assertTrue(m.podGroups().stream().map(PodGroupSpec::priorityClassName).distinct().count() >= 5, "priority classes");
+    }
+
+    @Test
+    void generateWritesYamlThatSimulateLoads(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("cluster.yaml");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new String[] {"generate", "--nodes", "20", "--pods", "120", "--queues", "3", "--seed", "7",
+                "-o", file.toString()}, new PrintWriter(out), new PrintWriter(err));
+        assertEquals(0, code, err.toString());
+        assertEquals(ClusterGenerator.generate(new SynthSpec(20, 120, 3, 7, 0.5, 64, 1)),
+                ManifestLoader.load(List.of(file)), "the file holds exactly the generated cluster");
+        StringWriter sim = new StringWriter();
+        code = Main.run(new String[] {"simulate", "--max-cycles", "5", file.toString()}, new PrintWriter(sim), new PrintWriter(err));
+        assertEquals(0, code, err.toString());
+        assertTrue(sim.toString().contains("Cycle 1:"), sim.toString());
+        assertTrue(Files.size(file) > 10_000);
+    }
+}
