@@ -118,6 +118,11 @@ final class RefState {
             return phase.equals("Inqueue") || phase.equals("Running");
         }
 
+        /** Members running after this cycle: alive, plus bound this cycle. */
+        int members() {
+            return alive() + boundCount;
+        }
+
         int alive() {
             int n = 0;
             for (Task t : running) if (!t.evicted) n++;

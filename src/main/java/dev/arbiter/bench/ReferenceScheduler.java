@@ -163,7 +163,7 @@ public final class ReferenceScheduler {
         }
 
         private static boolean gangHolds(Job j, Tx tx) {
-            if (j.alive() + tx.placedTasks.size() < Math.max(1, j.minMember)) return false;
+            if (j.members() + tx.placedTasks.size() < Math.max(1, j.minMember)) return false;
             for (Map.Entry<String, Integer> e : j.minTaskMember.entrySet()) {
                 if (j.aliveInRole(e.getKey()) + tx.placedInRole(e.getKey()) < e.getValue()) return false;
             }
@@ -278,13 +278,17 @@ public final class ReferenceScheduler {
             return true;
         }
 
-        /** Whether these evictions would pass this cycle's budgets: in all, and per victim queue. */
+        /**
+         * Whether these evictions would pass this cycle's budgets, in all and per victim queue. A budget limits what
+         * is added to evictions already made: the first gang to evict (in all, or from a queue) may exceed it.
+         */
         private boolean overspends(List<Task> gangVictims) {
-            if (evictions.size() + gangVictims.size() > RefState.MAX_EVICTIONS_PER_CYCLE) return true;
+            if (!evictions.isEmpty() && evictions.size() + gangVictims.size() > RefState.MAX_EVICTIONS_PER_CYCLE) return true;
             Map<String, Integer> perQueue = new HashMap<>();
             for (Task v : gangVictims) perQueue.merge(v.job.queueName, 1, Integer::sum);
             for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
-                if (evictedPerQueue.getOrDefault(e.getKey(), 0) + e.getValue() > RefState.MAX_EVICTIONS_PER_QUEUE) return true;
+                int already = evictedPerQueue.getOrDefault(e.getKey(), 0);
+                if (already > 0 && already + e.getValue() > RefState.MAX_EVICTIONS_PER_QUEUE) return true;
             }
             return false;
         }

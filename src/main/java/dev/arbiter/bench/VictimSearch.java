@@ -107,7 +107,7 @@ final class VictimSearch {
     /** Victim order; {@code taken} counts, per job, members already chosen (for "surplus"). */
     private Comparator<Task> order(Map<Job, Integer> taken, Node node, Queue own) {
         Comparator<Task> c = node == null ? (x, y) -> 0 : Comparator.comparingInt(t -> t.node == node ? 0 : 1);
-        return c.thenComparingInt((Task t) -> t.job.alive() - taken.getOrDefault(t.job, 0) > t.job.minMember ? 0 : 1)
+        return c.thenComparingInt((Task t) -> t.job.members() - taken.getOrDefault(t.job, 0) > t.job.minMember ? 0 : 1)
                 // Closest queue first: with top-level queues only, the preemptor's own queue, then every other.
                 .thenComparingInt((Task t) -> t.job.queueName.equals(own.name()) ? 0 : 1)
                 .thenComparingInt((Task t) -> queuePriority(t))
@@ -154,8 +154,9 @@ final class VictimSearch {
         }
 
         List<Task> unitOf(Task t, Predicate<Task> eligible) {
-            int left = t.job.alive() - taken.getOrDefault(t.job, 0);
+            int left = t.job.members() - taken.getOrDefault(t.job, 0);
             if (left <= 1 || left - 1 >= t.job.minMember) return List.of(t);
+            if (t.job.boundCount > 0) return null; // members bound this cycle cannot go, so neither can the gang
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
                 if (m.evicted || chosen(m)) continue;
@@ -197,16 +198,21 @@ final class VictimSearch {
             for (Task t : unit) taken.merge(t.job, 1, Integer::sum);
         }
 
+        /** The task fits the node, and under the queue's capability, or at least replaces as much as it takes. */
         boolean fits(List<List<Task>> chosen) {
             Resources free = node.free;
             Resources ownAllocated = own.allocated;
+            Resources ownFreed = Resources.NONE;
             for (List<Task> u : chosen) {
                 for (Task t : u) {
                     if (t.node == node) free = free.add(t.req);
-                    if (t.job.queueName.equals(task.job.queueName)) ownAllocated = ownAllocated.subtract(t.share);
+                    if (t.job.queueName.equals(task.job.queueName)) {
+                        ownAllocated = ownAllocated.subtract(t.share);
+                        ownFreed = ownFreed.add(t.share);
+                    }
                 }
             }
-            return task.req.fitsIn(free) && cap.admits(ownAllocated.add(task.share));
+            return task.req.fitsIn(free) && (cap.admits(ownAllocated.add(task.share)) || task.share.fitsIn(ownFreed));
         }
 
         List<Task> trimmed() {
@@ -225,7 +231,7 @@ final class VictimSearch {
             Map<Job, Integer> count = new HashMap<>();
             for (List<Task> u : chosen) for (Task t : u) count.merge(t.job, 1, Integer::sum);
             for (Map.Entry<Job, Integer> e : count.entrySet()) {
-                int left = e.getKey().alive() - e.getValue();
+                int left = e.getKey().members() - e.getValue();
                 if (left > 0 && left < e.getKey().minMember) return false;
             }
             return true;

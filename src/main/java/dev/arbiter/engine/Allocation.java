@@ -125,6 +125,7 @@ final class Allocation {
         if (gang != null && CycleWork.gangSatisfied(j, gang, tx)) {
             for (Task t : tx.placements()) bindings.add(new Binding(t.id(), tx.nodeOf(t).name(), gang.rule()));
             boundThisCycle.merge(j, tx.placed(), Integer::sum);
+            j.bound += tx.placed();
             for (Task t : tx.placements()) t.placed = true;
             j.reason = null;
             j.reasonRule = null;

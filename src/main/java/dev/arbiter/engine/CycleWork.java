@@ -78,7 +78,7 @@ final class CycleWork {
     }
 
     static boolean gangSatisfied(Job j, GangRequirement g, GangTransaction tx) {
-        if (j.liveRunning() + tx.placed() < Math.max(g.minMember(), 1)) return false;
+        if (j.liveMembers() + tx.placed() < Math.max(g.minMember(), 1)) return false;
         Map<String, Integer> running = j.liveRunningByRole();
         for (Map.Entry<String, Integer> e : g.minTaskMember().entrySet()) {
             if (running.getOrDefault(e.getKey(), 0) + tx.placedInRole(e.getKey()) < e.getValue()) return false;

@@ -147,6 +147,7 @@ final class EvictionPhase {
     private boolean startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
                                      String action, String rule) {
         boolean capBinds = ceiling == null;
+        if (budgetSpent()) return false;
         GangRequirement gang = policy.gangFor(j);
         if (gang == null) return false;
         w.releaseNominatedRoom(j);
@@ -199,6 +200,12 @@ final class EvictionPhase {
         }
         j.setReason("waiting for " + tx.evictions().size() + " evicted pod(s) to leave (" + action + ")", rule);
         return true;
+    }
+
+    /** The cycle's cluster-wide eviction budget is used up: no search could be committed. */
+    private boolean budgetSpent() {
+        ChurnSettings churn = policy.churn();
+        return churn != null && churn.maxEvictionsPerCycle() > 0 && evictions.size() >= churn.maxEvictionsPerCycle();
     }
 
     /**

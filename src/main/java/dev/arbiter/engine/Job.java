@@ -47,6 +47,14 @@ final class Job {
         this.minResources = pg.minResources();
     }
 
+    /** Members bound this cycle (they run from now on, but are not yet possible victims). */
+    int bound;
+
+    /** Members that will be running after this cycle: running and not evicted, plus bound this cycle. */
+    int liveMembers() {
+        return liveRunning() + bound;
+    }
+
     /** Running members not evicted this cycle. */
     int liveRunning() {
         int n = 0;

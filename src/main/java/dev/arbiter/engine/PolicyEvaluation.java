@@ -115,11 +115,16 @@ final class PolicyEvaluation {
         }
     }
 
-    /** Of two protections for one task, the one that covers more (protected from all evictions beats reclaim only). */
+    /**
+     * Of two protections for one task, the one that covers more (protected from all evictions beats reclaim only);
+     * between equals, the first rule by name, so the reason shown does not depend on the session's iteration order.
+     */
     private static Protected stronger(Protected a, Protected b) {
-        return b.coversPreemption() && !a.coversPreemption() ? b : a;
+        if (a.coversPreemption() != b.coversPreemption()) return a.coversPreemption() ? a : b;
+        return a.rule().compareTo(b.rule()) <= 0 ? a : b;
     }
 
+    /** Several facts of one kind may concern one job (two denials); keep one chosen by rule name, not by chance. */
     private static Policy collect(KieSession s, long fired) {
         Map<String, AdmissionBudget> budgets = new HashMap<>();
         Map<String, AdmissionDenied> denials = new HashMap<>();
@@ -137,7 +142,7 @@ final class PolicyEvaluation {
         GangPolicy gangPolicy = null;
         for (Object o : s.getObjects()) {
             if (o instanceof AdmissionBudget b) budgets.put(b.queue(), b);
-            else if (o instanceof AdmissionDenied d) denials.putIfAbsent(d.job(), d);
+            else if (o instanceof AdmissionDenied d) denials.merge(d.job(), d, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
             else if (o instanceof AdmissionGrant g) grants.put(g.job(), g);
             else if (o instanceof AllocationLimit l) limits.put(l.queue(), l);
             else if (o instanceof GangRequirement g) gangs.put(g.job(), g);
@@ -148,7 +153,7 @@ final class PolicyEvaluation {
             else if (o instanceof VictimOrder v) victimOrder = v;
             else if (o instanceof DequeuePolicy d) dequeue.put(d.queue(), d);
             else if (o instanceof ChurnSettings c) churn = c;
-            else if (o instanceof NoPreemption n) noPreemption.putIfAbsent(n.job(), n);
+            else if (o instanceof NoPreemption n) noPreemption.merge(n.job(), n, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
             else if (o instanceof GangPolicy g) gangPolicy = g;
         }
         reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));

@@ -54,11 +54,21 @@ final class VictimSelector {
     private final NodeFitter fitter;
     private final List<String> orderKeys;
     private final Map<FailureKey, Long> failedAtEpoch = new HashMap<>();
+    private final Map<QueueState, java.util.Set<Resources>> pendingShapes = new HashMap<>();
 
     VictimSelector(CycleState state, NodeFitter fitter, VictimOrder order) {
         this.state = state;
         this.fitter = fitter;
         this.orderKeys = order == null ? List.of("newest first") : order.keys();
+    }
+
+    /** The distinct shares of a queue's pending tasks, computed once per cycle (for hysteresis). */
+    private java.util.Set<Resources> pendingShapes(QueueState q) {
+        return pendingShapes.computeIfAbsent(q, x -> {
+            java.util.Set<Resources> out = new java.util.LinkedHashSet<>();
+            for (Job j : x.jobs) for (Task p : j.pending) out.add(p.share());
+            return out;
+        });
     }
 
     Plan find(Task task, Terms terms) {
@@ -179,13 +189,15 @@ final class VictimSelector {
         }
 
         boolean isSurplus(Task t) {
-            return t.job.liveRunning() - taken.getOrDefault(t.job, 0) > t.job.minMember;
+            return t.job.liveMembers() - taken.getOrDefault(t.job, 0) > t.job.minMember;
         }
 
         /** The task alone, or its whole remaining gang if taking it would break the gang; null if that is not allowed. */
         List<Task> unitFor(Task t) {
-            int remaining = t.job.liveRunning() - taken.getOrDefault(t.job, 0);
+            int remaining = t.job.liveMembers() - taken.getOrDefault(t.job, 0);
             if (remaining - 1 >= t.job.minMember || remaining <= 1) return List.of(t);
+            // Members bound this cycle cannot be evicted, so a gang that would break cannot go whole either.
+            if (t.job.bound > 0) return null;
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
                 if (m.evicted || isTaken(m)) continue;
@@ -223,9 +235,7 @@ final class VictimSelector {
                 Resources after = allocatedNow(victimQueue).subtract(freed);
                 Resources deserved = victimQueue.deserved();
                 for (Task t : unit) if (after.add(t.share()).withinIn(deserved, t.share())) return false;
-                for (Job j : victimQueue.jobs) {
-                    for (Task p : j.pending) if (after.add(p.share()).withinIn(deserved, p.share())) return false;
-                }
+                for (Resources p : pendingShapes(victimQueue)) if (after.add(p).withinIn(deserved, p)) return false;
             }
             return true;
         }
@@ -255,16 +265,26 @@ final class VictimSelector {
             return fitsWith(units);
         }
 
+        /**
+         * The task fits on the node, and under its queue's capability — or, when the queue is already past its
+         * capability, its victims in the queue free at least what it takes: preemption swaps work inside a queue, it
+         * does not evict a queue's surplus wholesale.
+         */
         private boolean fitsWith(List<List<Task>> chosen) {
             Resources freeOnNode = node.free();
             Resources queueAllocated = terms.preemptorAllocated();
+            Resources queueFreed = Resources.NONE;
             for (List<Task> u : chosen) {
                 for (Task t : u) {
                     if (t.node == node) freeOnNode = freeOnNode.add(t.request());
-                    if (t.job.queue.equals(task.job.queue)) queueAllocated = queueAllocated.subtract(t.share());
+                    if (t.job.queue.equals(task.job.queue)) {
+                        queueAllocated = queueAllocated.subtract(t.share());
+                        queueFreed = queueFreed.add(t.share());
+                    }
                 }
             }
-            return task.request().fitsIn(freeOnNode) && terms.preemptorCap().admits(queueAllocated.add(task.share()));
+            return task.request().fitsIn(freeOnNode) && (terms.preemptorCap().admits(queueAllocated.add(task.share()))
+                    || task.share().fitsIn(queueFreed));
         }
 
         /** Drops, newest choice first (after the last), every unit the fit does not need and whose gangs stay whole. */
@@ -284,7 +304,7 @@ final class VictimSelector {
             Map<Job, Integer> count = new HashMap<>();
             for (List<Task> u : chosen) for (Task t : u) count.merge(t.job, 1, Integer::sum);
             for (Map.Entry<Job, Integer> e : count.entrySet()) {
-                int left = e.getKey().liveRunning() - e.getValue();
+                int left = e.getKey().liveMembers() - e.getValue();
                 if (left > 0 && left < e.getKey().minMember) return false;
             }
             return true;
