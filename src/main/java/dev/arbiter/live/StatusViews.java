@@ -142,7 +142,7 @@ final class StatusViews {
     private static Resources resources(Map<String, Quantity> q) {
         if (q == null) return Resources.NONE;
         Map<String, Long> milli = new TreeMap<>();
-        q.forEach((k, v) -> milli.put(k, dev.arbiter.model.Quantity.parseMilli(v.toString())));
+        q.forEach((k, v) -> milli.put(k, dev.arbiter.model.Quantity.parseAmount(k, v.toString())));
         return Resources.ofMilli(milli);
     }
 

@@ -225,11 +225,20 @@ final class Field {
 
     /** A non-negative Kubernetes quantity in milli-units; an error naming the field when absent or invalid. */
     long quantity() {
+        return quantity(null);
+    }
+
+    /**
+     * A non-negative quantity of {@code resource} as {@link dev.arbiter.model.Resources} stores it (milli-units, or
+     * bytes for byte-valued resources; milli-units when {@code resource} is null); an error naming the field when
+     * absent or invalid.
+     */
+    long quantity(String resource) {
         if (node == null) throw error("is empty (expected a quantity such as 500m, 2, 96Gi, 1G)");
         String text = text();
         long milli;
         try {
-            milli = Quantity.parseMilli(text);
+            milli = resource == null ? Quantity.parseMilli(text) : Quantity.parseAmount(resource, text);
         } catch (IllegalArgumentException e) {
             throw error(e.getMessage());
         }
@@ -237,10 +246,10 @@ final class Field {
         return milli;
     }
 
-    /** Each entry of a mapping of quantities, in milli-units, keeping explicit zeros; empty when absent. */
+    /** Each entry of a mapping of quantities, as stored amounts, keeping explicit zeros; empty when absent. */
     Map<String, Long> quantities() {
         Map<String, Long> out = new TreeMap<>();
-        entries().forEach((name, value) -> out.put(name, value.quantity()));
+        entries().forEach((name, value) -> out.put(name, value.quantity(name)));
         return out;
     }
 

@@ -6,7 +6,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Kubernetes resource quantities, held as whole milli-units in a {@code long}.
+ * Kubernetes resource quantities, held as whole milli-units in a {@code long} — except byte-valued resources
+ * (memory, storage, hugepages), held as whole bytes: at a thousand milli-bytes per byte, a 10,000-node fleet of 2 TiB
+ * nodes would overflow a {@code long}; nobody asks for a fraction of a byte. {@link #parseAmount} and
+ * {@link #format} apply the right unit per resource name; {@link Resources} stores these amounts.
  *
  * <p>Parsing follows {@code k8s.io/apimachinery/pkg/api/resource}: an optional sign, a decimal number, then either a
  * binary suffix ({@code Ki Mi Gi Ti Pi Ei}), a decimal suffix ({@code n u m k M G T P E}) or an exponent
@@ -35,6 +38,28 @@ public final class Quantity {
             throw new IllegalArgumentException("\"" + text + "\" is too large");
         }
         return milli.longValueExact();
+    }
+
+    /**
+     * The amount {@link Resources} stores for {@code resource}: milli-units, or whole bytes (rounded up) for
+     * byte-valued resources. Example: {@code parseAmount("cpu", "500m")} → 500, {@code parseAmount("memory", "1Ki")}
+     * → 1024.
+     */
+    public static long parseAmount(String resource, Object value) {
+        if (!isBytes(resource)) return parseMilli(value);
+        String text = value == null ? null : value.toString().trim();
+        long milli;
+        try {
+            milli = parseMilli(text);
+        } catch (IllegalArgumentException tooLarge) {
+            if (text == null || !FORMAT.matcher(text).matches()) throw tooLarge;
+            Matcher m = FORMAT.matcher(text);
+            m.matches();
+            BigDecimal bytes = new BigDecimal(m.group(1)).multiply(multiplier(m.group(2))).setScale(0, RoundingMode.CEILING);
+            if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) throw tooLarge;
+            return bytes.longValueExact();
+        }
+        return Math.floorDiv(milli + 999, 1000);
     }
 
     /** Parses a YAML scalar that may be a number (e.g. {@code 8}) or a string (e.g. {@code "500m"}). */
@@ -68,13 +93,18 @@ public final class Quantity {
     }
 
     /**
-     * Formats milli-units as a canonical quantity string for the named resource: {@code 500m}, {@code 16},
-     * and for byte-valued resources (memory, storage, hugepages) the largest exact binary suffix, e.g. {@code 96Gi}.
+     * Formats a stored amount (see {@link #parseAmount}) as a canonical quantity string for the named resource:
+     * {@code 500m}, {@code 16}, and for byte-valued resources (memory, storage, hugepages) the largest exact binary
+     * suffix, e.g. {@code 96Gi}.
      */
-    public static String format(String resource, long milli) {
-        if (milli % 1000 != 0) return milli + "m";
-        long whole = milli / 1000;
-        if (isBytes(resource) && whole != 0) {
+    public static String format(String resource, long amount) {
+        if (isBytes(resource)) return formatBytes(amount);
+        if (amount % 1000 != 0) return amount + "m";
+        return Long.toString(amount / 1000);
+    }
+
+    private static String formatBytes(long whole) {
+        if (whole != 0) {
             String[] suffixes = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
             int[] shifts = {60, 50, 40, 30, 20, 10};
             for (int i = 0; i < suffixes.length; i++) {
@@ -85,7 +115,8 @@ public final class Quantity {
         return Long.toString(whole);
     }
 
-    private static boolean isBytes(String resource) {
+    /** Memory, storage and hugepages: amounts of bytes. */
+    public static boolean isBytes(String resource) {
         return resource.equals("memory") || resource.endsWith("storage") || resource.startsWith("hugepages-");
     }
 }

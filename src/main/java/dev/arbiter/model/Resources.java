@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * An immutable vector of resource amounts in milli-units, one dimension per resource name ({@code cpu},
+ * An immutable vector of resource amounts — milli-units, or whole bytes for byte-valued resources (see
+ * {@link Quantity#parseAmount}) — one dimension per resource name ({@code cpu},
  * {@code memory}, {@code pods}, {@code nvidia.com/gpu}, ...). A dimension that is absent is zero.
  *
  * <p>Stored as parallel sorted arrays so that the arithmetic in the placement loop is a merge walk without hashing.
@@ -43,7 +44,7 @@ public final class Resources {
     /** Builds from quantity strings, e.g. {@code parse(Map.of("cpu", "500m", "nvidia.com/gpu", "8"))}. */
     public static Resources parse(Map<String, ?> quantities) {
         TreeMap<String, Long> milli = new TreeMap<>();
-        quantities.forEach((k, v) -> milli.put(k, Quantity.parseMilli(v)));
+        quantities.forEach((k, v) -> milli.put(k, Quantity.parseAmount(k, v)));
         return ofMilli(milli);
     }
 
@@ -51,7 +52,7 @@ public final class Resources {
     public static Resources of(Object... nameAmount) {
         TreeMap<String, Long> milli = new TreeMap<>();
         for (int i = 0; i < nameAmount.length; i += 2) {
-            milli.put((String) nameAmount[i], Quantity.parseMilli(nameAmount[i + 1]));
+            milli.put((String) nameAmount[i], Quantity.parseAmount((String) nameAmount[i], nameAmount[i + 1]));
         }
         return ofMilli(milli);
     }

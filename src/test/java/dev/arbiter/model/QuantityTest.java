@@ -83,23 +83,36 @@ class QuantityTest {
             cpu               | 1500          | 1500m
             nvidia.com/gpu    | 8000          | 8
             pods              | 110000        | 110
-            memory            | 103079215104000 | 96Gi
-            memory            | 1610612736000 | 1536Mi
-            memory            | 1000000000000 | 1000000000
-            memory            | 1024000       | 1Ki
-            memory            | 1000          | 1
-            memory            | 1500          | 1500m
+            memory            | 103079215104  | 96Gi
+            memory            | 1610612736    | 1536Mi
+            memory            | 1000000000    | 1000000000
+            memory            | 1024          | 1Ki
+            memory            | 1             | 1
             memory            | 0             | 0
-            ephemeral-storage | 10737418240000 | 10Gi
-            hugepages-2Mi     | 2097152000    | 2Mi
+            ephemeral-storage | 10737418240   | 10Gi
+            hugepages-2Mi     | 2097152       | 2Mi
             """)
-    void formats(String resource, long milli, String expected) {
-        assertEquals(expected, Quantity.format(resource, milli));
+    void formats(String resource, long amount, String expected) {
+        assertEquals(expected, Quantity.format(resource, amount));
     }
 
     @ParameterizedTest(name = "{0} {1} survives a round trip")
     @CsvSource({"cpu, 250m", "cpu, 96", "memory, 768Gi", "memory, 128Mi", "mars-tech.com/gpu, 8"})
     void format_and_parse_round_trip(String resource, String text) {
-        assertEquals(text, Quantity.format(resource, Quantity.parseMilli(text)));
+        assertEquals(text, Quantity.format(resource, Quantity.parseAmount(resource, text)));
+    }
+
+    @ParameterizedTest(name = "{0} {1} is stored as {2}")
+    @CsvSource({"cpu, 500m, 500", "cpu, 2, 2000", "memory, 1Ki, 1024", "memory, 1500m, 2", "memory, 7Ei, 8070450532247928832",
+            "ephemeral-storage, 1G, 1000000000"})
+    void bytesAreStoredWholeAndEverythingElseInMilliUnits(String resource, String text, long expected) {
+        assertEquals(expected, Quantity.parseAmount(resource, text));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aTenThousandNodeFleetOfTwoTebibyteNodesDoesNotOverflow() {
+        long perNode = Quantity.parseAmount("memory", "2Ti");
+        assertEquals(2L << 40, perNode);
+        assertEquals(20_000L << 40, Math.multiplyExact(perNode, 10_000L));
     }
 }

