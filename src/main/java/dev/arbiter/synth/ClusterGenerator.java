@@ -444,7 +444,7 @@ public final class ClusterGenerator {
         Map<String, Long> m = new TreeMap<>();
         if (gpuMilli > 0) m.put(GPU, gpuMilli);
         m.put("cpu", cpuMilli);
-        m.put("memory", memBytes / spec.memoryDivisor() * 1000);
+        m.put("memory", memBytes / spec.memoryDivisor()); // bytes: Resources keeps byte-valued amounts whole
         m.put("pods", pods * 1000L);
         return shapes.computeIfAbsent(m, Resources::ofMilli);
     }
