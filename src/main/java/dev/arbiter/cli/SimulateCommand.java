@@ -1,5 +1,6 @@
 package dev.arbiter.cli;
 
+import dev.arbiter.authoring.TimelineReport;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
@@ -9,6 +10,9 @@ import dev.arbiter.sim.JsonReport;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.Simulator;
 import dev.arbiter.sim.TableReport;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,6 +45,9 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
     String scoring;
 
+    @Option(names = "--report", paramLabel = "FILE", description = "Also write a self-contained HTML timeline report to FILE.")
+    Path report;
+
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Manifest files or folders.")
     List<Path> paths;
 
@@ -54,9 +61,22 @@ final class SimulateCommand implements Callable<Integer> {
         SchedulerConfig config = schedulerNames == null ? new SchedulerConfig(SchedulerConfig.simulatorDefault().schedulerNames(), scoring)
                 : new SchedulerConfig(new LinkedHashSet<>(schedulerNames), scoring);
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, maxCycles);
+        if (report != null && !writeReport(result)) return 1;
         spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result));
         spec.commandLine().getOut().flush();
         return 0;
+    }
+
+    /** Writes the HTML timeline report; false (with one line on stderr) when the file cannot be written. */
+    private boolean writeReport(SimulationResult result) {
+        String title = "Arbiter simulation of " + String.join(", ", paths.stream().map(Path::toString).toList());
+        try {
+            Files.writeString(report, TimelineReport.write(result, title), StandardCharsets.UTF_8);
+            return true;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("error: cannot write report " + report + ": " + e.getMessage());
+            return false;
+        }
     }
 
     private int usage(String message) {

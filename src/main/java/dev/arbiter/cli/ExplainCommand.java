@@ -1,0 +1,102 @@
+package dev.arbiter.cli;
+
+import dev.arbiter.authoring.Explainer;
+import dev.arbiter.authoring.Explanation;
+import dev.arbiter.authoring.ExplanationText;
+import dev.arbiter.authoring.KubeClients;
+import dev.arbiter.authoring.LiveSnapshot;
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.manifest.ManifestLoader;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.sim.SimulationResult;
+import dev.arbiter.sim.Simulator;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code arbiter explain ns/name PATH...}: simulates the manifests (or a snapshot of the live cluster) and explains
+ * why the pod or PodGroup ended where it did: the rules that fired, the queue numbers, gang progress, closest node.
+ */
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = "Explain why a pod or PodGroup is pending, was evicted, or went where it did.")
+final class ExplainCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
+    Path rules = RulesLocation.defaultFolder();
+
+    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
+    int maxCycles;
+
+    @Option(names = "--cycle-seconds", paramLabel = "S", defaultValue = "1", description = "Simulated seconds per cycle (default: ${DEFAULT-VALUE}).")
+    long cycleSeconds;
+
+    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
+    List<String> schedulerNames;
+
+    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    String output;
+
+    @Option(names = "--kubeconfig", paramLabel = "PATH", description = "Explain on a snapshot of this kubeconfig's cluster instead of manifests.")
+    Path kubeconfig;
+
+    @Option(names = "--live", description = "Explain on a snapshot of the default cluster (KUBECONFIG, ~/.kube/config, or in-cluster).")
+    boolean liveDefault;
+
+    @Parameters(index = "0", paramLabel = "NAMESPACE/NAME", description = "A pod or a PodGroup.")
+    String subject;
+
+    @Parameters(index = "1..*", arity = "0..*", paramLabel = "PATH", description = "Manifest files or folders.")
+    List<Path> paths;
+
+    @Override
+    public Integer call() {
+        boolean live = kubeconfig != null || liveDefault;
+        if (live == (paths != null && !paths.isEmpty())) return usage("give manifest PATHs or --kubeconfig/--live, not both and not neither");
+        if (!output.equals("text") && !output.equals("json")) return usage("--output must be text or json, got " + output);
+        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return usage("expected namespace/name, got " + subject);
+        if (maxCycles < 1) return usage("--max-cycles must be at least 1, got " + maxCycles);
+        if (cycleSeconds < 1) return usage("--cycle-seconds must be at least 1, got " + cycleSeconds);
+        if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) return usage(kubeconfig + ": no such file");
+        Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
+        try {
+            Explainer.checkSubject(manifests, subject);
+        } catch (Explainer.UnknownSubjectException unknown) {
+            return usage(unknown.getMessage());
+        }
+        RuleBook book = RuleBook.load(rules);
+        SchedulerConfig config = config();
+        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, maxCycles, cycleSeconds);
+        Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
+        spec.commandLine().getOut().print(output.equals("json") ? ExplanationText.json(e) : ExplanationText.render(e));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    private Manifests snapshot() {
+        try (KubernetesClient client = KubeClients.connect(kubeconfig)) {
+            return ManifestLoader.parse(LiveSnapshot.write(client), "snapshot of " + client.getMasterUrl());
+        }
+    }
+
+    private SchedulerConfig config() {
+        return schedulerNames == null ? SchedulerConfig.simulatorDefault()
+                : new SchedulerConfig(new java.util.LinkedHashSet<>(schedulerNames), SchedulerConfig.simulatorDefault().scoring());
+    }
+
+    private int usage(String message) {
+        spec.commandLine().getErr().println("error: " + message);
+        return Main.INVALID_INPUT;
+    }
+}
