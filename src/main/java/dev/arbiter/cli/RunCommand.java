@@ -98,6 +98,7 @@ final class RunCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(hook);
             try {
                 scheduler.start();
+                scheduler.watchRules(rules, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + book.generation() + ", metrics on :" + http.port() + ")");
                 spec.commandLine().getErr().flush();

@@ -45,6 +45,13 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
     String scoring;
 
+    @Option(names = "--cycle-seconds", paramLabel = "N", defaultValue = "1",
+            description = "Simulated length of a cycle in seconds, for time-based policy such as the minimum runtime (default: ${DEFAULT-VALUE}).")
+    long cycleSeconds;
+
+    @Option(names = "--recreate-evicted", description = "Evicted pods come back pending, as their controllers would recreate them (constant demand).")
+    boolean recreateEvicted;
+
     @Option(names = "--report", paramLabel = "FILE", description = "Also write a self-contained HTML timeline report to FILE.")
     Path report;
 
@@ -55,12 +62,14 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         if (!output.equals("table") && !output.equals("json")) return usage("--output must be table or json, got " + output);
         if (maxCycles < 1) return usage("--max-cycles must be at least 1, got " + maxCycles);
+        if (cycleSeconds < 1) return usage("--cycle-seconds must be at least 1, got " + cycleSeconds);
         if (!scoring.equals("binpack") && !scoring.equals("spread")) return usage("--scoring must be binpack or spread, got " + scoring);
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook book = RuleBook.load(rules);
         SchedulerConfig config = schedulerNames == null ? new SchedulerConfig(SchedulerConfig.simulatorDefault().schedulerNames(), scoring)
                 : new SchedulerConfig(new LinkedHashSet<>(schedulerNames), scoring);
-        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, maxCycles);
+        SimulationResult result = new Simulator(new Scheduler(book, config))
+                .run(manifests, new Simulator.Options(maxCycles, cycleSeconds, recreateEvicted, true));
         if (report != null && !writeReport(result)) return 1;
         spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result));
         spec.commandLine().getOut().flush();

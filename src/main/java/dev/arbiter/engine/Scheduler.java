@@ -37,6 +37,11 @@ public final class Scheduler {
         return rules;
     }
 
+    /** The same scheduler with another policy (hot reload swaps it in between cycles). */
+    public Scheduler withRules(RuleBook newRules) {
+        return new Scheduler(newRules, config);
+    }
+
     public CycleResult schedule(ClusterSnapshot snapshot, int cycle) {
         Map<String, Double> timings = new LinkedHashMap<>();
         long t0 = System.nanoTime();

@@ -310,6 +310,14 @@ public final class Actuator {
         reportedUnschedulable.keySet().retainAll(waiting);
     }
 
+    /**
+     * Reports rules that did not compile as a Warning Event on this scheduler's own pod ({@code namespace/name}, the
+     * replica's identity), so {@code kubectl get events} shows it next to the scheduler; the running rules stay.
+     */
+    public void rulesRejected(String schedulerPod, String message) {
+        event(schedulerPod, "Warning", "RulesRejected", message, new Tally());
+    }
+
     private void event(String podKey, String type, String reason, String message, Tally tally) {
         String[] id = podKey.split("/", 2);
         ClusterCache.PodIdentity pod = cache.podIdentity(podKey);

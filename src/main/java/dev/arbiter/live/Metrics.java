@@ -71,6 +71,30 @@ public final class Metrics {
         return c == null ? 0 : c.count();
     }
 
+    /** A new rules generation is in use; {@code arbiter_rules_info{generation}} is 1 for it and 0 for the old one. */
+    public void rulesGeneration(String generation) {
+        registry.find("arbiter.rules.info").gauges().forEach(g -> registry.remove(g));
+        io.micrometer.core.instrument.Gauge.builder("arbiter.rules.info", () -> 1)
+                .description("The rules generation (content hash) in use").tag("generation", generation).register(registry);
+    }
+
+    /** A rules reload that compiled ({@code arbiter_rules_reloads_total}). */
+    public void rulesReloaded() {
+        Counter.builder("arbiter.rules.reloads").description("Rules reloads that compiled and were swapped in")
+                .register(registry).increment();
+    }
+
+    /** A rules reload that did not compile ({@code arbiter_rules_reload_failures_total}); the running rules stay. */
+    public void rulesReloadFailed() {
+        Counter.builder("arbiter.rules.reload.failures").description("Rules reloads that did not compile")
+                .register(registry).increment();
+    }
+
+    public double rulesReloadFailures() {
+        Counter c = registry.find("arbiter.rules.reload.failures").counter();
+        return c == null ? 0 : c.count();
+    }
+
     public void pendingPods(int n) {
         pendingPods.set(n);
     }

@@ -28,7 +28,7 @@ public final class SchedulingLoop implements AutoCloseable {
     static final long DEBOUNCE_MILLIS = 50;
 
     private final ClusterCache cache;
-    private final Scheduler scheduler;
+    private Scheduler scheduler;
     private final Actuator actuator;
     private final Metrics metrics;
     private final Duration period;
@@ -41,6 +41,9 @@ public final class SchedulingLoop implements AutoCloseable {
     public record Outcome(int cycle, CycleResult result, Actuator.Report report) {}
 
     private Map<String, String> nominations = Map.of();
+    /** Rules compiled by hot reload, waiting to be swapped in before the next cycle. */
+    private final java.util.concurrent.atomic.AtomicReference<dev.arbiter.engine.RuleBook> nextRules =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     public SchedulingLoop(ClusterCache cache, Scheduler scheduler, Actuator actuator, Metrics metrics, Duration period,
                           Set<String> schedulerNames) {
@@ -52,8 +55,31 @@ public final class SchedulingLoop implements AutoCloseable {
         this.schedulerNames = Set.copyOf(schedulerNames);
     }
 
+    /** Hot reload: {@code rules} replace the running policy from the next cycle on (never during one). */
+    public void useRules(dev.arbiter.engine.RuleBook rules) {
+        nextRules.set(rules);
+        trigger();
+    }
+
+    /** The rules the loop schedules with now (before any pending swap). */
+    public synchronized dev.arbiter.engine.RuleBook currentRules() {
+        return scheduler.rules();
+    }
+
+    /** The rules generation the next cycle will use. */
+    public synchronized String rulesGeneration() {
+        dev.arbiter.engine.RuleBook next = nextRules.get();
+        return next != null ? next.generation() : scheduler.rules().generation();
+    }
+
     /** One cycle, now, on the calling thread. */
     public synchronized Outcome runOnce() {
+        dev.arbiter.engine.RuleBook next = nextRules.getAndSet(null);
+        if (next != null) {
+            LOG.info("rules generation {} replaces {} from this cycle on", next.generation(), scheduler.rules().generation());
+            scheduler = scheduler.withRules(next);
+            metrics.rulesGeneration(next.generation());
+        }
         if (!cache.hasSynced()) return new Outcome(cycle.get(), null, null);
         int n = cycle.incrementAndGet();
         long t0 = System.nanoTime();

@@ -110,7 +110,12 @@ final class LiveFixture implements AutoCloseable {
 
     /** A synced scheduler that runs cycles only when the test calls {@code loop().runOnce()}. */
     LiveScheduler manualScheduler() {
-        LiveScheduler s = new LiveScheduler(schedulerClient(), RULES, config("manual"), new SimpleMeterRegistry());
+        return manualScheduler(RULES);
+    }
+
+    /** The same, with other rules. */
+    LiveScheduler manualScheduler(RuleBook rules) {
+        LiveScheduler s = new LiveScheduler(schedulerClient(), rules, config("manual"), new SimpleMeterRegistry());
         schedulers.add(s);
         s.startInformersOnly();
         await("caches synced", s::isReady);

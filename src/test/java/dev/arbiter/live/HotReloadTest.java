@@ -1,0 +1,82 @@
+package dev.arbiter.live;
+
+import static dev.arbiter.live.LiveFixture.await;
+import static dev.arbiter.live.LiveFixture.node;
+import static dev.arbiter.live.LiveFixture.pod;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.engine.RuleBook;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hot reload in a live scheduler: a good edit of the rules folder takes effect from the next cycle; a broken edit
+ * keeps the running rules, is counted and reported as an Event, and scheduling goes on.
+ */
+@EnableKubernetesMockClient(crud = true)
+class HotReloadTest {
+    KubernetesMockServer server;
+    KubernetesClient client;
+    LiveFixture fx;
+
+    @TempDir
+    Path rules;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        fx = new LiveFixture(server, client);
+        try (Stream<Path> shipped = Files.list(Path.of("rules"))) {
+            for (Path p : shipped.filter(f -> f.toString().endsWith(".drl")).toList()) {
+                if (!p.getFileName().toString().equals("gang.drl")) Files.copy(p, rules.resolve(p.getFileName()));
+            }
+        }
+    }
+
+    @AfterEach
+    void tearDown() {
+        fx.close();
+    }
+
+    @Test
+    void aGoodEditTakesEffectNextCycleAndABrokenOneKeepsTheRunningRules() throws IOException {
+        // Without gang.drl no rule states a gang requirement: nothing starts.
+        fx.create(node("node-1", 8));
+        fx.create(pod("team", "first", "arbiter", 4, null));
+        LiveScheduler s = fx.manualScheduler(RuleBook.load(rules));
+        s.watchRules(rules, Duration.ofMillis(100), null);
+        String before = s.loop().rulesGeneration();
+        assertEquals(0, s.loop().runOnce().report().bound(), "no gang rule, no start");
+
+        // A good edit: the gang rule comes back. The next cycle uses it.
+        Files.copy(Path.of("rules/gang.drl"), rules.resolve("gang.drl"));
+        await("new rules swapped in", () -> !s.loop().rulesGeneration().equals(before));
+        SchedulingLoop.Outcome next = s.loop().runOnce();
+        assertEquals(1, next.report().bound());
+        assertNotEquals(before, next.result().rulesGeneration(), "decisions carry the new generation");
+        String good = next.result().rulesGeneration();
+
+        // A broken edit: reported, counted, and the running rules keep scheduling.
+        Files.writeString(rules.resolve("broken.drl"), "package arbiter.policy;\nrule \"broken\"\nwhen\n  Nope( x > )\nthen\nend\n");
+        await("failure counted", () -> s.metrics().rulesReloadFailures() == 1.0);
+        await("RulesRejected event", () -> fx.allEvents().stream().anyMatch(e -> e.getReason().equals("RulesRejected")
+                && e.getMessage().contains("broken.drl:4")));
+        fx.create(pod("team", "second", "arbiter", 4, null));
+        await("second pod in cache", () -> s.cache().holdsPod("team/second"));
+        SchedulingLoop.Outcome after = s.loop().runOnce();
+        assertEquals(1, after.report().bound(), "scheduling continues");
+        assertEquals(good, after.result().rulesGeneration(), "the running rules stay");
+        assertTrue(s.isReady(), "readiness is unaffected");
+    }
+}
