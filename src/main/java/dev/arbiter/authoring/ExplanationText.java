@@ -4,6 +4,8 @@ import dev.arbiter.authoring.Explanation.NodeGap;
 import dev.arbiter.authoring.Explanation.Share;
 import dev.arbiter.authoring.Explanation.Step;
 import dev.arbiter.model.Quantity;
+import dev.arbiter.sim.JsonReport;
+import dev.arbiter.sim.TableReport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +65,7 @@ public final class ExplanationText {
                         Quantity.format(s.resource(), s.allocatedBefore()) + " -> " + Quantity.format(s.resource(), s.allocatedAfter()),
                         Quantity.format(s.resource(), s.deserved())});
             }
-            sb.append(indent(table(rows)));
+            sb.append(indent(TableReport.table(rows)));
         }
 
         if (!e.closest().isEmpty()) {
@@ -102,9 +104,9 @@ public final class ExplanationText {
      */
     public static String json(Explanation e) {
         StringBuilder sb = new StringBuilder("{");
-        sb.append("\"subject\":").append(Json.str(e.subject())).append(",\"podGroup\":").append(Json.str(e.podGroup()))
-                .append(",\"queue\":").append(Json.str(e.queue())).append(",\"outcome\":").append(Json.str(e.outcome()))
-                .append(",\"reason\":").append(Json.str(e.reason())).append(",\"rule\":").append(Json.str(e.rule()))
+        sb.append("\"subject\":").append(JsonReport.str(e.subject())).append(",\"podGroup\":").append(JsonReport.str(e.podGroup()))
+                .append(",\"queue\":").append(JsonReport.str(e.queue())).append(",\"outcome\":").append(JsonReport.str(e.outcome()))
+                .append(",\"reason\":").append(JsonReport.str(e.reason())).append(",\"rule\":").append(JsonReport.str(e.rule()))
                 .append(",\"cycle\":").append(e.cycle());
         Explanation.Gang g = e.gang();
         sb.append(",\n \"gang\":{\"minMember\":").append(g.minMember()).append(",\"members\":").append(g.members())
@@ -112,46 +114,46 @@ public final class ExplanationText {
         sb.append(",\n \"steps\":[");
         String sep = "";
         for (Step s : e.steps()) {
-            sb.append(sep).append("\n  {\"cycle\":").append(s.cycle()).append(",\"action\":").append(Json.str(s.action()))
-                    .append(",\"pod\":").append(Json.str(s.pod())).append(",\"node\":").append(Json.str(s.node()))
-                    .append(",\"for\":").append(Json.str(s.forPodGroup())).append(",\"rule\":").append(Json.str(s.rule())).append('}');
+            sb.append(sep).append("\n  {\"cycle\":").append(s.cycle()).append(",\"action\":").append(JsonReport.str(s.action()))
+                    .append(",\"pod\":").append(JsonReport.str(s.pod())).append(",\"node\":").append(JsonReport.str(s.node()))
+                    .append(",\"for\":").append(JsonReport.str(s.forPodGroup())).append(",\"rule\":").append(JsonReport.str(s.rule())).append('}');
             sep = ",";
         }
         sb.append("],\n \"shares\":[");
         sep = "";
         for (Share s : e.shares()) {
-            sb.append(sep).append("\n  {\"queue\":").append(Json.str(s.queue())).append(",\"resource\":").append(Json.str(s.resource()))
-                    .append(",\"deserved\":").append(Json.str(Quantity.format(s.resource(), s.deserved())))
-                    .append(",\"allocatedBefore\":").append(Json.str(Quantity.format(s.resource(), s.allocatedBefore())))
-                    .append(",\"allocatedAfter\":").append(Json.str(Quantity.format(s.resource(), s.allocatedAfter()))).append('}');
+            sb.append(sep).append("\n  {\"queue\":").append(JsonReport.str(s.queue())).append(",\"resource\":").append(JsonReport.str(s.resource()))
+                    .append(",\"deserved\":").append(JsonReport.str(Quantity.format(s.resource(), s.deserved())))
+                    .append(",\"allocatedBefore\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedBefore())))
+                    .append(",\"allocatedAfter\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedAfter()))).append('}');
             sep = ",";
         }
         sb.append("],\n \"closest\":[");
         sep = "";
         for (NodeGap n : e.closest()) {
-            sb.append(sep).append("\n  {\"pod\":").append(Json.str(n.pod())).append(",\"node\":").append(Json.str(n.node()))
+            sb.append(sep).append("\n  {\"pod\":").append(JsonReport.str(n.pod())).append(",\"node\":").append(JsonReport.str(n.node()))
                     .append(",\"lacks\":{");
             String s2 = "";
             for (Map.Entry<String, String> q : n.shortfall().asQuantities().entrySet()) {
-                sb.append(s2).append(Json.str(q.getKey())).append(':').append(Json.str(q.getValue()));
+                sb.append(s2).append(JsonReport.str(q.getKey())).append(':').append(JsonReport.str(q.getValue()));
                 s2 = ",";
             }
-            sb.append("},\"note\":").append(Json.str(n.note())).append('}');
+            sb.append("},\"note\":").append(JsonReport.str(n.note())).append('}');
             sep = ",";
         }
         sb.append("],\n \"holders\":[");
         sep = "";
         for (Map.Entry<String, Integer> h : e.holders().entrySet()) {
-            sb.append(sep).append("{\"rule\":").append(Json.str(h.getKey())).append(",\"pods\":").append(h.getValue()).append('}');
+            sb.append(sep).append("{\"rule\":").append(JsonReport.str(h.getKey())).append(",\"pods\":").append(h.getValue()).append('}');
             sep = ",";
         }
         sb.append("],\n \"rulesFired\":{");
         sep = "";
         for (Map.Entry<String, List<String>> f : e.rulesFired().entrySet()) {
-            sb.append(sep).append("\n  ").append(Json.str(f.getKey())).append(":[");
+            sb.append(sep).append("\n  ").append(JsonReport.str(f.getKey())).append(":[");
             String s2 = "";
             for (String r : f.getValue()) {
-                sb.append(s2).append(Json.str(r));
+                sb.append(s2).append(JsonReport.str(r));
                 s2 = ",";
             }
             sb.append(']');
@@ -166,20 +168,4 @@ public final class ExplanationText {
         return sb.toString();
     }
 
-    /** Columns padded to their widest cell, three spaces apart. */
-    static String table(List<String[]> rows) {
-        int cols = rows.get(0).length;
-        int[] width = new int[cols];
-        for (String[] row : rows) for (int i = 0; i < cols; i++) width[i] = Math.max(width[i], row[i].length());
-        StringBuilder sb = new StringBuilder();
-        for (String[] row : rows) {
-            StringBuilder line = new StringBuilder();
-            for (int i = 0; i < cols; i++) {
-                line.append(row[i]);
-                if (i < cols - 1) line.append(" ".repeat(width[i] - row[i].length() + 3));
-            }
-            sb.append(line.toString().stripTrailing()).append('\n');
-        }
-        return sb.toString();
-    }
 }

@@ -7,6 +7,8 @@ import dev.arbiter.model.Quantity;
 import dev.arbiter.model.Resources;
 import dev.arbiter.sim.PodOutcome;
 import dev.arbiter.sim.SimulationResult;
+import dev.arbiter.sim.JsonReport;
+import dev.arbiter.sim.TableReport;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -171,7 +173,7 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"POD", "OLD", "CANDIDATE"});
             for (PodChange p : pods) rows.add(new String[] {p.pod(), where(p.oldPhase(), p.oldNode()), where(p.newPhase(), p.newNode())});
-            sb.append(indent(ExplanationText.table(rows)));
+            sb.append(indent(TableReport.table(rows)));
         }
         if (!evictions.isEmpty()) {
             long added = evictions.stream().filter(EvictionChange::added).count();
@@ -186,7 +188,7 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"POD", "DECISION", "CYCLE OLD -> CANDIDATE"});
             for (TimingChange t : timing) rows.add(new String[] {t.pod(), t.event(), t.oldCycle() + " -> " + t.newCycle()});
-            sb.append(indent(ExplanationText.table(rows)));
+            sb.append(indent(TableReport.table(rows)));
         }
         if (!queues.isEmpty()) {
             sb.append("\nQueues (").append(queues.size()).append(" amounts differ):\n");
@@ -197,7 +199,7 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
                         Quantity.format(q.resource(), q.oldDeserved()) + " -> " + Quantity.format(q.resource(), q.newDeserved()),
                         Quantity.format(q.resource(), q.oldAllocated()) + " -> " + Quantity.format(q.resource(), q.newAllocated())});
             }
-            sb.append(indent(ExplanationText.table(rows)));
+            sb.append(indent(TableReport.table(rows)));
         }
         return sb.toString();
     }
@@ -229,34 +231,34 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
         sb.append(",\n \"pods\":[");
         String sep = "";
         for (PodChange p : pods) {
-            sb.append(sep).append("\n  {\"pod\":").append(Json.str(p.pod()))
-                    .append(",\"old\":{\"phase\":").append(Json.str(p.oldPhase())).append(",\"node\":").append(Json.str(p.oldNode()))
-                    .append("},\"candidate\":{\"phase\":").append(Json.str(p.newPhase())).append(",\"node\":").append(Json.str(p.newNode()))
+            sb.append(sep).append("\n  {\"pod\":").append(JsonReport.str(p.pod()))
+                    .append(",\"old\":{\"phase\":").append(JsonReport.str(p.oldPhase())).append(",\"node\":").append(JsonReport.str(p.oldNode()))
+                    .append("},\"candidate\":{\"phase\":").append(JsonReport.str(p.newPhase())).append(",\"node\":").append(JsonReport.str(p.newNode()))
                     .append("}}");
             sep = ",";
         }
         sb.append("],\n \"evictions\":[");
         sep = "";
         for (EvictionChange e : evictions) {
-            sb.append(sep).append("\n  {\"change\":").append(Json.str(e.added() ? "added" : "removed"))
-                    .append(",\"pod\":").append(Json.str(e.pod())).append(",\"action\":").append(Json.str(e.action()))
-                    .append(",\"for\":").append(Json.str(e.forPodGroup())).append(",\"rule\":").append(Json.str(e.rule())).append('}');
+            sb.append(sep).append("\n  {\"change\":").append(JsonReport.str(e.added() ? "added" : "removed"))
+                    .append(",\"pod\":").append(JsonReport.str(e.pod())).append(",\"action\":").append(JsonReport.str(e.action()))
+                    .append(",\"for\":").append(JsonReport.str(e.forPodGroup())).append(",\"rule\":").append(JsonReport.str(e.rule())).append('}');
             sep = ",";
         }
         sb.append("],\n \"queues\":[");
         sep = "";
         for (QueueChange q : queues) {
-            sb.append(sep).append("\n  {\"queue\":").append(Json.str(q.queue())).append(",\"resource\":").append(Json.str(q.resource()))
-                    .append(",\"deserved\":{\"old\":").append(Json.str(Quantity.format(q.resource(), q.oldDeserved())))
-                    .append(",\"candidate\":").append(Json.str(Quantity.format(q.resource(), q.newDeserved())))
-                    .append("},\"allocated\":{\"old\":").append(Json.str(Quantity.format(q.resource(), q.oldAllocated())))
-                    .append(",\"candidate\":").append(Json.str(Quantity.format(q.resource(), q.newAllocated()))).append("}}");
+            sb.append(sep).append("\n  {\"queue\":").append(JsonReport.str(q.queue())).append(",\"resource\":").append(JsonReport.str(q.resource()))
+                    .append(",\"deserved\":{\"old\":").append(JsonReport.str(Quantity.format(q.resource(), q.oldDeserved())))
+                    .append(",\"candidate\":").append(JsonReport.str(Quantity.format(q.resource(), q.newDeserved())))
+                    .append("},\"allocated\":{\"old\":").append(JsonReport.str(Quantity.format(q.resource(), q.oldAllocated())))
+                    .append(",\"candidate\":").append(JsonReport.str(Quantity.format(q.resource(), q.newAllocated()))).append("}}");
             sep = ",";
         }
         sb.append("],\n \"timing\":[");
         sep = "";
         for (TimingChange t : timing) {
-            sb.append(sep).append("\n  {\"pod\":").append(Json.str(t.pod())).append(",\"event\":").append(Json.str(t.event()))
+            sb.append(sep).append("\n  {\"pod\":").append(JsonReport.str(t.pod())).append(",\"event\":").append(JsonReport.str(t.event()))
                     .append(",\"old\":").append(t.oldCycle()).append(",\"candidate\":").append(t.newCycle()).append('}');
             sep = ",";
         }
@@ -264,7 +266,7 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
     }
 
     private static String side(Side s) {
-        return "{\"rules\":" + Json.str(s.rules()) + ",\"generation\":" + Json.str(s.generation()) + ",\"cycles\":" + s.cycles()
+        return "{\"rules\":" + JsonReport.str(s.rules()) + ",\"generation\":" + JsonReport.str(s.generation()) + ",\"cycles\":" + s.cycles()
                 + ",\"stable\":" + s.stable() + "}";
     }
 }

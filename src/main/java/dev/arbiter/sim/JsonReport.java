@@ -78,8 +78,8 @@ public final class JsonReport {
         return sb.append('}').toString();
     }
 
-    /** A JSON string literal, or null. */
-    static String str(String s) {
+    /** A JSON string literal, or null (shared by every hand-written JSON output). */
+    public static String str(String s) {
         if (s == null) return "null";
         StringBuilder sb = new StringBuilder("\"");
         for (char ch : s.toCharArray()) {

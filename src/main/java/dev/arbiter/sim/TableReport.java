@@ -108,7 +108,8 @@ public final class TableReport {
         return sb.toString();
     }
 
-    static String table(List<String[]> rows) {
+    /** Columns padded to their widest cell, three spaces apart (kubectl style); the first row is the header. */
+    public static String table(List<String[]> rows) {
         int cols = rows.get(0).length;
         int[] width = new int[cols];
         for (String[] row : rows) for (int i = 0; i < cols; i++) width[i] = Math.max(width[i], row[i].length());
