@@ -3,7 +3,6 @@ package dev.arbiter.cli;
 import dev.arbiter.authoring.PolicyDiff;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
@@ -13,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -28,20 +28,17 @@ final class DiffCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    SimulationOptions sim;
+
     @Option(names = "--rules", paramLabel = "OLD_DIR", description = "The running policy (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
     @Option(names = "--candidate", required = true, paramLabel = "NEW_DIR", description = "The policy to compare.")
     Path candidate;
 
-    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
-    int maxCycles;
 
-    @Option(names = "--cycle-seconds", paramLabel = "S", defaultValue = "1", description = "Simulated seconds per cycle (default: ${DEFAULT-VALUE}).")
-    long cycleSeconds;
 
-    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
-    List<String> schedulerNames;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
     String output;
@@ -55,8 +52,7 @@ final class DiffCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!output.equals("table") && !output.equals("json")) return usage("--output must be table or json, got " + output);
-        if (maxCycles < 1) return usage("--max-cycles must be at least 1, got " + maxCycles);
-        if (cycleSeconds < 1) return usage("--cycle-seconds must be at least 1, got " + cycleSeconds);
+        if (sim.problem() != null) return usage(sim.problem());
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook newBook = RuleBook.load(candidate); // the side being edited: if it is broken, say so first
         RuleBook oldBook = RuleBook.load(rules);
@@ -68,13 +64,9 @@ final class DiffCommand implements Callable<Integer> {
     }
 
     private SimulationResult simulate(RuleBook book, Manifests manifests) {
-        return new Simulator(new Scheduler(book, config())).run(manifests, maxCycles, cycleSeconds);
+        return new Simulator(new Scheduler(book, sim.schedulerConfig())).run(manifests, sim.simulation(false));
     }
 
-    private SchedulerConfig config() {
-        return schedulerNames == null ? SchedulerConfig.simulatorDefault()
-                : new SchedulerConfig(new java.util.LinkedHashSet<>(schedulerNames), SchedulerConfig.simulatorDefault().scoring());
-    }
 
     private int usage(String message) {
         spec.commandLine().getErr().println("error: " + message);

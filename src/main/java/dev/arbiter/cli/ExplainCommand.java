@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -33,17 +34,14 @@ final class ExplainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    SimulationOptions sim;
+
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
-    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
-    int maxCycles;
 
-    @Option(names = "--cycle-seconds", paramLabel = "S", defaultValue = "1", description = "Simulated seconds per cycle (default: ${DEFAULT-VALUE}).")
-    long cycleSeconds;
 
-    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
-    List<String> schedulerNames;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     String output;
@@ -66,8 +64,7 @@ final class ExplainCommand implements Callable<Integer> {
         if (live == (paths != null && !paths.isEmpty())) return usage("give manifest PATHs or --kubeconfig/--live, not both and not neither");
         if (!output.equals("text") && !output.equals("json")) return usage("--output must be text or json, got " + output);
         if (!subject.matches("[^/\\s]+/[^/\\s]+")) return usage("expected namespace/name, got " + subject);
-        if (maxCycles < 1) return usage("--max-cycles must be at least 1, got " + maxCycles);
-        if (cycleSeconds < 1) return usage("--cycle-seconds must be at least 1, got " + cycleSeconds);
+        if (sim.problem() != null) return usage(sim.problem());
         if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) return usage(kubeconfig + ": no such file");
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
         try {
@@ -76,8 +73,8 @@ final class ExplainCommand implements Callable<Integer> {
             return usage(unknown.getMessage());
         }
         RuleBook book = RuleBook.load(rules);
-        SchedulerConfig config = config();
-        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, maxCycles, cycleSeconds);
+        SchedulerConfig config = sim.schedulerConfig();
+        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
         Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
         spec.commandLine().getOut().print(output.equals("json") ? ExplanationText.json(e) : ExplanationText.render(e));
         spec.commandLine().getOut().flush();
@@ -90,10 +87,6 @@ final class ExplainCommand implements Callable<Integer> {
         }
     }
 
-    private SchedulerConfig config() {
-        return schedulerNames == null ? SchedulerConfig.simulatorDefault()
-                : new SchedulerConfig(new java.util.LinkedHashSet<>(schedulerNames), SchedulerConfig.simulatorDefault().scoring());
-    }
 
     private int usage(String message) {
         spec.commandLine().getErr().println("error: " + message);

@@ -14,10 +14,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -30,24 +30,18 @@ final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    SimulationOptions sim;
+
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
-    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
-    int maxCycles;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
     String output;
 
-    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
-    List<String> schedulerNames;
 
-    @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
-    String scoring;
 
-    @Option(names = "--cycle-seconds", paramLabel = "N", defaultValue = "1",
-            description = "Simulated length of a cycle in seconds, for time-based policy such as the minimum runtime (default: ${DEFAULT-VALUE}).")
-    long cycleSeconds;
 
     @Option(names = "--recreate-evicted", description = "Evicted pods come back pending, as their controllers would recreate them (constant demand).")
     boolean recreateEvicted;
@@ -61,15 +55,12 @@ final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!output.equals("table") && !output.equals("json")) return usage("--output must be table or json, got " + output);
-        if (maxCycles < 1) return usage("--max-cycles must be at least 1, got " + maxCycles);
-        if (cycleSeconds < 1) return usage("--cycle-seconds must be at least 1, got " + cycleSeconds);
-        if (!scoring.equals("binpack") && !scoring.equals("spread")) return usage("--scoring must be binpack or spread, got " + scoring);
+        if (sim.problem() != null) return usage(sim.problem());
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook book = RuleBook.load(rules);
-        SchedulerConfig config = schedulerNames == null ? new SchedulerConfig(SchedulerConfig.simulatorDefault().schedulerNames(), scoring)
-                : new SchedulerConfig(new LinkedHashSet<>(schedulerNames), scoring);
+        SchedulerConfig config = sim.schedulerConfig();
         SimulationResult result = new Simulator(new Scheduler(book, config))
-                .run(manifests, new Simulator.Options(maxCycles, cycleSeconds, recreateEvicted, true));
+                .run(manifests, sim.simulation(recreateEvicted));
         if (report != null && !writeReport(result)) return 1;
         spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result));
         spec.commandLine().getOut().flush();

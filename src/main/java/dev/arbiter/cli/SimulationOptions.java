@@ -1,0 +1,40 @@
+package dev.arbiter.cli;
+
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.sim.Simulator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The simulation options {@code simulate}, {@code explain} and {@code diff} share (a picocli mixin). */
+final class SimulationOptions {
+    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
+    int maxCycles;
+
+    @Option(names = "--cycle-seconds", paramLabel = "N", defaultValue = "1",
+            description = "Simulated length of a cycle in seconds, for time-based policy such as the minimum runtime (default: ${DEFAULT-VALUE}).")
+    long cycleSeconds;
+
+    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
+    List<String> schedulerNames;
+
+    @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
+    String scoring;
+
+    /** Why these options are invalid (one line), or null. */
+    String problem() {
+        if (maxCycles < 1) return "--max-cycles must be at least 1, got " + maxCycles;
+        if (cycleSeconds < 1) return "--cycle-seconds must be at least 1, got " + cycleSeconds;
+        if (!scoring.equals("binpack") && !scoring.equals("spread")) return "--scoring must be binpack or spread, got " + scoring;
+        return null;
+    }
+
+    SchedulerConfig schedulerConfig() {
+        return new SchedulerConfig(schedulerNames == null ? SchedulerConfig.simulatorDefault().schedulerNames()
+                : new LinkedHashSet<>(schedulerNames), scoring);
+    }
+
+    Simulator.Options simulation(boolean recreateEvicted) {
+        return new Simulator.Options(maxCycles, cycleSeconds, recreateEvicted, true);
+    }
+}
