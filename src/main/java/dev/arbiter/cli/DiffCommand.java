@@ -37,9 +37,6 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--candidate", required = true, paramLabel = "NEW_DIR", description = "The policy to compare.")
     Path candidate;
 
-
-
-
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
     String output;
 
@@ -51,8 +48,8 @@ final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!output.equals("table") && !output.equals("json")) return usage("--output must be table or json, got " + output);
-        if (sim.problem() != null) return usage(sim.problem());
+        if (!output.equals("table") && !output.equals("json")) return Main.usage(spec, "--output must be table or json, got " + output);
+        if (sim.problem() != null) return Main.usage(spec, sim.problem());
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook newBook = RuleBook.load(candidate); // the side being edited: if it is broken, say so first
         RuleBook oldBook = RuleBook.load(rules);
@@ -65,11 +62,5 @@ final class DiffCommand implements Callable<Integer> {
 
     private SimulationResult simulate(RuleBook book, Manifests manifests) {
         return new Simulator(new Scheduler(book, sim.schedulerConfig())).run(manifests, sim.simulation(false));
-    }
-
-
-    private int usage(String message) {
-        spec.commandLine().getErr().println("error: " + message);
-        return Main.INVALID_INPUT;
     }
 }

@@ -40,9 +40,6 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
-
-
-
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     String output;
 
@@ -61,16 +58,16 @@ final class ExplainCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         boolean live = kubeconfig != null || liveDefault;
-        if (live == (paths != null && !paths.isEmpty())) return usage("give manifest PATHs or --kubeconfig/--live, not both and not neither");
-        if (!output.equals("text") && !output.equals("json")) return usage("--output must be text or json, got " + output);
-        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return usage("expected namespace/name, got " + subject);
-        if (sim.problem() != null) return usage(sim.problem());
-        if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) return usage(kubeconfig + ": no such file");
+        if (live == (paths != null && !paths.isEmpty())) return Main.usage(spec, "give manifest PATHs or --kubeconfig/--live, not both and not neither");
+        if (!output.equals("text") && !output.equals("json")) return Main.usage(spec, "--output must be text or json, got " + output);
+        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected namespace/name, got " + subject);
+        if (sim.problem() != null) return Main.usage(spec, sim.problem());
+        if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) return Main.usage(spec, kubeconfig + ": no such file");
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
         try {
             Explainer.checkSubject(manifests, subject);
         } catch (Explainer.UnknownSubjectException unknown) {
-            return usage(unknown.getMessage());
+            return Main.usage(spec, unknown.getMessage());
         }
         RuleBook book = RuleBook.load(rules);
         SchedulerConfig config = sim.schedulerConfig();
@@ -85,11 +82,5 @@ final class ExplainCommand implements Callable<Integer> {
         try (KubernetesClient client = KubeClients.connect(kubeconfig)) {
             return ManifestLoader.parse(LiveSnapshot.write(client), "snapshot of " + client.getMasterUrl());
         }
-    }
-
-
-    private int usage(String message) {
-        spec.commandLine().getErr().println("error: " + message);
-        return Main.INVALID_INPUT;
     }
 }

@@ -33,6 +33,12 @@ public final class Main {
         return cl.execute(args);
     }
 
+    /** A command's invalid arguments: one {@code error:} line on stderr, exit {@link #INVALID_INPUT}. */
+    static int usage(picocli.CommandLine.Model.CommandSpec spec, String message) {
+        spec.commandLine().getErr().println("error: " + message);
+        return INVALID_INPUT;
+    }
+
     private static int handle(Exception ex, PrintWriter err) {
         if (ex instanceof ManifestException m) {
             err.println("error: " + m.getMessage());

@@ -77,12 +77,12 @@ final class RunCommand implements Callable<Integer> {
         try {
             every = Durations.parse(period);
         } catch (IllegalArgumentException e) {
-            return usage("--period: " + e.getMessage());
+            return Main.usage(spec, "--period: " + e.getMessage());
         }
-        if (every.isZero()) return usage("--period must be positive");
-        if (!scoring.equals("binpack") && !scoring.equals("spread")) return usage("--scoring must be binpack or spread, got " + scoring);
-        if (metricsPort < 0 || metricsPort > 65535) return usage("--metrics-port must be 0..65535, got " + metricsPort);
-        if (kubeconfig != null && !Files.isReadable(kubeconfig)) return usage("--kubeconfig: " + kubeconfig + ": cannot read");
+        if (every.isZero()) return Main.usage(spec, "--period must be positive");
+        if (!scoring.equals("binpack") && !scoring.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + scoring);
+        if (metricsPort < 0 || metricsPort > 65535) return Main.usage(spec, "--metrics-port must be 0..65535, got " + metricsPort);
+        if (kubeconfig != null && !Files.isReadable(kubeconfig)) return Main.usage(spec, "--kubeconfig: " + kubeconfig + ": cannot read");
         RuleBook book = RuleBook.load(rules);
         LiveConfig config = config(every);
 
@@ -155,10 +155,5 @@ final class RunCommand implements Callable<Integer> {
     private static String envOr(String name, String fallback) {
         String v = System.getenv(name);
         return v == null || v.isBlank() ? fallback : v;
-    }
-
-    private int usage(String message) {
-        spec.commandLine().getErr().println("error: " + message);
-        return Main.INVALID_INPUT;
     }
 }

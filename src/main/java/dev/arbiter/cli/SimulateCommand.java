@@ -36,12 +36,8 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
-
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
     String output;
-
-
-
 
     @Option(names = "--recreate-evicted", description = "Evicted pods come back pending, as their controllers would recreate them (constant demand).")
     boolean recreateEvicted;
@@ -54,8 +50,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!output.equals("table") && !output.equals("json")) return usage("--output must be table or json, got " + output);
-        if (sim.problem() != null) return usage(sim.problem());
+        if (!output.equals("table") && !output.equals("json")) return Main.usage(spec, "--output must be table or json, got " + output);
+        if (sim.problem() != null) return Main.usage(spec, sim.problem());
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook book = RuleBook.load(rules);
         SchedulerConfig config = sim.schedulerConfig();
@@ -77,10 +73,5 @@ final class SimulateCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("error: cannot write report " + report + ": " + e.getMessage());
             return false;
         }
-    }
-
-    private int usage(String message) {
-        spec.commandLine().getErr().println("error: " + message);
-        return Main.INVALID_INPUT;
     }
 }

@@ -65,10 +65,10 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!report.equals("pretty") && !report.equals("summary")) return usage("--report must be pretty or summary, got " + report);
+        if (!report.equals("pretty") && !report.equals("summary")) return Main.usage(spec, "--report must be pretty or summary, got " + report);
         List<Path> paths = features == null || features.isEmpty() ? List.of(defaultFeatures()) : features;
         for (Path p : paths) {
-            if (!Files.exists(p)) return usage(p + ": no such file or directory");
+            if (!Files.exists(p)) return Main.usage(spec, p + ": no such file or directory");
         }
         RuleBook book = SpecRules.load(rules);
         // Rules that compile but ask for an unknown sort key fail here, as `simulate` would (exit 3).
@@ -80,7 +80,7 @@ final class VerifyCommand implements Callable<Integer> {
         try {
             status = runCucumber(cucumberArguments(paths));
         } catch (FeatureParserException e) {
-            return usage(String.valueOf(e.getMessage()).replaceAll("\\s+", " "));
+            return Main.usage(spec, String.valueOf(e.getMessage()).replaceAll("\\s+", " "));
         }
         if (SpecListener.scenariosStarted() == before) {
             spec.commandLine().getErr().println("error: no scenario ran (features " + paths + ", tags \"" + tags + "\")");
@@ -126,11 +126,6 @@ final class VerifyCommand implements Callable<Integer> {
             if (originalRules == null) System.clearProperty(SpecRules.PROPERTY);
             else System.setProperty(SpecRules.PROPERTY, originalRules);
         }
-    }
-
-    private int usage(String message) {
-        spec.commandLine().getErr().println("error: " + message);
-        return Main.INVALID_INPUT;
     }
 
     /** UTF-8 bytes (Cucumber's plugins write to {@code System.out}) decoded into a writer; closing only flushes. */
