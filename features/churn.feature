@@ -30,6 +30,22 @@ Feature: Churn control: the scheduler evicts reluctantly
     And no cycle evicted more than 20 pods
     And queue "big" holds 24 GPUs
 
+  Scenario: Once a queue has given its 20 pods, reclaim takes from the next queue above its share
+    Tenant A deserves half of the cluster. Queue "b" is 28 GPUs over its share and queue "c" 4: the first cycle takes
+    20 pods from "b" and then turns to "c"; the next cycle takes the rest from "b".
+    Given a cluster of 8 nodes with 8 GPUs each
+    And queue "c" with weight 1
+    And queue "big" with weight 2
+    And tenant B runs 44 jobs "b-batch" of 1 GPU each in queue "b"
+    And tenant C runs 20 jobs "c-batch" of 1 GPU each in queue "c"
+    And a minute passes
+    When tenant A submits 32 jobs "a-batch" of 1 GPU each in queue "big"
+    Then "a-batch" is running
+    And 28 pods of "b-batch" were evicted by reclaim
+    And 4 pods of "c-batch" were evicted by reclaim
+    And no cycle evicted more than 20 pods of "b-batch"
+    And one cycle evicted 24 pods
+
   Scenario: No ping-pong: a queue does not take a node that would be taken straight back
     Each queue deserves half of one node; tenant B's pod needs the whole node, and so would tenant A's.
     Given a cluster of 1 node with 8 GPUs each

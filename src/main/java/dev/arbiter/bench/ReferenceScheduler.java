@@ -256,7 +256,7 @@ public final class ReferenceScheduler {
                     if (n != null) waitsOnTerminating++;
                 }
                 if (n == null) {
-                    VictimSearch.Plan plan = victims.find(t, eligible, floors,
+                    VictimSearch.Plan plan = victims.find(t, eligible.and(v -> !queueBudgetSpent(v.job.queueName)), floors,
                             ceiling == null ? q.realCapability : Caps.UNLIMITED, hysteresis);
                     if (plan == null) break;
                     for (Task v : plan.victims()) tx.evict(v);
@@ -276,6 +276,11 @@ public final class ReferenceScheduler {
                         action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queueName + "\""));
             }
             return true;
+        }
+
+        /** The queue has used its per-queue eviction budget this cycle, so it offers no more victims. */
+        private boolean queueBudgetSpent(String queue) {
+            return evictedPerQueue.getOrDefault(queue, 0) >= RefState.MAX_EVICTIONS_PER_QUEUE;
         }
 
         /**

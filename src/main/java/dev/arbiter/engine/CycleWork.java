@@ -70,6 +70,7 @@ final class CycleWork {
                 if (t.request().fitsIn(t.nominated.free())) {
                     t.nominated.take(t.request());
                     t.holding = true;
+                    fitter.changed();
                 } else {
                     t.nominated = null;
                 }

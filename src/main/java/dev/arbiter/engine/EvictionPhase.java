@@ -58,7 +58,8 @@ final class EvictionPhase {
                 // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
                 java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queue.equals(q.name())
                         && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
-                        && (t.protection == null || !t.protection.coversPreemption());
+                        && (t.protection == null || !t.protection.coversPreemption())
+                        && !queueBudgetSpent(t.job.queue);
                 boolean started = !pool.isEmpty() && startWithVictims(q, j, new VictimSelector.Terms(pool,
                         eligible, Map.of(), q.hardCap(), Resources.NONE, q, false, key), null,
                         "preempt", grant.rule());
@@ -111,8 +112,8 @@ final class EvictionPhase {
                 if (q.reached(ceiling) || !anyAboveFloor(floors)) break;
                 if (!starving(j)) continue;
                 boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool,
-                        t -> t.protection == null && floors.containsKey(t.job.queue), floors,
-                        Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
+                        t -> t.protection == null && floors.containsKey(t.job.queue)
+                                && !queueBudgetSpent(t.job.queue), floors, Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
                 if (!started && policy.fifo(q.name())) break;
             }
         }
@@ -153,6 +154,8 @@ final class EvictionPhase {
         w.releaseNominatedRoom(j);
         GangTransaction tx = new GangTransaction(state.queues, fitter);
         int waitsOnTerminating = 0;
+        int victimCount = 0;
+        Map<String, Integer> victimsPerQueue = new HashMap<>();
         for (Task t : j.pending) {
             if (t.placed) continue;
             Resources after = q.allocated.add(t.share());
@@ -167,21 +170,26 @@ final class EvictionPhase {
             if (n == null) {
                 VictimSelector.Plan plan = victims.find(t, terms.withAllocated(q.allocated));
                 if (plan == null) break;
-                for (Task v : plan.victims()) tx.evict(v);
+                for (Task v : plan.victims()) {
+                    tx.evict(v);
+                    victimsPerQueue.merge(v.job.queue, 1, Integer::sum);
+                }
+                victimCount += plan.victims().size();
                 n = plan.node();
+                // More victims only overspend more: once over budget, the rest of the search is wasted.
+                String overBudget = overspends(victimCount, victimsPerQueue);
+                if (overBudget != null) {
+                    tx.discard();
+                    w.holdNominatedRoom(j);
+                    j.setReason(overBudget, policy.churn().rule());
+                    return false;
+                }
             }
             tx.place(t, n);
         }
         if (!CycleWork.gangSatisfied(j, gang, tx) || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
             tx.discard();
             w.holdNominatedRoom(j);
-            return false;
-        }
-        String overBudget = overspends(tx.evictions());
-        if (overBudget != null) {
-            tx.discard();
-            w.holdNominatedRoom(j);
-            j.setReason(overBudget, policy.churn().rule());
             return false;
         }
         j.pipelined = true;
@@ -202,6 +210,16 @@ final class EvictionPhase {
         return true;
     }
 
+    /**
+     * The queue has used its per-queue eviction budget this cycle: it offers no more victims, and the search looks
+     * elsewhere (a victim from it could only overspend).
+     */
+    private boolean queueBudgetSpent(String queue) {
+        ChurnSettings churn = policy.churn();
+        int maxQ = churn == null ? 0 : churn.maxEvictionsPerQueuePerCycle();
+        return maxQ > 0 && evictedPerQueue.getOrDefault(queue, 0) >= maxQ;
+    }
+
     /** The cycle's cluster-wide eviction budget is used up: no search could be committed. */
     private boolean budgetSpent() {
         ChurnSettings churn = policy.churn();
@@ -213,18 +231,16 @@ final class EvictionPhase {
      * is added to the cycle's evictions: the first gang to evict in a cycle (cluster-wide, or from a queue) may exceed
      * it, so a gang that needs more victims than one cycle's budget still starts — alone in its cycle.
      */
-    private String overspends(List<Task> victimsOfGang) {
+    private String overspends(int victimCount, Map<String, Integer> victimsPerQueue) {
         ChurnSettings churn = policy.churn();
         if (churn == null) return null;
         int max = churn.maxEvictionsPerCycle();
-        if (max > 0 && !evictions.isEmpty() && evictions.size() + victimsOfGang.size() > max) {
+        if (max > 0 && !evictions.isEmpty() && evictions.size() + victimCount > max) {
             return "eviction budget of " + max + " pods per cycle would be exceeded (" + evictions.size()
-                    + " already, " + victimsOfGang.size() + " needed)";
+                    + " already, at least " + victimCount + " needed)";
         }
-        Map<String, Integer> perQueue = new HashMap<>();
-        for (Task v : victimsOfGang) perQueue.merge(v.job.queue, 1, Integer::sum);
         int maxQ = churn.maxEvictionsPerQueuePerCycle();
-        for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
+        for (Map.Entry<String, Integer> e : victimsPerQueue.entrySet()) {
             int already = evictedPerQueue.getOrDefault(e.getKey(), 0);
             if (maxQ > 0 && already > 0 && already + e.getValue() > maxQ) {
                 return "eviction budget of " + maxQ + " pods per queue per cycle would be exceeded in queue \""

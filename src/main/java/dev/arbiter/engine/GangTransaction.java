@@ -17,10 +17,12 @@ final class GangTransaction {
     private final List<Step> steps = new ArrayList<>();
     private final Map<String, Integer> placedByRole = new HashMap<>();
     private int placed;
+    private final NodeFitter.Mark start;
 
     GangTransaction(Map<String, QueueState> queues, NodeFitter fitter) {
         this.queues = queues;
         this.fitter = fitter;
+        this.start = fitter.mark();
     }
 
     void place(Task t, NodeState n) {
@@ -28,6 +30,7 @@ final class GangTransaction {
         QueueState q = queues.get(t.job.queue);
         if (q != null) q.charge(t.share());
         steps.add(new Step(t, n, false));
+        fitter.changed();
         placed++;
         placedByRole.merge(t.pod.taskRole(), 1, Integer::sum);
     }
@@ -80,7 +83,7 @@ final class GangTransaction {
                 if (q != null) q.credit(s.task().share());
             }
         }
-        if (!steps.isEmpty()) fitter.capacityReleased();
+        if (!steps.isEmpty()) fitter.undo(start);
         steps.clear();
         placedByRole.clear();
         placed = 0;

@@ -43,10 +43,23 @@ final class NodeFitter {
     private final Map<Constraints, java.util.Set<NodeState>> eligibleSets = new HashMap<>();
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
     private final List<NodeState> releasing = new ArrayList<>();
-    private final Map<Shape, Long> failedAtEpoch = new HashMap<>();
+    private final Map<Shape, Stamp> failedAt = new HashMap<>();
     /** Why a shape fits nowhere, counted once per cycle: the counts describe the first time it failed. */
     private final Map<Shape, String> why = new HashMap<>();
+    /** Names the capacity state failures were seen in: a new name whenever capacity is given back. */
     private long epoch;
+    private long lastEpoch;
+    /** Names the exact state (node capacity, queue allocations, evictions): a new name on every change. */
+    private long version;
+    private long lastVersion;
+    /** Ranges of versions issued inside undone transactions (first → last): states that no longer exist. */
+    private final TreeMap<Long, Long> undone = new TreeMap<>();
+
+    /** When a remembered outcome was seen: its epoch and exact state. */
+    record Stamp(long epoch, long version) {}
+
+    /** Where a transaction started, to {@link #undo} to. */
+    record Mark(long epoch, long version, long lastVersion) {}
 
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
         this.nodes = nodes;
@@ -56,11 +69,46 @@ final class NodeFitter {
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
     void capacityReleased() {
-        epoch++;
+        epoch = ++lastEpoch;
+        changed();
     }
 
-    long epoch() {
-        return epoch;
+    /** Call on every other change to node capacity, queue allocations or evictions (a placement, held room). */
+    void changed() {
+        version = ++lastVersion;
+    }
+
+    Stamp stamp() {
+        return new Stamp(epoch, version);
+    }
+
+    /**
+     * A failure seen at {@code s} still holds: no capacity was given back since, and its state was not undone (a
+     * state inside an undone transaction may have had less room than now).
+     */
+    boolean stillFails(Stamp s) {
+        if (s.epoch() != epoch) return false;
+        Map.Entry<Long, Long> range = undone.floorEntry(s.version());
+        return range == null || s.version() > range.getValue();
+    }
+
+    /** Nothing changed since {@code s}: a search made then gives the same answer now. */
+    boolean unchanged(Stamp s) {
+        return s.version() == version;
+    }
+
+    Mark mark() {
+        return new Mark(epoch, version, lastVersion);
+    }
+
+    /**
+     * The state is again exactly what it was at {@code m} (a transaction was undone step by step): what was
+     * remembered before it holds again, and nothing seen inside it does. Names are never reissued.
+     */
+    void undo(Mark m) {
+        if (lastVersion > m.lastVersion()) undone.put(m.lastVersion() + 1, lastVersion);
+        epoch = m.epoch();
+        version = m.version();
     }
 
     /** A key equal for pods with the same static constraints (nodeSelector, tolerations). */
@@ -85,8 +133,8 @@ final class NodeFitter {
     /** The best node whose free capacity holds the pod, or null. */
     NodeState best(PodSpec pod) {
         Shape shape = new Shape(pod.requests(), constraints(pod));
-        Long failed = failedAtEpoch.get(shape);
-        if (failed != null && failed == epoch) return null;
+        Stamp failed = failedAt.get(shape);
+        if (failed != null && stillFails(failed)) return null;
         Resources req = pod.requests();
         String dim = primaryDimension(req);
         TreeSet<NodeState> index = index(pod, dim);
@@ -97,7 +145,7 @@ final class NodeFitter {
             if (n.free().milli(dim) < req.milli(dim)) break;
             if (req.fitsIn(n.free())) return n;
         }
-        failedAtEpoch.put(shape, epoch);
+        failedAt.put(shape, stamp());
         return null;
     }
 

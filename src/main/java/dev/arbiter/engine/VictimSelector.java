@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Finds the fewest victims that let one pending task run, on a copy of the cycle's numbers (nothing is changed
@@ -48,13 +49,23 @@ final class VictimSelector {
         }
     }
 
-    private record FailureKey(Resources request, Object constraints, Object terms) {}
+    /**
+     * What a search depends on besides the cycle's state: the task's shape and constraints, the terms, and the
+     * preemptor's own job when it has running members (they are never its victims).
+     */
+    private record SearchKey(Resources request, Object constraints, Object terms, Job ownJob) {}
+
+    /** A search's answer (null: no plan) and the state it was found in. */
+    private record Outcome(Plan plan, NodeFitter.Stamp at) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
     private final List<String> orderKeys;
-    private final Map<FailureKey, Long> failedAtEpoch = new HashMap<>();
+    private final Map<SearchKey, Outcome> remembered = new HashMap<>();
     private final Map<QueueState, java.util.Set<Resources>> pendingShapes = new HashMap<>();
+    /** The victim order of the node search under way ({@link #searching}); built on first use. */
+    private Comparator<Task> planOrder;
+    private Search searching;
 
     VictimSelector(CycleState state, NodeFitter fitter, VictimOrder order) {
         this.state = state;
@@ -71,12 +82,19 @@ final class VictimSelector {
         });
     }
 
+    /**
+     * The victims that let {@code task} run, or null. Answers are remembered: a failure holds until capacity is given
+     * back, a plan until anything changes (jobs refused by the eviction budget ask the same question again).
+     */
     Plan find(Task task, Terms terms) {
-        FailureKey fk = new FailureKey(task.request(), fitter.constraintsKey(task.pod), terms.key());
-        Long failed = failedAtEpoch.get(fk);
-        if (failed != null && failed == fitter.epoch()) return null;
+        SearchKey key = new SearchKey(task.request(), fitter.constraintsKey(task.pod), terms.key(),
+                task.job.running.isEmpty() ? null : task.job);
+        Outcome known = remembered.get(key);
+        if (known != null && (known.plan() == null ? fitter.stillFails(known.at()) : fitter.unchanged(known.at()))) {
+            return known.plan();
+        }
         Plan best = search(task, terms);
-        if (best == null) failedAtEpoch.put(fk, fitter.epoch());
+        remembered.put(key, new Outcome(best, fitter.stamp()));
         return best;
     }
 
@@ -96,6 +114,7 @@ final class VictimSelector {
         }
         Plan best = null;
         for (NodeState n : candidates.values()) {
+            if (!roomWithAllVictims(n, task, terms)) continue;
             Plan p = planOn(n, task, terms, queueWide);
             if (p != null && (best == null || better(p, best, terms))) best = p;
         }
@@ -108,7 +127,8 @@ final class VictimSelector {
      */
     private boolean better(Plan a, Plan b, Terms terms) {
         if (a.victims().size() != b.victims().size()) return a.victims().size() < b.victims().size();
-        Comparator<Task> order = victimComparator(new Search(a.node(), null, terms), null);
+        Search s = new Search(a.node(), null, terms);
+        Comparator<Task> order = victimComparator(() -> s, () -> null);
         int c = order.compare(mostPrecious(a, order), mostPrecious(b, order));
         if (c != 0) return c < 0;
         return a.node().index < b.node().index;
@@ -118,30 +138,58 @@ final class VictimSelector {
         return p.victims().stream().max(order).orElse(null);
     }
 
+    /**
+     * Whether the node would hold the task were every allowed victim on it gone: a plan on the node needs at least
+     * that (victims elsewhere free only queue room), so nodes without it are not searched.
+     */
+    private static boolean roomWithAllVictims(NodeState node, Task task, Terms terms) {
+        Resources request = task.request();
+        Resources free = node.free();
+        for (int i = 0; i < request.size(); i++) {
+            String dim = request.name(i);
+            long missing = request.milliAt(i) - free.milli(dim);
+            if (missing <= 0) continue;
+            for (Task t : node.tasks) {
+                if (missing <= 0) break;
+                if (terms.allows(t)) missing -= t.request().milli(dim);
+            }
+            if (missing > 0) return false;
+        }
+        return true;
+    }
+
     private Plan planOn(NodeState node, Task task, Terms terms, List<Task> queueWide) {
         List<Task> pool = new ArrayList<>();
         for (Task t : node.tasks) if (terms.allows(t)) pool.add(t);
         for (Task t : queueWide) if (t.node != node) pool.add(t);
         Search s = new Search(node, task, terms);
         if (s.fits()) return new Plan(node, List.of());
+        if (planOrder == null) planOrder = victimComparator(() -> searching, () -> searching.node);
+        searching = s;
+        Comparator<Task> order = planOrder;
         while (!pool.isEmpty()) {
-            Task next = pool.stream().min(victimComparator(s, node)).orElseThrow();
-            pool.remove(next);
+            int at = 0;
+            for (int i = 1; i < pool.size(); i++) if (order.compare(pool.get(i), pool.get(at)) < 0) at = i;
+            Task next = pool.remove(at);
             List<Task> unit = s.unitFor(next);
             if (unit == null || !s.floorAllows(next.job.queue, unit)) continue;
             s.take(unit);
-            pool.removeAll(unit);
+            if (unit.size() > 1) pool.removeAll(unit);
             if (s.fits()) return new Plan(node, s.trimmed());
         }
         return null;
     }
 
-    private Comparator<Task> victimComparator(Search s, NodeState node) {
-        Comparator<Task> c = node == null ? (x, y) -> 0 : Comparator.comparing(t -> t.node == node ? 0 : 1);
+    /**
+     * The policy's victim order, victims on {@code node} first; {@code s} and {@code node} are read at each
+     * comparison, so one comparator serves every node's search.
+     */
+    private Comparator<Task> victimComparator(Supplier<Search> search, Supplier<NodeState> node) {
+        Comparator<Task> c = Comparator.comparing(t -> t.node == node.get() ? 0 : 1);
         for (String key : orderKeys) {
             Comparator<Task> k = switch (key.trim()) {
-                case "surplus first" -> Comparator.comparing(t -> s.isSurplus(t) ? 0 : 1);
-                case "closest queue first" -> Comparator.comparingInt(t -> distanceFromPreemptor(s, t));
+                case "surplus first" -> Comparator.comparing(t -> search.get().isSurplus(t) ? 0 : 1);
+                case "closest queue first" -> Comparator.comparingInt(t -> distanceFromPreemptor(search.get(), t));
                 case "queue served last first" -> Comparator.<Task>comparingInt(t -> queuePriority(t))
                         .thenComparing(Comparator.<Task>comparingDouble(t -> queueShare(t)).reversed());
                 case "priority asc" -> Comparator.comparingInt(t -> t.priority);
@@ -174,18 +222,29 @@ final class VictimSelector {
         return q == null ? 0 : q.share();
     }
 
-    /** The running numbers of one node's search: what the chosen units free, on the node and per queue. */
+    /**
+     * The running numbers of one node's search: the units chosen so far, and what they free on the node (kept up to
+     * date as units are taken), in the preemptor's queue and in the queues they come from (computed when asked).
+     */
     private final class Search {
         private final NodeState node;
         private final Task task;
         private final Terms terms;
         private final List<List<Task>> units = new ArrayList<>();
         private final Map<Job, Integer> taken = new HashMap<>();
+        private final Set<Task> takenTasks = new java.util.HashSet<>();
+        /** Per queue asked about, what the chosen units take from its subtree allocation (until the next take). */
+        private final Map<QueueState, Resources> freedFrom = new HashMap<>();
+        private Resources freeOnNode;
+        /** No capability binds the preemptor's queue: only room on the node matters. */
+        private final boolean capUnlimited;
 
         Search(NodeState node, Task task, Terms terms) {
             this.node = node;
             this.task = task;
             this.terms = terms;
+            this.freeOnNode = node.free();
+            this.capUnlimited = terms.preemptorCap().isUnlimited();
         }
 
         boolean isSurplus(Task t) {
@@ -200,16 +259,11 @@ final class VictimSelector {
             if (t.job.bound > 0) return null;
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
-                if (m.evicted || isTaken(m)) continue;
+                if (m.evicted || takenTasks.contains(m)) continue;
                 if (!terms.allows(m)) return null;
                 gang.add(m);
             }
             return gang;
-        }
-
-        private boolean isTaken(Task t) {
-            for (List<Task> u : units) if (u.contains(t)) return true;
-            return false;
         }
 
         /**
@@ -242,27 +296,31 @@ final class VictimSelector {
 
         /** The queue's subtree allocation less what this search has already chosen from it. */
         private Resources allocatedNow(QueueState q) {
-            Resources now = q.allocated;
-            for (List<Task> u : units) {
-                for (Task t : u) {
+            if (units.isEmpty()) return q.allocated;
+            Resources freed = freedFrom.get(q);
+            if (freed == null) {
+                freed = Resources.NONE;
+                for (Task t : takenTasks) {
                     for (QueueState a = state.queues.get(t.job.queue); a != null; a = a.parent) {
                         if (a == q) {
-                            now = now.subtract(t.share());
+                            freed = freed.add(t.share());
                             break;
                         }
                     }
                 }
+                freedFrom.put(q, freed);
             }
-            return now;
+            return q.allocated.subtract(freed);
         }
 
         void take(List<Task> unit) {
             units.add(unit);
-            for (Task t : unit) taken.merge(t.job, 1, Integer::sum);
-        }
-
-        boolean fits() {
-            return fitsWith(units);
+            freedFrom.clear();
+            for (Task t : unit) {
+                taken.merge(t.job, 1, Integer::sum);
+                takenTasks.add(t);
+                if (t.node == node) freeOnNode = freeOnNode.add(t.request());
+            }
         }
 
         /**
@@ -270,21 +328,32 @@ final class VictimSelector {
          * capability, its victims in the queue free at least what it takes: preemption swaps work inside a queue, it
          * does not evict a queue's surplus wholesale.
          */
+        boolean fits() {
+            if (!task.request().fitsIn(freeOnNode)) return false;
+            return capUnlimited || fitsWith(units);
+        }
+
+        private boolean fits(Resources freeOnNode, Resources queueAllocated, Resources queueFreed) {
+            return task.request().fitsIn(freeOnNode) && (capUnlimited
+                    || terms.preemptorCap().admits(queueAllocated.add(task.share()))
+                    || task.share().fitsIn(queueFreed));
+        }
+
+        /** {@link #fits()} had only {@code chosen} been taken. */
         private boolean fitsWith(List<List<Task>> chosen) {
-            Resources freeOnNode = node.free();
-            Resources queueAllocated = terms.preemptorAllocated();
-            Resources queueFreed = Resources.NONE;
+            Resources free = node.free();
+            Resources allocated = terms.preemptorAllocated();
+            Resources freed = Resources.NONE;
             for (List<Task> u : chosen) {
                 for (Task t : u) {
-                    if (t.node == node) freeOnNode = freeOnNode.add(t.request());
+                    if (t.node == node) free = free.add(t.request());
                     if (t.job.queue.equals(task.job.queue)) {
-                        queueAllocated = queueAllocated.subtract(t.share());
-                        queueFreed = queueFreed.add(t.share());
+                        allocated = allocated.subtract(t.share());
+                        freed = freed.add(t.share());
                     }
                 }
             }
-            return task.request().fitsIn(freeOnNode) && (terms.preemptorCap().admits(queueAllocated.add(task.share()))
-                    || task.share().fitsIn(queueFreed));
+            return fits(free, allocated, freed);
         }
 
         /** Drops, newest choice first (after the last), every unit the fit does not need and whose gangs stay whole. */

@@ -176,6 +176,28 @@ public final class OutcomeSteps {
         }
     }
 
+    @Then("no cycle evicted more than {int} pod(s) of {string}")
+    public void evictionsOfWorkloadPerCycle(int max, String workload) {
+        Outcome o = outcome();
+        Set<String> pods = podKeys(o.workload(workload));
+        for (dev.arbiter.decision.CycleResult c : o.result().cycles()) {
+            long n = c.evictions().stream().filter(e -> pods.contains(e.pod())).count();
+            if (n > max) {
+                fail("no cycle should evict more than " + max + " pods of \"" + workload + "\", cycle " + c.cycle()
+                        + " evicted " + n, o.describeEvictions());
+            }
+        }
+    }
+
+    @Then("one cycle evicted {int} pod(s)")
+    public void oneCycleEvicted(int expected) {
+        Outcome o = outcome();
+        for (dev.arbiter.decision.CycleResult c : o.result().cycles()) {
+            if (c.evictions().size() == expected) return;
+        }
+        fail("one cycle should have evicted " + expected + " pods, but none did", o.describeEvictions());
+    }
+
     // ---- queues and GPUs ---------------------------------------------------------------------------------------------
 
     @Then("queue {string} holds {int} GPU(s)")
