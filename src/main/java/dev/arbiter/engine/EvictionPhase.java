@@ -50,6 +50,8 @@ final class EvictionPhase {
             candidates.sort(Comparator.comparingInt(t -> t.job.priority));
             if (candidates.isEmpty()) continue;
             for (Job j : q.jobs) {
+                // Nothing more can be committed this cycle (see startWithVictims).
+                if (budgetSpent()) return;
                 if (!starving(j)) continue;
                 List<Task> pool = grant.lowerPriorityOnly()
                         ? candidates.subList(0, countBelow(candidates, j.priority)) : candidates;
@@ -111,9 +113,11 @@ final class EvictionPhase {
             for (Job j : q.jobs) {
                 if (q.reached(ceiling) || !anyAboveFloor(floors)) break;
                 if (!starving(j)) continue;
-                boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool,
-                        t -> t.protection == null && floors.containsKey(t.job.queue)
-                                && !queueBudgetSpent(t.job.queue), floors, Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
+                if (budgetSpent()) return;
+                java.util.function.Predicate<Task> eligible = t -> t.protection == null
+                        && floors.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
+                boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, floors,
+                        Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
                 if (!started && policy.fifo(q.name())) break;
             }
         }

@@ -118,7 +118,12 @@ final class NodeFitter {
 
     /** Whether the node passes the pod's static predicates (cordon, nodeSelector, taints). */
     boolean isEligible(PodSpec pod, NodeState node) {
-        return eligibleSets.computeIfAbsent(constraints(pod), c -> new java.util.HashSet<>(eligibleNodes(pod))).contains(node);
+        return eligibleSet(pod).contains(node);
+    }
+
+    /** The nodes that pass the static predicates for this pod, as a set. */
+    java.util.Set<NodeState> eligibleSet(PodSpec pod) {
+        return eligibleSets.computeIfAbsent(constraints(pod), c -> new java.util.HashSet<>(eligibleNodes(pod)));
     }
 
     /** Nodes that pass the static predicates for this pod. */

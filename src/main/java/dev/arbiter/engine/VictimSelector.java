@@ -98,22 +98,29 @@ final class VictimSelector {
         return best;
     }
 
-    /** Candidate nodes: those hosting an allowed victim, plus (when only the queue's capability is short) the best idle node. */
+    /**
+     * Candidate nodes, in node order: those hosting an allowed victim, plus (when only the queue's capability is
+     * short) the best idle node.
+     */
     private Plan search(Task task, Terms terms) {
         boolean capBlocks = !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.share()));
         List<Task> queueWide = List.of();
-        java.util.TreeMap<Integer, NodeState> candidates = new java.util.TreeMap<>();
+        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
+        java.util.BitSet candidates = new java.util.BitSet(state.nodes.size());
         for (Task t : terms.pool()) {
-            if (terms.allows(t) && fitter.isEligible(task.pod, t.node)) candidates.putIfAbsent(t.node.index, t.node);
+            if (!candidates.get(t.node.index) && terms.allows(t) && eligibleNodes.contains(t.node)) {
+                candidates.set(t.node.index);
+            }
         }
         if (capBlocks) {
             queueWide = new ArrayList<>();
             for (Task t : terms.pool()) if (terms.allows(t) && t.job.queue.equals(task.job.queue)) queueWide.add(t);
             NodeState idle = fitter.best(task.pod);
-            if (idle != null) candidates.putIfAbsent(idle.index, idle);
+            if (idle != null) candidates.set(idle.index);
         }
         Plan best = null;
-        for (NodeState n : candidates.values()) {
+        for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
+            NodeState n = state.nodes.get(i);
             if (!roomWithAllVictims(n, task, terms)) continue;
             Plan p = planOn(n, task, terms, queueWide);
             if (p != null && (best == null || better(p, best, terms))) best = p;
