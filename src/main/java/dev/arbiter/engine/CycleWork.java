@@ -58,7 +58,7 @@ final class CycleWork {
             if (t.holding) {
                 t.nominated.give(t.request());
                 t.holding = false;
-                fitter.capacityReleased();
+                fitter.capacityReleased(List.of(t.nominated));
             }
         }
     }

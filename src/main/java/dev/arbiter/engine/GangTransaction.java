@@ -41,7 +41,15 @@ final class GangTransaction {
         QueueState q = queues.get(victim.job.queue);
         if (q != null) q.credit(victim.share());
         steps.add(new Step(victim, victim.node, true));
-        fitter.capacityReleased();
+        fitter.capacityReleased(gangNodes(victim));
+    }
+
+    /** The victim's node, and its gang's other nodes: there a search may now take the gang's members differently. */
+    private static List<NodeState> gangNodes(Task victim) {
+        List<NodeState> where = new ArrayList<>();
+        where.add(victim.node);
+        for (Task m : victim.job.running) if (m.node != victim.node) where.add(m.node);
+        return where;
     }
 
     int placed() {
@@ -78,9 +86,11 @@ final class GangTransaction {
                 s.task().evicted = false;
                 s.node().take(s.task().request());
                 if (q != null) q.charge(s.task().share());
+                fitter.touched(gangNodes(s.task()));
             } else {
                 s.node().give(s.task().request());
                 if (q != null) q.credit(s.task().share());
+                fitter.touched(List.of(s.node()));
             }
         }
         if (!steps.isEmpty()) fitter.undo(start);

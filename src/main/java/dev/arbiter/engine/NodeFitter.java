@@ -61,6 +61,13 @@ final class NodeFitter {
     /** Where a transaction started, to {@link #undo} to. */
     record Mark(long epoch, long version, long lastVersion) {}
 
+    /**
+     * Every node where a search for victims may have become easier, in order: room given back (an eviction, an
+     * undone placement, released nominated room), or victims back or changed (an eviction or its undo touches the
+     * victim's gang's nodes, where the gang rule may now take members differently). Never shortened.
+     */
+    private final List<NodeState> touched = new ArrayList<>();
+
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
         this.nodes = nodes;
         this.scoring = scoring;
@@ -68,9 +75,29 @@ final class NodeFitter {
     }
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
-    void capacityReleased() {
+    void capacityReleased(java.util.Collection<NodeState> where) {
         epoch = ++lastEpoch;
         changed();
+        touched.addAll(where);
+    }
+
+    /** Searches on these nodes may have become easier (see {@link #touched}); capacity was not given back. */
+    void touched(java.util.Collection<NodeState> where) {
+        touched.addAll(where);
+    }
+
+    /** A position in the log of touched nodes, to ask later what was touched since. */
+    int touchMark() {
+        return touched.size();
+    }
+
+    /** The nodes touched since {@code mark}, without repeats, or null if there are more than {@code max}. */
+    java.util.Set<NodeState> touchedSince(int mark, int max) {
+        java.util.Set<NodeState> out = new java.util.LinkedHashSet<>();
+        for (int i = mark; i < touched.size(); i++) {
+            if (out.add(touched.get(i)) && out.size() > max) return null;
+        }
+        return out;
     }
 
     /** Call on every other change to node capacity, queue allocations or evictions (a placement, held room). */

@@ -55,8 +55,11 @@ final class VictimSelector {
      */
     private record SearchKey(Resources request, Object constraints, Object terms, Job ownJob) {}
 
-    /** A search's answer (null: no plan) and the state it was found in. */
-    private record Outcome(Plan plan, NodeFitter.Stamp at) {}
+    /**
+     * A search's answer (null: no plan), the state it was found in, the position in the fitter's log of touched
+     * nodes then, and whether the preemptor queue's capability could bind then.
+     */
+    private record Outcome(Plan plan, NodeFitter.Stamp at, int touchMark, boolean capBinds) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
@@ -93,9 +96,44 @@ final class VictimSelector {
         if (known != null && (known.plan() == null ? fitter.stillFails(known.at()) : fitter.unchanged(known.at()))) {
             return known.plan();
         }
+        if (known != null && known.plan() == null && failsOnTouchedNodes(task, terms, known)) {
+            remembered.put(key, new Outcome(null, fitter.stamp(), fitter.touchMark(), false));
+            return null;
+        }
         Plan best = search(task, terms);
-        remembered.put(key, new Outcome(best, fitter.stamp()));
+        remembered.put(key, new Outcome(best, fitter.stamp(), fitter.touchMark(), capBinds(task, terms)));
         return best;
+    }
+
+    /** At most this many nodes given back room are searched again to confirm a failure; more, and all are. */
+    private static final int RECHECK_LIMIT = 32;
+
+    /**
+     * Whether a search that failed still fails, judged from the nodes touched since (see {@link NodeFitter}). For
+     * preemption (no floors, no hysteresis) while the queue's capability binds neither then nor now, a node's plan
+     * depends only on that node and its victims' gangs: elsewhere placements only took room and victims only became
+     * fewer. So if no plan fits on the touched nodes, none fits at all.
+     */
+    private boolean failsOnTouchedNodes(Task task, Terms terms, Outcome failed) {
+        if (!terms.floors().isEmpty() || terms.hysteresis() || failed.capBinds() || capBinds(task, terms)) return false;
+        java.util.Set<NodeState> touched = fitter.touchedSince(failed.touchMark(), RECHECK_LIMIT);
+        if (touched == null) return false;
+        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
+        for (NodeState n : touched) {
+            if (!eligibleNodes.contains(n) || !hostsAllowedVictim(n, terms)) continue;
+            if (roomWithAllVictims(n, task, terms) && planOn(n, task, terms, List.of()) != null) return false;
+        }
+        return true;
+    }
+
+    /** The capability could refuse the task however much its queue frees (for a search, it binds). */
+    private static boolean capBinds(Task task, Terms terms) {
+        return !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.share()));
+    }
+
+    private static boolean hostsAllowedVictim(NodeState n, Terms terms) {
+        for (Task t : n.tasks) if (terms.allows(t)) return true;
+        return false;
     }
 
     /**
@@ -103,7 +141,7 @@ final class VictimSelector {
      * short) the best idle node.
      */
     private Plan search(Task task, Terms terms) {
-        boolean capBlocks = !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.share()));
+        boolean capBlocks = capBinds(task, terms);
         List<Task> queueWide = List.of();
         java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
         java.util.BitSet candidates = new java.util.BitSet(state.nodes.size());
@@ -243,15 +281,18 @@ final class VictimSelector {
         /** Per queue asked about, what the chosen units take from its subtree allocation (until the next take). */
         private final Map<QueueState, Resources> freedFrom = new HashMap<>();
         private Resources freeOnNode;
-        /** No capability binds the preemptor's queue: only room on the node matters. */
-        private final boolean capUnlimited;
+        /**
+         * The preemptor queue's capability admits the task even with nothing freed in the queue, so it admits it with
+         * any victims gone: only room on the node matters.
+         */
+        private final boolean capFree;
 
         Search(NodeState node, Task task, Terms terms) {
             this.node = node;
             this.task = task;
             this.terms = terms;
             this.freeOnNode = node.free();
-            this.capUnlimited = terms.preemptorCap().isUnlimited();
+            this.capFree = task == null || !capBinds(task, terms);
         }
 
         boolean isSurplus(Task t) {
@@ -337,11 +378,11 @@ final class VictimSelector {
          */
         boolean fits() {
             if (!task.request().fitsIn(freeOnNode)) return false;
-            return capUnlimited || fitsWith(units);
+            return capFree || fitsWith(units);
         }
 
         private boolean fits(Resources freeOnNode, Resources queueAllocated, Resources queueFreed) {
-            return task.request().fitsIn(freeOnNode) && (capUnlimited
+            return task.request().fitsIn(freeOnNode) && (capFree
                     || terms.preemptorCap().admits(queueAllocated.add(task.share()))
                     || task.share().fitsIn(queueFreed));
         }
@@ -354,7 +395,7 @@ final class VictimSelector {
             for (List<Task> u : chosen) {
                 for (Task t : u) {
                     if (t.node == node) free = free.add(t.request());
-                    if (t.job.queue.equals(task.job.queue)) {
+                    if (!capFree && t.job.queue.equals(task.job.queue)) {
                         allocated = allocated.subtract(t.share());
                         freed = freed.add(t.share());
                     }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,6 +13,7 @@ import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,13 +62,39 @@ class RememberedFailuresTest {
     }
 
     @Test
+    void theNodesWhereSearchesMayHaveBecomeEasierAreLogged() {
+        NodeState other = new NodeState(new NodeSpec("node-2", Map.of(), List.of(), false,
+                Resources.of(GPU, 8, "cpu", 64, "pods", 110), 0), 1);
+        Job gang = new Job(new PodGroupSpec("ns", "gang", "q", 2, Map.of(), null, null, "Running", 0, 0), false);
+        Task here = new Task(task("here", 1).pod, gang, node);
+        Task there = new Task(task("there", 1).pod, gang, other);
+        gang.running.add(here);
+        gang.running.add(there);
+        int mark = fitter.touchMark();
+        assertTrue(fitter.touchedSince(mark, 10).isEmpty());
+
+        new GangTransaction(Map.of(), fitter).place(task("placed", 1), node);
+        assertTrue(fitter.touchedSince(mark, 10).isEmpty(), "a placement only takes room");
+
+        GangTransaction tx = new GangTransaction(Map.of(), fitter);
+        tx.evict(here);
+        assertEquals(Set.of(node, other), fitter.touchedSince(mark, 10), "the victim's node and its gang's nodes");
+        int afterEviction = fitter.touchMark();
+        tx.place(task("undone", 1), other);
+        tx.discard();
+        assertEquals(Set.of(node, other), fitter.touchedSince(afterEviction, 10),
+                "undoing a placement gives room back; undoing an eviction brings a victim back");
+        assertNull(fitter.touchedSince(mark, 1), "more nodes than asked for");
+    }
+
+    @Test
     void givingCapacityBackForgetsEveryFailure() {
         GangTransaction fill = new GangTransaction(Map.of(), fitter);
         Task filler = task("filler", 8);
         fill.place(filler, node);
         NodeFitter.Stamp full = fitter.stamp();
         assertNull(fitter.best(task("one", 1).pod));
-        fitter.capacityReleased();
+        fitter.capacityReleased(List.of(node));
         assertFalse(fitter.stillFails(full));
         node.give(filler.request());
         assertNotNull(fitter.best(task("one", 1).pod));
