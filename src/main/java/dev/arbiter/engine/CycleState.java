@@ -162,27 +162,33 @@ final class CycleState {
         List<Task> all = new ArrayList<>(j.running);
         all.addAll(j.pending);
         all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
-        Resources r = Resources.NONE;
-        for (int i = 0; i < Math.min(j.minMember, all.size()); i++) r = r.add(all.get(i).share());
-        return r;
+        Resources.Sum r = new Resources.Sum();
+        for (int i = 0; i < Math.min(j.minMember, all.size()); i++) r.add(all.get(i).share());
+        return r.toResources();
     }
 
     /** What the running tasks of a queue's subtree hold. */
     Resources allocatedOf(QueueState q) {
-        Resources r = Resources.NONE;
-        for (Job j : q.jobs) for (Task t : j.running) r = r.add(t.share());
-        for (QueueState c : q.children) r = r.add(allocatedOf(c));
+        return addAllocated(q, new Resources.Sum()).toResources();
+    }
+
+    private static Resources.Sum addAllocated(QueueState q, Resources.Sum r) {
+        for (Job j : q.jobs) for (Task t : j.running) r.add(t.share());
+        for (QueueState c : q.children) addAllocated(c, r);
         return r;
     }
 
     /** What a queue's subtree asks for: running plus pending tasks (Volcano's proportion request). */
     Resources requestOf(QueueState q) {
-        Resources r = Resources.NONE;
+        return addRequested(q, new Resources.Sum()).toResources();
+    }
+
+    private static Resources.Sum addRequested(QueueState q, Resources.Sum r) {
         for (Job j : q.jobs) {
-            for (Task t : j.running) r = r.add(t.share());
-            r = r.add(j.pendingRequest());
+            for (Task t : j.running) r.add(t.share());
+            for (Task t : j.pending) r.add(t.share());
         }
-        for (QueueState c : q.children) r = r.add(requestOf(c));
+        for (QueueState c : q.children) addRequested(c, r);
         return r;
     }
 

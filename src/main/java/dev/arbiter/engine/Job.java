@@ -68,13 +68,6 @@ final class Job {
         return m;
     }
 
-    /** The sum of all pending tasks' shares (requests without pod slots); what the job asks of its queue. */
-    Resources pendingRequest() {
-        Resources r = Resources.NONE;
-        for (Task t : pending) r = r.add(t.share());
-        return r;
-    }
-
     boolean hasPending() {
         for (Task t : pending) if (!t.placed) return true;
         return false;

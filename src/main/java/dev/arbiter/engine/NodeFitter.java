@@ -115,6 +115,7 @@ final class NodeFitter {
      */
     boolean stillFails(Stamp s) {
         if (s.epoch() != epoch) return false;
+        if (s.version() == version || undone.isEmpty()) return true;
         Map.Entry<Long, Long> range = undone.floorEntry(s.version());
         return range == null || s.version() > range.getValue();
     }

@@ -407,21 +407,38 @@ final class VictimSelector {
         /** Drops, newest choice first (after the last), every unit the fit does not need and whose gangs stay whole. */
         List<Task> trimmed() {
             List<List<Task>> kept = new ArrayList<>(units);
+            Map<Job, Integer> count = new HashMap<>();
+            for (List<Task> u : kept) for (Task t : u) count.merge(t.job, 1, Integer::sum);
+            Resources freeKept = freeOnNode;
             for (int i = kept.size() - 2; i >= 0; i--) {
+                List<Task> unit = kept.get(i);
+                Resources freeWithout = freeKept;
+                for (Task t : unit) if (t.node == node) freeWithout = freeWithout.subtract(t.request());
                 List<List<Task>> without = new ArrayList<>(kept);
                 without.remove(i);
-                if (fitsWith(without) && gangsWhole(without)) kept = without;
+                boolean fitsWithout = capFree ? task.request().fitsIn(freeWithout) : fitsWith(without);
+                if (fitsWithout && gangsWholeWithout(unit, count)) {
+                    kept = without;
+                    freeKept = freeWithout;
+                    for (Task t : unit) count.merge(t.job, -1, Integer::sum);
+                }
             }
             Set<Task> out = new LinkedHashSet<>();
             kept.forEach(out::addAll);
             return new ArrayList<>(out);
         }
 
-        private boolean gangsWhole(List<List<Task>> chosen) {
-            Map<Job, Integer> count = new HashMap<>();
-            for (List<Task> u : chosen) for (Task t : u) count.merge(t.job, 1, Integer::sum);
-            for (Map.Entry<Job, Integer> e : count.entrySet()) {
-                int left = e.getKey().liveMembers() - e.getValue();
+        /**
+         * Whether the gangs of {@code unit} stay whole (all their members running, or at least minMember) if it is
+         * given back. Every unit leaves its gangs whole, so only the gangs of the unit given back need a look.
+         */
+        private boolean gangsWholeWithout(List<Task> unit, Map<Job, Integer> count) {
+            Map<Job, Integer> inUnit = new HashMap<>();
+            for (Task t : unit) inUnit.merge(t.job, 1, Integer::sum);
+            for (Map.Entry<Job, Integer> e : inUnit.entrySet()) {
+                int taken = count.get(e.getKey()) - e.getValue();
+                if (taken == 0) continue;
+                int left = e.getKey().liveMembers() - taken;
                 if (left > 0 && left < e.getKey().minMember) return false;
             }
             return true;
