@@ -161,7 +161,8 @@ final class CycleState {
     private static Resources derivedMinResources(Job j) {
         List<Task> all = new ArrayList<>(j.running);
         all.addAll(j.pending);
-        all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
+        if (j.minMember < all.size()) all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
+        if (all.size() == 1 && j.minMember >= 1) return all.get(0).share();
         Resources.Sum r = new Resources.Sum();
         for (int i = 0; i < Math.min(j.minMember, all.size()); i++) r.add(all.get(i).share());
         return r.toResources();

@@ -17,7 +17,7 @@ final class Orders {
             "name", Comparator.comparing(j -> j.id));
     private static final Map<String, Comparator<Task>> TASK_KEYS = Map.of(
             "priority", Comparator.comparingInt(t -> t.priority),
-            "leader", Comparator.comparing(t -> t.pod.isLeader() ? 0 : 1),
+            "leader", Comparator.comparing(t -> t.leader() ? 0 : 1),
             "creation", Comparator.comparingLong(t -> t.pod.creationOrder()),
             "name", Comparator.comparing(Task::id));
 

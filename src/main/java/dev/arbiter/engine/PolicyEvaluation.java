@@ -111,7 +111,7 @@ final class PolicyEvaluation {
             if (!t.running()) continue;
             long ran = t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
             s.insert(new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
-                    t.pod.preemptionPolicy(), true, t.pod.preemptableMarker(), t.pod.isLeader(), ran));
+                    t.pod.preemptionPolicy(), true, t.pod.preemptableMarker(), t.leader(), ran));
         }
     }
 

@@ -20,14 +20,24 @@ final class Task {
     /** Why the rules protect this task from eviction, or null. */
     dev.arbiter.facts.Protected protection;
 
+    /** The pod's key, and whether it leads its gang (0 unknown, 1 yes, 2 no): read once, orders ask often. */
+    private final String id;
+    private byte leader;
+
     Task(PodSpec pod, Job job, NodeState node) {
         this.pod = pod;
         this.job = job;
         this.node = node;
+        this.id = pod.key();
     }
 
     String id() {
-        return pod.key();
+        return id;
+    }
+
+    boolean leader() {
+        if (leader == 0) leader = pod.isLeader() ? (byte) 1 : (byte) 2;
+        return leader == 1;
     }
 
     Resources request() {

@@ -239,7 +239,7 @@ final class VictimSelector {
                         .thenComparing(Comparator.<Task>comparingDouble(t -> queueShare(t)).reversed());
                 case "priority asc" -> Comparator.comparingInt(t -> t.priority);
                 case "priority desc" -> Comparator.<Task>comparingInt(t -> t.priority).reversed();
-                case "leader last" -> Comparator.comparing(t -> t.pod.isLeader() ? 1 : 0);
+                case "leader last" -> Comparator.comparing(t -> t.leader() ? 1 : 0);
                 case "newest first" -> Comparator.<Task>comparingLong(t -> t.pod.creationOrder()).reversed();
                 case "oldest first" -> Comparator.comparingLong(t -> t.pod.creationOrder());
                 default -> throw new PolicyException("victim order key \"" + key + "\" is unknown (known: surplus first,"
