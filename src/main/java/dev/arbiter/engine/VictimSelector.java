@@ -226,7 +226,7 @@ final class VictimSelector {
     }
 
     /**
-     * The policy's victim order, victims on {@code node} first; {@code s} and {@code node} are read at each
+     * The policy's victim order, victims on {@code node} first; {@code search} and {@code node} are read at each
      * comparison, so one comparator serves every node's search.
      */
     private Comparator<Task> victimComparator(Supplier<Search> search, Supplier<NodeState> node) {
