@@ -257,7 +257,11 @@ final class NodeFitter {
         return sb.toString();
     }
 
+    /** Most pods select nothing and tolerate nothing: they share one key, compared by identity. */
+    private static final Constraints NONE = new Constraints(Map.of(), List.of());
+
     private static Constraints constraints(PodSpec pod) {
+        if (pod.nodeSelector().isEmpty() && pod.tolerations().isEmpty()) return NONE;
         return new Constraints(pod.nodeSelector(), pod.tolerations());
     }
 

@@ -51,8 +51,20 @@ final class PolicyEvaluation {
             Map<String, PriorityLookup> lookups = resolvePriorities(session, state, priorityClasses);
             fired += fire(session, "classify", timings, t0);
             for (Job j : state.jobs.values()) j.priority = lookup(lookups, j.priorityClassName).getValue();
+            // Pods come in runs of the same class: look a class up once per run.
+            String lastName = null;
+            int lastValue = 0;
             for (Task t : state.tasks) {
-                t.priority = t.pod.priority() != null ? t.pod.priority() : lookup(lookups, t.pod.priorityClassName()).getValue();
+                if (t.pod.priority() != null) {
+                    t.priority = t.pod.priority();
+                    continue;
+                }
+                String name = t.pod.priorityClassName();
+                if (name == null || !name.equals(lastName)) {
+                    lastName = name;
+                    lastValue = lookup(lookups, name).getValue();
+                }
+                t.priority = lastValue;
             }
             trace.priorityResolved(state.jobs.values(), lookups);
             // 2. Queues, jobs and running tasks, with their priorities; then fair share and policy.
@@ -81,7 +93,13 @@ final class PolicyEvaluation {
         }
         Map<String, PriorityLookup> lookups = new HashMap<>();
         for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
-        for (Task t : state.tasks) lookups.computeIfAbsent(t.pod.priorityClassName(), PriorityLookup::new);
+        String last = null;
+        for (Task t : state.tasks) {
+            String name = t.pod.priorityClassName();
+            if (name != null && name.equals(last)) continue;
+            lookups.computeIfAbsent(name, PriorityLookup::new);
+            last = name;
+        }
         lookups.values().forEach(s::insert);
         return lookups;
     }

@@ -276,8 +276,8 @@ final class VictimSelector {
         private final Task task;
         private final Terms terms;
         private final List<List<Task>> units = new ArrayList<>();
-        private final Map<Job, Integer> taken = new HashMap<>();
-        private final Set<Task> takenTasks = new java.util.HashSet<>();
+        /** The tasks chosen so far; each also carries this search as {@code Task.takenBy} (see {@link #take}). */
+        private final List<Task> takenTasks = new ArrayList<>();
         /** Per queue asked about, what the chosen units take from its subtree allocation (until the next take). */
         private final Map<QueueState, Resources> freedFrom = new HashMap<>();
         private Resources freeOnNode;
@@ -295,19 +295,27 @@ final class VictimSelector {
             this.capFree = task == null || !capBinds(task, terms);
         }
 
+        /**
+         * How many of the job's members this search has chosen. The count lives on the job, marked with the search
+         * that made it, so that a search allocates nothing for it (searches run one at a time).
+         */
+        private int takenFrom(Job j) {
+            return j.countedBy == this ? j.takenCount : 0;
+        }
+
         boolean isSurplus(Task t) {
-            return t.job.liveMembers() - taken.getOrDefault(t.job, 0) > t.job.minMember;
+            return t.job.liveMembers() - takenFrom(t.job) > t.job.minMember;
         }
 
         /** The task alone, or its whole remaining gang if taking it would break the gang; null if that is not allowed. */
         List<Task> unitFor(Task t) {
-            int remaining = t.job.liveMembers() - taken.getOrDefault(t.job, 0);
+            int remaining = t.job.liveMembers() - takenFrom(t.job);
             if (remaining - 1 >= t.job.minMember || remaining <= 1) return List.of(t);
             // Members bound this cycle cannot be evicted, so a gang that would break cannot go whole either.
             if (t.job.bound > 0) return null;
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
-                if (m.evicted || takenTasks.contains(m)) continue;
+                if (m.evicted || m.takenBy == this) continue;
                 if (!terms.allows(m)) return null;
                 gang.add(m);
             }
@@ -365,8 +373,13 @@ final class VictimSelector {
             units.add(unit);
             freedFrom.clear();
             for (Task t : unit) {
-                taken.merge(t.job, 1, Integer::sum);
                 takenTasks.add(t);
+                t.takenBy = this;
+                if (t.job.countedBy != this) {
+                    t.job.countedBy = this;
+                    t.job.takenCount = 0;
+                }
+                t.job.takenCount++;
                 if (t.node == node) freeOnNode = freeOnNode.add(t.request());
             }
         }
@@ -406,6 +419,7 @@ final class VictimSelector {
 
         /** Drops, newest choice first (after the last), every unit the fit does not need and whose gangs stay whole. */
         List<Task> trimmed() {
+            if (units.size() == 1) return new ArrayList<>(units.get(0));
             List<List<Task>> kept = new ArrayList<>(units);
             Map<Job, Integer> count = new HashMap<>();
             for (List<Task> u : kept) for (Task t : u) count.merge(t.job, 1, Integer::sum);
@@ -433,15 +447,20 @@ final class VictimSelector {
          * given back. Every unit leaves its gangs whole, so only the gangs of the unit given back need a look.
          */
         private boolean gangsWholeWithout(List<Task> unit, Map<Job, Integer> count) {
+            if (unit.size() == 1) return wholeWith(unit.get(0).job, count.get(unit.get(0).job) - 1);
             Map<Job, Integer> inUnit = new HashMap<>();
             for (Task t : unit) inUnit.merge(t.job, 1, Integer::sum);
             for (Map.Entry<Job, Integer> e : inUnit.entrySet()) {
-                int taken = count.get(e.getKey()) - e.getValue();
-                if (taken == 0) continue;
-                int left = e.getKey().liveMembers() - taken;
-                if (left > 0 && left < e.getKey().minMember) return false;
+                if (!wholeWith(e.getKey(), count.get(e.getKey()) - e.getValue())) return false;
             }
             return true;
+        }
+
+        /** The job's gang stays whole with {@code taken} of its members gone (none taken: nothing to check). */
+        private static boolean wholeWith(Job j, int taken) {
+            if (taken == 0) return true;
+            int left = j.liveMembers() - taken;
+            return left <= 0 || left >= j.minMember;
         }
     }
 }
