@@ -142,6 +142,11 @@ final class PolicyEvaluation {
         return a.rule().compareTo(b.rule()) <= 0 ? a : b;
     }
 
+    @SuppressWarnings("unchecked")
+    private static <T> java.util.Collection<T> all(KieSession s, Class<T> type) {
+        return (java.util.Collection<T>) s.getObjects(new org.kie.api.runtime.ClassObjectFilter(type));
+    }
+
     /** Several facts of one kind may concern one job (two denials); keep one chosen by rule name, not by chance. */
     private static Policy collect(KieSession s, long fired) {
         Map<String, AdmissionBudget> budgets = new HashMap<>();
@@ -158,22 +163,25 @@ final class PolicyEvaluation {
         ChurnSettings churn = null;
         Map<String, NoPreemption> noPreemption = new HashMap<>();
         GangPolicy gangPolicy = null;
-        for (Object o : s.getObjects()) {
-            if (o instanceof AdmissionBudget b) budgets.put(b.queue(), b);
-            else if (o instanceof AdmissionDenied d) denials.merge(d.job(), d, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
-            else if (o instanceof AdmissionGrant g) grants.put(g.job(), g);
-            else if (o instanceof AllocationLimit l) limits.put(l.queue(), l);
-            else if (o instanceof GangRequirement g) gangs.put(g.job(), g);
-            else if (o instanceof OrderPolicy op) orders.put(op.scope(), op);
-            else if (o instanceof PreemptGrant p) preempt.put(p.queue(), p);
-            else if (o instanceof ReclaimGrant r) reclaim.computeIfAbsent(r.reclaimer(), k -> new ArrayList<>()).add(r);
-            else if (o instanceof Protected p) protectedTasks.merge(p.task(), p, PolicyEvaluation::stronger);
-            else if (o instanceof VictimOrder v) victimOrder = v;
-            else if (o instanceof DequeuePolicy d) dequeue.put(d.queue(), d);
-            else if (o instanceof ChurnSettings c) churn = c;
-            else if (o instanceof NoPreemption n) noPreemption.merge(n.job(), n, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
-            else if (o instanceof GangPolicy g) gangPolicy = g;
+        // One pass per policy fact type: the session's store is kept per class, so the jobs and tasks are not walked.
+        for (AdmissionBudget b : all(s, AdmissionBudget.class)) budgets.put(b.queue(), b);
+        for (AdmissionDenied d : all(s, AdmissionDenied.class)) {
+            denials.merge(d.job(), d, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
         }
+        for (AdmissionGrant g : all(s, AdmissionGrant.class)) grants.put(g.job(), g);
+        for (AllocationLimit l : all(s, AllocationLimit.class)) limits.put(l.queue(), l);
+        for (GangRequirement g : all(s, GangRequirement.class)) gangs.put(g.job(), g);
+        for (OrderPolicy op : all(s, OrderPolicy.class)) orders.put(op.scope(), op);
+        for (PreemptGrant p : all(s, PreemptGrant.class)) preempt.put(p.queue(), p);
+        for (ReclaimGrant r : all(s, ReclaimGrant.class)) reclaim.computeIfAbsent(r.reclaimer(), k -> new ArrayList<>()).add(r);
+        for (Protected p : all(s, Protected.class)) protectedTasks.merge(p.task(), p, PolicyEvaluation::stronger);
+        for (VictimOrder v : all(s, VictimOrder.class)) victimOrder = v;
+        for (DequeuePolicy d : all(s, DequeuePolicy.class)) dequeue.put(d.queue(), d);
+        for (ChurnSettings c : all(s, ChurnSettings.class)) churn = c;
+        for (NoPreemption n : all(s, NoPreemption.class)) {
+            noPreemption.merge(n.job(), n, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
+        }
+        for (GangPolicy g : all(s, GangPolicy.class)) gangPolicy = g;
         reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));
         return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder,
                 dequeue, churn, noPreemption, gangPolicy, fired);
