@@ -35,7 +35,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
  *
  * <p>Together the properties run well over 10,000 cycles (counted, and checked when the class finishes).
  */
-class SchedulerProperties {
+class SchedulerPropertiesTest {
     static final RuleBook RULES = RuleBook.load(Path.of("rules"));
     static final AtomicInteger CYCLES = new AtomicInteger();
     static final int MIN_CYCLES = 10_000;
