@@ -65,6 +65,13 @@ final class VictimSelector {
     private final NodeFitter fitter;
     private final List<String> orderKeys;
     private final Map<SearchKey, Outcome> remembered = new HashMap<>();
+    /**
+     * Every plan found, by the exact state it was found in: an undone gang returns the cycle to an earlier state,
+     * and the next job asking the same question there gets the same plan.
+     */
+    private final Map<PlanAt, Plan> plans = new HashMap<>();
+
+    private record PlanAt(SearchKey key, long version) {}
     private final Map<QueueState, java.util.Set<Resources>> pendingShapes = new HashMap<>();
     /** The victim order of the node search under way ({@link #searching}); built on first use. */
     private Comparator<Task> planOrder;
@@ -87,11 +94,14 @@ final class VictimSelector {
 
     /**
      * The victims that let {@code task} run, or null. Answers are remembered: a failure holds until capacity is given
-     * back, a plan until anything changes (jobs refused by the eviction budget ask the same question again).
+     * back, a plan for the state it was found in (jobs refused by the eviction budget ask the same question again).
      */
     Plan find(Task task, Terms terms) {
         SearchKey key = new SearchKey(task.request(), fitter.constraintsKey(task.pod), terms.key(),
                 task.job.running.isEmpty() ? null : task.job);
+        PlanAt at = new PlanAt(key, fitter.stamp().version());
+        Plan planned = plans.get(at);
+        if (planned != null) return planned;
         Outcome known = remembered.get(key);
         if (known != null && (known.plan() == null ? fitter.stillFails(known.at()) : fitter.unchanged(known.at()))) {
             return known.plan();
@@ -102,6 +112,7 @@ final class VictimSelector {
         }
         Plan best = search(task, terms);
         remembered.put(key, new Outcome(best, fitter.stamp(), fitter.touchMark(), capBinds(task, terms)));
+        if (best != null) plans.put(at, best);
         return best;
     }
 
@@ -332,8 +343,9 @@ final class VictimSelector {
             Resources floor = terms.floors().get(queue);
             if (floor == null) return true;
             QueueState victimQueue = state.queues.get(queue);
-            Resources freed = Resources.NONE;
-            for (Task t : unit) freed = freed.add(t.share());
+            Resources.Sum sum = new Resources.Sum();
+            for (Task t : unit) sum.add(t.share());
+            Resources freed = unit.size() == 1 ? unit.get(0).share() : sum.toResources();
             QueueState stop = QueueState.commonAncestor(victimQueue, terms.preemptorQueue());
             for (QueueState q : victimQueue.pathUpTo(stop)) {
                 Resources qFloor = q == victimQueue ? floor
@@ -344,8 +356,8 @@ final class VictimSelector {
             if (terms.hysteresis()) {
                 Resources after = allocatedNow(victimQueue).subtract(freed);
                 Resources deserved = victimQueue.deserved();
-                for (Task t : unit) if (after.add(t.share()).withinIn(deserved, t.share())) return false;
-                for (Resources p : pendingShapes(victimQueue)) if (after.add(p).withinIn(deserved, p)) return false;
+                for (Task t : unit) if (after.plusWithinIn(t.share(), deserved, t.share())) return false;
+                for (Resources p : pendingShapes(victimQueue)) if (after.plusWithinIn(p, deserved, p)) return false;
             }
             return true;
         }

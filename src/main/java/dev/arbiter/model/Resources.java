@@ -218,6 +218,16 @@ public final class Resources {
         return true;
     }
 
+    /** {@code this.add(plus).withinIn(limit, dims)}, without making the sum. */
+    public boolean plusWithinIn(Resources plus, Resources limit, Resources dims) {
+        for (int i = 0; i < dims.names.length; i++) {
+            if (dims.values[i] <= 0) continue;
+            String n = dims.names[i];
+            if (milli(n) + plus.milli(n) > limit.milli(n)) return false;
+        }
+        return true;
+    }
+
     /** Largest ratio this/{@code of} over the dimensions of this that {@code of} has (Volcano's share). */
     public double dominantShare(Resources of) {
         double share = 0;
