@@ -111,6 +111,16 @@ public final class ClusterCache implements AutoCloseable {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isWatching);
     }
 
+    /**
+     * The resource version each informer last saw, in the order nodes, pods, priority classes, queues, PodGroups
+     * ("" before its first list); empty once closed.
+     */
+    public synchronized List<String> lastResourceVersions() {
+        List<String> out = new ArrayList<>();
+        for (SharedIndexInformer<?> i : informers) out.add(i.lastSyncResourceVersion() == null ? "" : i.lastSyncResourceVersion());
+        return out;
+    }
+
     @Override
     public synchronized void close() {
         informers.forEach(SharedIndexInformer::stop);

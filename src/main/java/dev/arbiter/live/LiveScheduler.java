@@ -137,13 +137,18 @@ public final class LiveScheduler implements AutoCloseable {
         watcher.start();
     }
 
-    @Override
-    public void close() {
+    /** Stops acting (rules watcher, Lease, scheduling loop) but keeps the informers running; {@link #close()} stops all. */
+    public void stopScheduling() {
         synchronized (this) {
             if (watcher != null) watcher.close();
         }
         if (election != null) election.close();
         stopLeading();
+    }
+
+    @Override
+    public void close() {
+        stopScheduling();
         cache.close();
     }
 }

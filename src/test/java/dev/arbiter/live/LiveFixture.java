@@ -412,10 +412,56 @@ final class LiveFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the schedulers, lets every watch deliver what was already written, then closes them. The mock API server
+     * sends watch events from a thread that waits for its event loop, and handles a closing watch on that loop by
+     * waiting for the sender: a watch closed while an event is on its way stalls the server for 30 s, and its shutdown
+     * fails. So no watch closes before its informer has seen the newest object of its kind.
+     */
     @Override
     public void close() {
+        for (LiveScheduler s : schedulers) s.stopScheduling();
+        try {
+            List<Long> newest = newestResourceVersions();
+            for (LiveScheduler s : schedulers) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (!caughtUp(s.cache().lastResourceVersions(), newest) && System.nanoTime() < deadline) {
+                    sleep(Duration.ofMillis(10));
+                }
+            }
+        } catch (RuntimeException e) {
+            // The server may already be unreachable (a test stopped it); close regardless.
+        }
         for (LiveScheduler s : schedulers) s.close();
         for (KubernetesClient c : clients) c.close();
         side.close();
+    }
+
+    /** Per informer kind (the cache's order), the newest resource version among the server's objects. */
+    private List<Long> newestResourceVersions() {
+        return List.of(newest(side.nodes().list().getItems()), newest(side.pods().inAnyNamespace().list().getItems()),
+                newest(side.scheduling().v1().priorityClasses().list().getItems()),
+                newest(side.resources(VolcanoQueue.class).list().getItems()),
+                newest(side.resources(VolcanoPodGroup.class).inAnyNamespace().list().getItems()));
+    }
+
+    private static long newest(List<? extends io.fabric8.kubernetes.api.model.HasMetadata> items) {
+        long max = 0;
+        for (var o : items) max = Math.max(max, version(o.getMetadata().getResourceVersion()));
+        return max;
+    }
+
+    private static boolean caughtUp(List<String> seen, List<Long> newest) {
+        if (seen.size() != newest.size()) return true; // closed already: nothing is watching
+        for (int i = 0; i < seen.size(); i++) if (version(seen.get(i)) < newest.get(i)) return false;
+        return true;
+    }
+
+    private static long version(String resourceVersion) {
+        try {
+            return resourceVersion == null || resourceVersion.isEmpty() ? 0 : Long.parseLong(resourceVersion);
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE; // not a counter: cannot compare, do not wait
+        }
     }
 }
