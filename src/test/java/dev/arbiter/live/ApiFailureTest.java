@@ -12,36 +12,16 @@ import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.PriorityClassSpec;
 import dev.arbiter.model.QueueSpec;
 import dev.arbiter.model.Resources;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * API errors on the two writes that matter: bind and evict. The test backoff is 3 attempts; a call that fails
  * them all is handed back to the next cycle, and nothing is lost or booked twice.
  */
-@EnableKubernetesMockClient(crud = true)
-class ApiFailureTest {
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
-    @BeforeEach
-    void setUp() {
-        fx = new LiveFixture(server, client);
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
-    }
-
+class ApiFailureTest extends LiveClusterTest {
     @Test
     void a409ThenA500OnBindAreRetriedWithinTheCycle() {
         fx.create(node("node-1", 8));

@@ -8,30 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Pods and gangs bound through the pods/binding subresource. */
-@EnableKubernetesMockClient(crud = true)
-class BindingTest {
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
-    @BeforeEach
-    void setUp() {
-        fx = new LiveFixture(server, client);
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
-    }
-
+class BindingTest extends LiveClusterTest {
     @Test
     void aBarePodIsBoundWithoutCreatingAPodGroup() {
         fx.create(node("node-1", 8));

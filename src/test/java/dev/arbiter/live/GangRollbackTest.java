@@ -10,31 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.decision.Binding;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A gang whose binding fails part-way is rolled back (never left half-placed) and retried. */
-@EnableKubernetesMockClient(crud = true)
-class GangRollbackTest {
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
-    @BeforeEach
-    void setUp() {
-        fx = new LiveFixture(server, client);
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
-    }
-
+class GangRollbackTest extends LiveClusterTest {
     @Test
     void aBindFailingPartWayEvictsTheBoundMembersAndTheGangIsRetried() {
         for (int n = 1; n <= 4; n++) fx.create(node("node-" + n, 8));

@@ -8,15 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.engine.RuleBook;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,28 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
  * Hot reload in a live scheduler: a good edit of the rules folder takes effect from the next cycle; a broken edit
  * keeps the running rules, is counted and reported as an Event, and scheduling goes on.
  */
-@EnableKubernetesMockClient(crud = true)
-class HotReloadTest {
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
+class HotReloadTest extends LiveClusterTest {
     @TempDir
     Path rules;
 
     @BeforeEach
-    void setUp() throws IOException {
-        fx = new LiveFixture(server, client);
+    void copyRulesWithoutGang() throws IOException {
         try (Stream<Path> shipped = Files.list(Path.of("rules"))) {
             for (Path p : shipped.filter(f -> f.toString().endsWith(".drl")).toList()) {
                 if (!p.getFileName().toString().equals("gang.drl")) Files.copy(p, rules.resolve(p.getFileName()));
             }
         }
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
     }
 
     @Test

@@ -9,34 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Two replicas share one Lease: only the leader binds, and the standby takes over when the leader leaves. */
-@EnableKubernetesMockClient(crud = true)
-class LeaderElectionTest {
+class LeaderElectionTest extends LiveClusterTest {
     private static final LeaderElection.Timing FAST =
             new LeaderElection.Timing(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));
-
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
-    @BeforeEach
-    void setUp() {
-        fx = new LiveFixture(server, client);
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
-    }
 
     @Test
     void onlyTheLeaderBindsAndTheStandbyTakesOverWhenItLeaves() {

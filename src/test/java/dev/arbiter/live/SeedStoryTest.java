@@ -8,15 +8,10 @@ import dev.arbiter.decision.Eviction;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.PodSpec;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,22 +20,7 @@ import org.junit.jupiter.api.Test;
  * on the freed nodes. The pods are the ones the training operator and the LeaderWorkerSet controller would create
  * (expanded by the manifest loader).
  */
-@EnableKubernetesMockClient(crud = true)
-class SeedStoryTest {
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
-    @BeforeEach
-    void setUp() {
-        fx = new LiveFixture(server, client);
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
-    }
-
+class SeedStoryTest extends LiveClusterTest {
     @Test
     void reclaimEvictsTwoTrainingWorkersAndTenantABinds() {
         Manifests seed = ManifestLoader.load(List.of(Path.of("deploy/examples/seed")));

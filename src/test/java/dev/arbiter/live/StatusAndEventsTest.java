@@ -9,31 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.model.QueueSpec;
 import dev.arbiter.model.Resources;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** PodGroup and Queue status and pod events: written when something changes, and only then. */
-@EnableKubernetesMockClient(crud = true)
-class StatusAndEventsTest {
-    KubernetesMockServer server;
-    KubernetesClient client;
-    LiveFixture fx;
-
-    @BeforeEach
-    void setUp() {
-        fx = new LiveFixture(server, client);
-    }
-
-    @AfterEach
-    void tearDown() {
-        fx.close();
-    }
-
+class StatusAndEventsTest extends LiveClusterTest {
     @Test
     void theDefaultQueueIsCreatedWhenAbsent() {
         LiveScheduler s = fx.manualScheduler();
