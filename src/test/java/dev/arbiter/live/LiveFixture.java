@@ -100,6 +100,12 @@ final class LiveFixture implements AutoCloseable {
         return s;
     }
 
+    /** A scheduler the test built itself, closed with the fixture (after its watches have caught up). */
+    LiveScheduler adopt(LiveScheduler s) {
+        schedulers.add(s);
+        return s;
+    }
+
     /** A client for a scheduler: like a real one, but reconnecting dropped watches quickly. */
     private KubernetesClient schedulerClient() {
         KubernetesClient c = server.createClient(b -> b.editOrNewConfig().withUserAgent(SCHEDULER_AGENT).withWatchReconnectInterval(100)

@@ -31,12 +31,15 @@ class MetricsEndpointTest {
             fx.create(pod("team", "p", "arbiter", 1, null));
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             AtomicBoolean ready = new AtomicBoolean(false);
-            try (LiveScheduler s = new LiveScheduler(server.createClient(), LiveFixture.RULES, LiveFixture.config("m"), registry);
-                 MetricsServer http = new MetricsServer(0, registry, s::isHealthy, ready::get)) {
+            LiveScheduler s = fx.adopt(new LiveScheduler(server.createClient(), LiveFixture.RULES, LiveFixture.config("m"), registry));
+            try (MetricsServer http = new MetricsServer(0, registry, s::isHealthy, ready::get)) {
                 assertEquals(503, get(http, "/healthz").statusCode(), "no informer runs yet");
                 assertEquals(503, get(http, "/readyz").statusCode());
                 s.startInformersOnly();
                 await("synced", s::isReady);
+                // Run alone, this class saw isReady before the node was in the cache (it came by the watch ~25 ms
+                // later, and the cycle found no capacity); this test is about metrics, so it waits for both objects.
+                await("node and pod in cache", () -> s.cache().snapshot().nodes().size() == 1 && s.cache().holdsPod("team/p"));
                 ready.set(true);
                 s.loop().runOnce();
 
