@@ -61,4 +61,44 @@ class DifferentialTest {
         assertTrue(failures.isEmpty(), failures.size() + " of " + SEEDS + " clusters disagree:\n"
                 + String.join("\n", failures.subList(0, Math.min(10, failures.size()))));
     }
+
+    /**
+     * Fleets large enough that the eviction budgets bind (100 a cycle, 20 a victim queue), with 2% churn between
+     * cycles: the engine's remembered victim searches and budget shortcuts must still decide as the reference, which
+     * remembers nothing and searches every time. The test also checks that budgets did bind, so it keeps covering them.
+     */
+    @Test
+    void theyAgreeOnFleetsWhereTheEvictionBudgetsBind() {
+        SchedulerConfig config = SchedulerConfig.simulatorDefault();
+        Scheduler engine = new Scheduler(RULES, config);
+        ReferenceScheduler reference = new ReferenceScheduler(config);
+        List<String> failures = new ArrayList<>();
+        int budgetBound = 0;
+        for (long seed = 1; seed <= 8; seed++) {
+            Random r = new Random(seed);
+            ClusterGenerator generator = ClusterGenerator.create(
+                    SynthSpec.fleet(100 + r.nextInt(200), 1_000 + r.nextInt(2_000), 3 + r.nextInt(10), seed));
+            ClusterWorld world = new ClusterWorld(generator.manifests());
+            for (int cycle = 1; cycle <= 4; cycle++) {
+                ClusterSnapshot snap = world.snapshot();
+                CycleResult e = engine.schedule(snap, cycle);
+                List<String> diffs = DecisionDiff.compare(snap, e, reference.schedule(snap, cycle));
+                if (!diffs.isEmpty()) {
+                    failures.add("fleet seed " + seed + " cycle " + cycle + ":\n    " + String.join("\n    ", diffs));
+                    break;
+                }
+                if (budgetBinds(e)) budgetBound++;
+                world.apply(e);
+                world.churn(0.02, new Random(seed * 31 + cycle), generator);
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+        assertTrue(budgetBound > 0, "no cycle reached an eviction budget: the test no longer covers them");
+    }
+
+    /** The cycle spent the cluster-wide budget, or a job waited for a budget (its status says so). */
+    private static boolean budgetBinds(CycleResult r) {
+        return r.evictions().size() >= 100
+                || r.podGroups().stream().anyMatch(g -> g.reason() != null && g.reason().contains("eviction budget"));
+    }
 }
