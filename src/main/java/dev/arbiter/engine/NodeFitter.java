@@ -120,11 +120,6 @@ final class NodeFitter {
         return range == null || s.version() > range.getValue();
     }
 
-    /** Nothing changed since {@code s}: a search made then gives the same answer now. */
-    boolean unchanged(Stamp s) {
-        return s.version() == version;
-    }
-
     Mark mark() {
         return new Mark(epoch, version, lastVersion);
     }

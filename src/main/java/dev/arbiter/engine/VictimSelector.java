@@ -56,15 +56,16 @@ final class VictimSelector {
     private record SearchKey(Resources request, Object constraints, Object terms, Job ownJob) {}
 
     /**
-     * A search's answer (null: no plan), the state it was found in, the position in the fitter's log of touched
-     * nodes then, and whether the preemptor queue's capability could bind then.
+     * A search that found no plan: the state it was made in, the position in the fitter's log of touched nodes then,
+     * and whether the preemptor queue's capability could bind then.
      */
-    private record Outcome(Plan plan, NodeFitter.Stamp at, int touchMark, boolean capBinds) {}
+    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
     private final List<String> orderKeys;
-    private final Map<SearchKey, Outcome> remembered = new HashMap<>();
+    /** The last failed search per question, while no plan has been found for it since. */
+    private final Map<SearchKey, Failure> failures = new HashMap<>();
     /**
      * Every plan found, by the exact state it was found in: an undone gang returns the cycle to an earlier state,
      * and the next job asking the same question there gets the same plan.
@@ -102,17 +103,19 @@ final class VictimSelector {
         PlanAt at = new PlanAt(key, fitter.stamp().version());
         Plan planned = plans.get(at);
         if (planned != null) return planned;
-        Outcome known = remembered.get(key);
-        if (known != null && (known.plan() == null ? fitter.stillFails(known.at()) : fitter.unchanged(known.at()))) {
-            return known.plan();
-        }
-        if (known != null && known.plan() == null && failsOnTouchedNodes(task, terms, known)) {
-            remembered.put(key, new Outcome(null, fitter.stamp(), fitter.touchMark(), false));
+        Failure failed = failures.get(key);
+        if (failed != null && fitter.stillFails(failed.at())) return null;
+        if (failed != null && failsOnTouchedNodes(task, terms, failed)) {
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false));
             return null;
         }
         Plan best = search(task, terms);
-        remembered.put(key, new Outcome(best, fitter.stamp(), fitter.touchMark(), capBinds(task, terms)));
-        if (best != null) plans.put(at, best);
+        if (best == null) {
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms)));
+        } else {
+            failures.remove(key);
+            plans.put(at, best);
+        }
         return best;
     }
 
@@ -125,7 +128,7 @@ final class VictimSelector {
      * depends only on that node and its victims' gangs: elsewhere placements only took room and victims only became
      * fewer. So if no plan fits on the touched nodes, none fits at all.
      */
-    private boolean failsOnTouchedNodes(Task task, Terms terms, Outcome failed) {
+    private boolean failsOnTouchedNodes(Task task, Terms terms, Failure failed) {
         if (!terms.floors().isEmpty() || terms.hysteresis() || failed.capBinds() || capBinds(task, terms)) return false;
         java.util.Set<NodeState> touched = fitter.touchedSince(failed.touchMark(), RECHECK_LIMIT);
         if (touched == null) return false;
@@ -343,9 +346,12 @@ final class VictimSelector {
             Resources floor = terms.floors().get(queue);
             if (floor == null) return true;
             QueueState victimQueue = state.queues.get(queue);
-            Resources.Sum sum = new Resources.Sum();
-            for (Task t : unit) sum.add(t.share());
-            Resources freed = unit.size() == 1 ? unit.get(0).share() : sum.toResources();
+            Resources freed = unit.get(0).share();
+            if (unit.size() > 1) {
+                Resources.Sum sum = new Resources.Sum();
+                for (Task t : unit) sum.add(t.share());
+                freed = sum.toResources();
+            }
             QueueState stop = QueueState.commonAncestor(victimQueue, terms.preemptorQueue());
             for (QueueState q : victimQueue.pathUpTo(stop)) {
                 Resources qFloor = q == victimQueue ? floor

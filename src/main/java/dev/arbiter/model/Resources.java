@@ -266,11 +266,6 @@ public final class Resources {
             return this;
         }
 
-        public Sum subtract(Resources r) {
-            for (int i = 0; i < r.names.length; i++) addMilli(r.names[i], -r.values[i]);
-            return this;
-        }
-
         private void addMilli(String name, long milli) {
             for (int i = 0; i < size; i++) {
                 if (names[i] == name || names[i].equals(name)) {

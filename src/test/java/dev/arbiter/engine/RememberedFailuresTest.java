@@ -58,7 +58,7 @@ class RememberedFailuresTest {
         assertFalse(fitter.stillFails(before), "an eviction gave capacity back: the failure may no longer hold");
         tx.discard();
         assertTrue(fitter.stillFails(before), "the undo restored the state the failure was seen in");
-        assertTrue(fitter.unchanged(before));
+        assertEquals(before, fitter.stamp(), "the very state, by name");
     }
 
     @Test
