@@ -123,11 +123,11 @@ public final class Explainer {
         PodGroupStatus status = groups.get(job);
 
         List<Step> steps = steps(cycles, focus, job);
-        Map<String, List<String>> fired = rulesFired(cycles, pod != null ? "Pod " + subject : "PodGroup " + job,
-                pod != null ? List.of() : members, job, queue);
         Gang gang = gang(replay, members, status, group);
         List<NodeGap> closest = closest(replay, focus);
         Verdict v = pod != null ? podVerdict(replay, pod, steps, status, closest) : groupVerdict(replay, job, steps, status, gang, closest);
+        Map<String, List<String>> fired = rulesFired(cycles, v.cycle, pod != null ? "Pod " + subject : "PodGroup " + job,
+                pod != null ? List.of() : members, job, queue);
         List<Share> shares = shares(replay, v.cycle, queue, steps, focus, !closest.isEmpty());
         Map<String, Integer> holders = closest.isEmpty() ? Map.of() : holderRules(replay, shares, queue);
         return new Explanation((pod != null ? "Pod " : "PodGroup ") + subject, job, queue, v.outcome, v.reason, v.rule,
@@ -153,17 +153,21 @@ public final class Explainer {
         return out;
     }
 
-    private static Map<String, List<String>> rulesFired(List<CycleResult> cycles, String self, List<PodSpec> members,
-                                                        String job, String queue) {
+    /** The rules that fired on the subject, its PodGroup, its pods and its queue in the cycle being explained. */
+    private static Map<String, List<String>> rulesFired(List<CycleResult> cycles, int cycle, String self,
+                                                        List<PodSpec> members, String job, String queue) {
+        CycleResult explained = null;
+        for (CycleResult c : cycles) if (c.cycle() <= cycle) explained = c;
+        if (explained == null && !cycles.isEmpty()) explained = cycles.get(0);
         List<String> subjects = new ArrayList<>();
         subjects.add(self);
         if (!self.equals("PodGroup " + job)) subjects.add("PodGroup " + job);
         for (PodSpec m : members) subjects.add("Pod " + m.key());
         if (queue != null) subjects.add("Queue " + queue);
         Map<String, List<String>> out = new LinkedHashMap<>();
+        if (explained == null) return out;
         for (String s : subjects) {
-            LinkedHashSet<String> rules = new LinkedHashSet<>();
-            for (CycleResult c : cycles) rules.addAll(c.rulesFired().getOrDefault(s, List.of()));
+            List<String> rules = explained.rulesFired().getOrDefault(s, List.of());
             if (!rules.isEmpty()) out.put(s, List.copyOf(rules));
         }
         return out;

@@ -86,7 +86,7 @@ public final class ExplanationText {
         }
 
         if (!e.rulesFired().isEmpty()) {
-            sb.append("\nRules fired:\n");
+            sb.append("\nRules fired in cycle ").append(e.cycle()).append(":\n");
             for (Map.Entry<String, List<String>> f : e.rulesFired().entrySet()) {
                 sb.append("  ").append(f.getKey()).append(":\n");
                 for (String r : f.getValue()) sb.append("    ").append(r).append('\n');

@@ -140,6 +140,32 @@ final class RefState {
             for (Task t : pending) if (!t.placed) return true;
             return false;
         }
+
+        /** Every unplaced pending task asks nothing of queue shares (only a pod slot). */
+        boolean bestEffort() {
+            for (Task t : pending) if (!t.placed && !t.share.isEmpty()) return false;
+            return true;
+        }
+
+        /** What the live running members hold. */
+        Resources held() {
+            Resources r = Resources.NONE;
+            for (Task t : running) if (!t.evicted) r = r.add(t.share);
+            return r;
+        }
+
+        /** The shares of the next unplaced pending tasks (task order) that would bring it to minMember (at least one). */
+        Resources startNeed() {
+            int k = Math.max(1, Math.max(1, minMember) - members());
+            Resources r = Resources.NONE;
+            for (Task t : pending) {
+                if (k == 0) break;
+                if (t.placed) continue;
+                r = r.add(t.share);
+                k--;
+            }
+            return r;
+        }
     }
 
     static final class Queue {
@@ -152,10 +178,15 @@ final class RefState {
         Caps realCapability = Caps.UNLIMITED;
         Resources deserved = Resources.NONE;
         boolean overused;
+        /** Allocated exceeds deserved in some resource: reclaim may take that back. */
+        boolean aboveDeserved;
+        /** Its guarantee, scaled down per resource when all guarantees together pass the cluster. */
+        Resources guarantee;
 
         Queue(QueueSpec spec) {
             this.spec = spec;
             this.open = "Open".equals(spec.state());
+            this.guarantee = spec.guarantee();
         }
 
         String name() {
@@ -221,10 +252,31 @@ final class RefState {
             s.queues.put(q.name(), new Queue(q));
             s.guarantees = s.guarantees.add(q.guarantee());
         }
+        s.scaleGuarantees();
         for (PodGroupSpec g : snap.podGroups()) s.jobs.put(g.key(), new Job(g));
         for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
         for (Job j : s.jobs.values()) s.finish(j);
         return s;
+    }
+
+    /** Guarantees that add up to more than the cluster are scaled down, per resource, to fit it. */
+    private void scaleGuarantees() {
+        for (int i = 0; i < guarantees.size(); i++) {
+            String dim = guarantees.name(i);
+            long asked = guarantees.milliAt(i), have = total.milli(dim);
+            if (asked <= have) continue;
+            for (Queue q : queues.values()) {
+                long g = q.guarantee.milli(dim);
+                if (g == 0) continue;
+                Map<String, Long> m = new HashMap<>(q.guarantee.asMilliMap());
+                m.put(dim, java.math.BigInteger.valueOf(g).multiply(java.math.BigInteger.valueOf(have))
+                        .divide(java.math.BigInteger.valueOf(asked)).longValue());
+                q.guarantee = Resources.ofMilli(m);
+            }
+        }
+        Resources sum = Resources.NONE;
+        for (Queue q : queues.values()) sum = sum.add(q.guarantee);
+        guarantees = sum;
     }
 
     private void addPod(PodSpec p, Set<String> schedulerNames) {
@@ -261,6 +313,13 @@ final class RefState {
     /** Priority, preemption right, minimum resources, queue membership and measured queue totals. */
     private void finish(Job j) {
         j.priority = classValue(j.priorityClass);
+        // A PodGroup naming no class takes the highest priority of its pods.
+        if (j.priorityClass == null && !(j.running.isEmpty() && j.pending.isEmpty())) {
+            int max = Integer.MIN_VALUE;
+            for (Task t : j.running) max = Math.max(max, t.priority);
+            for (Task t : j.pending) max = Math.max(max, t.priority);
+            j.priority = max;
+        }
         PriorityClassSpec own = j.priorityClass == null ? null : classes.get(j.priorityClass);
         j.mayPreempt = own == null || !"Never".equals(own.preemptionPolicy());
         for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) j.mayPreempt = false;

@@ -96,9 +96,11 @@ public final class ReferenceScheduler {
                 Integer lowestRunning = lowestRunningPriority(q);
                 for (Job j : q.jobs) {
                     if (!j.initialPhase.equals("Pending") || !j.minResources.fitsIn(s.total)) continue;
-                    if (room.admits(j.minResources)) {
+                    // What already runs is in the queue's allocation: only the rest of the minimum needs room.
+                    Resources need = j.minResources.subtract(j.held()).clampNonNegative();
+                    if (room.admits(need)) {
                         j.phase = "Inqueue";
-                        room = room.minus(j.minResources);
+                        room = room.minus(need);
                     } else if (j.mayPreempt && lowestRunning != null && lowestRunning < j.priority) {
                         j.phase = "Inqueue";
                     }
@@ -135,7 +137,17 @@ public final class ReferenceScheduler {
                     }
                 }
                 cursor.put(q, c);
-                if (j == null || q.covers(q.deserved)) {
+                if (j == null) {
+                    active.remove(q);
+                    continue;
+                }
+                if (q.covers(q.deserved) && !j.bestEffort()) {
+                    // The queue has its deserved share; only jobs that ask nothing of it (BestEffort) still start.
+                    while (c < q.jobs.size()) {
+                        Job rest = q.jobs.get(c++);
+                        if (rest.admitted() && rest.wantsMore() && rest.bestEffort()) startIfWhole(q, rest);
+                    }
+                    cursor.put(q, c);
                     active.remove(q);
                     continue;
                 }
@@ -147,6 +159,7 @@ public final class ReferenceScheduler {
         private void startIfWhole(Queue q, Job j) {
             Tx tx = new Tx();
             for (Task t : j.pending) {
+                if (t.placed) continue;
                 Node n = index.best(t.pod);
                 if (n == null || !q.realCapability.admits(q.allocated.add(t.share))) continue;
                 tx.place(t, n);
@@ -162,10 +175,18 @@ public final class ReferenceScheduler {
             }
         }
 
+        /**
+         * At least minMember members run or are placed, and each role its minimum — the role minimums only when
+         * minMember is at least their sum (Volcano's reading of a PodGroup).
+         */
         private static boolean gangHolds(Job j, Tx tx) {
-            if (j.members() + tx.placedTasks.size() < Math.max(1, j.minMember)) return false;
+            int placed = tx == null ? 0 : tx.placedTasks.size();
+            if (j.members() + placed < Math.max(1, j.minMember)) return false;
+            int sum = 0;
+            for (int m : j.minTaskMember.values()) sum += m;
+            if (j.minMember < sum) return true;
             for (Map.Entry<String, Integer> e : j.minTaskMember.entrySet()) {
-                if (j.aliveInRole(e.getKey()) + tx.placedInRole(e.getKey()) < e.getValue()) return false;
+                if (j.aliveInRole(e.getKey()) + (tx == null ? 0 : tx.placedInRole(e.getKey())) < e.getValue()) return false;
             }
             return true;
         }
@@ -195,7 +216,7 @@ public final class ReferenceScheduler {
                 if (!q.open || q.overused) continue;
                 Map<String, Resources> floors = new HashMap<>();
                 for (Queue v : s.queues.values()) {
-                    if (v != q && v.spec.reclaimable() && v.overused) floors.put(v.name(), v.deserved.max(v.spec.guarantee()));
+                    if (v != q && v.spec.reclaimable() && v.aboveDeserved) floors.put(v.name(), v.deserved.max(v.guarantee));
                 }
                 if (floors.isEmpty()) continue;
                 Predicate<Task> eligible = t -> t.running() && !t.evicted && !RefState.shieldedFromReclaim(t)
@@ -229,9 +250,12 @@ public final class ReferenceScheduler {
             return qs;
         }
 
-        /** Admitted, some pending task not yet placed this cycle, not already waiting on victims, may preempt. */
+        /**
+         * Admitted, some pending task not yet placed this cycle, not already waiting on victims, may preempt, and its
+         * gang cannot start with what runs (Volcano's starving job).
+         */
         private static boolean starving(Job j) {
-            return j.admitted() && j.wantsMore() && !j.pipelined && j.mayPreempt;
+            return j.admitted() && j.wantsMore() && !j.pipelined && j.mayPreempt && !gangHolds(j, null);
         }
 
         /**
@@ -247,6 +271,8 @@ public final class ReferenceScheduler {
             int waitsOnTerminating = 0;
             for (Task t : j.pending) {
                 if (t.placed) continue;
+                // Volcano stops a starving job once its gang can start; the rest wait for free capacity.
+                if (gangHolds(j, tx)) break;
                 Resources after = q.allocated.add(t.share);
                 boolean underCap = q.realCapability.admits(after);
                 if (ceiling != null && (!underCap || !after.withinIn(ceiling, t.share))) break;

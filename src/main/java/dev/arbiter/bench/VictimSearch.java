@@ -32,7 +32,6 @@ final class VictimSearch {
 
     private final RefState state;
     private final NodeIndex index;
-    private final Map<Queue, java.util.Set<Resources>> pendingShapes = new HashMap<>();
 
     VictimSearch(RefState state, NodeIndex index) {
         this.state = state;
@@ -118,14 +117,6 @@ final class VictimSearch {
                 .thenComparing(Task::id);
     }
 
-    /** The distinct shares of a queue's pending tasks (they do not change during a cycle). */
-    private java.util.Set<Resources> pendingShapes(Queue q) {
-        return pendingShapes.computeIfAbsent(q, x -> {
-            java.util.Set<Resources> out = new java.util.LinkedHashSet<>();
-            for (Job j : x.jobs) for (Task p : j.pending) out.add(p.share);
-            return out;
-        });
-    }
 
     private int queuePriority(Task t) {
         Queue q = state.queues.get(t.job.queueName);
@@ -172,9 +163,10 @@ final class VictimSearch {
         }
 
         /**
-         * Reclaim's floor for taking {@code unit} from {@code queue}: the queue must still be above its floor in some
-         * dimension the unit frees; with hysteresis, what it keeps afterwards must stay beyond its deserved share for
-         * each of the unit's tasks and each of its own pending tasks (else it could reclaim straight back).
+         * Reclaim's floor for taking {@code unit} from {@code queue}: the queue must still hold more than its floor in
+         * some dimension that the unit frees and the task needs; with hysteresis, what it keeps afterwards plus what the
+         * unit's job would need to start again (when the unit leaves it unable to run) must not fit under its deserved
+         * share (else the unit could reclaim its way straight back).
          */
         boolean floorAllows(String queue, List<Task> unit, Map<String, Resources> floors, boolean hysteresis) {
             Resources floor = floors.get(queue);
@@ -182,13 +174,19 @@ final class VictimSearch {
             Queue victimQueue = state.queues.get(queue);
             Resources freed = Resources.NONE;
             for (Task t : unit) freed = freed.add(t.share);
+            Resources needed = freed.onlyDimensionsOf(task.share);
+            if (needed.isEmpty()) return false;
             Resources now = victimQueue.allocated;
             for (List<Task> u : units) for (Task t : u) if (t.job.queueName.equals(queue)) now = now.subtract(t.share);
-            if (now.withinIn(floor, freed)) return false;
+            if (now.withinIn(floor, needed)) return false;
             if (hysteresis) {
                 Resources after = now.subtract(freed);
-                for (Task t : unit) if (after.add(t.share).withinIn(victimQueue.deserved, t.share)) return false;
-                for (Resources p : pendingShapes(victimQueue)) if (after.add(p).withinIn(victimQueue.deserved, p)) return false;
+                Job j = unit.get(0).job;
+                if (j.members() - taken.getOrDefault(j, 0) - unit.size() < Math.max(1, j.minMember)) {
+                    Resources back = Resources.NONE;
+                    for (int i = 0; i < Math.min(unit.size(), Math.max(1, j.minMember)); i++) back = back.add(unit.get(i).share);
+                    if (after.add(back).withinIn(victimQueue.deserved, back)) return false;
+                }
             }
             return true;
         }

@@ -3,6 +3,7 @@ package dev.arbiter.engine;
 import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
 import dev.arbiter.model.Caps;
+import dev.arbiter.model.Resources;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -84,14 +85,16 @@ final class Admission {
      * them from each; otherwise returns why not and changes nothing.
      */
     private static String admitAlongTree(QueueState q, Job j, Map<QueueState, Caps> rooms) {
+        // Members already running are in the queue's allocation: only the rest of the minimum needs room.
+        Resources need = j.running.isEmpty() ? j.minResources : j.minResources.subtract(j.heldShare()).clampNonNegative();
         for (QueueState a = q; a != null; a = a.parent) {
             Caps room = rooms.get(a);
             if (room == null) return "queue \"" + a.name() + "\" admits nothing: no admission rule grants it a budget";
-            if (!room.admits(j.minResources)) {
-                return "queue \"" + a.name() + "\" capability exhausted: minResources short of " + room.excess(j.minResources);
+            if (!room.admits(need)) {
+                return "queue \"" + a.name() + "\" capability exhausted: minResources short of " + room.excess(need);
             }
         }
-        for (QueueState a = q; a != null; a = a.parent) rooms.put(a, rooms.get(a).minus(j.minResources));
+        for (QueueState a = q; a != null; a = a.parent) rooms.put(a, rooms.get(a).minus(need));
         return null;
     }
 }

@@ -51,7 +51,7 @@ final class Allocation {
             QueueState q = order.poll();
             Job j = nextJob(q);
             if (j == null) continue;
-            if (q.reached(q.limit.ceiling())) {
+            if (q.reached(q.limit.ceiling()) && !j.bestEffort()) {
                 markOverused(q, j);
                 continue;
             }
@@ -78,12 +78,19 @@ final class Allocation {
         return null;
     }
 
+    /**
+     * The queue has reached its deserved share: its remaining jobs wait, except those that ask nothing of queue shares
+     * (BestEffort pods need only a pod slot, as Volcano's backfill places them).
+     */
     private void markOverused(QueueState q, Job first) {
         String reason = "queue \"" + q.name() + "\" is overused: allocated " + q.allocated + " covers deserved "
                 + q.deserved();
         first.setReason(reason, q.limit.rule());
         Job j;
-        while ((j = nextJob(q)) != null) j.setReason(reason, q.limit.rule());
+        while ((j = nextJob(q)) != null) {
+            if (j.bestEffort()) allocateJob(q, j);
+            else j.setReason(reason, q.limit.rule());
+        }
     }
 
     /**
@@ -108,6 +115,8 @@ final class Allocation {
         GangTransaction tx = new GangTransaction(state.queues, fitter);
         String firstFailure = null;
         for (Task t : j.pending) {
+            // A nominated job started first may come round again for the rest of its tasks.
+            if (t.placed) continue;
             NodeState n = fitter.best(t.pod);
             if (n == null) {
                 if (firstFailure == null) firstFailure = fitter.whyNoFit(t.pod);
@@ -122,23 +131,25 @@ final class Allocation {
             tx.place(t, n);
         }
         GangRequirement gang = policy.gangFor(j);
-        if (gang != null && CycleWork.gangSatisfied(j, gang, tx)) {
+        String shortfall = gang == null ? null : CycleWork.gangShortfall(j, gang, tx);
+        if (gang != null && shortfall == null) {
             for (Task t : tx.placements()) bindings.add(new Binding(t.id(), tx.nodeOf(t).name(), gang.rule()));
             boundThisCycle.merge(j, tx.placed(), Integer::sum);
             j.bound += tx.placed();
-            for (Task t : tx.placements()) t.placed = true;
+            for (Task t : tx.placements()) {
+                t.placed = true;
+                t.bound = true;
+            }
             j.reason = null;
             j.reasonRule = null;
             return true;
         } else {
-            int placeable = j.liveRunning() + tx.placed();
             tx.discard();
             w.holdNominatedRoom(j);
             if (gang == null) {
                 j.setReason("no rule states this job's gang requirement", null);
             } else {
-                j.setReason("gang of " + gang.minMember() + " needs " + gang.minMember() + " tasks, " + placeable
-                        + " placeable" + (firstFailure == null ? "" : ": " + firstFailure), gang.rule());
+                j.setReason(shortfall + (firstFailure == null ? "" : ": " + firstFailure), gang.rule());
             }
             return false;
         }

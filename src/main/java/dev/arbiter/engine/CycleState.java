@@ -44,6 +44,7 @@ final class CycleState {
             s.queues.put(q.name(), new QueueState(q));
         }
         s.linkTree();
+        s.fitGuaranteesToCluster();
         for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(s.effectiveGuarantee(q));
         for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
         for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
@@ -117,7 +118,35 @@ final class CycleState {
     Resources effectiveGuarantee(QueueState q) {
         Resources children = Resources.NONE;
         for (QueueState c : q.children) children = children.add(effectiveGuarantee(c));
-        return q.spec.guarantee().max(children);
+        return q.guarantee.max(children);
+    }
+
+    /**
+     * Guarantees that add up to more than the cluster cannot all be kept: in each resource where they do, every
+     * queue's guarantee is scaled down by the same factor so that they fit, and the queue's status says so. (Kept
+     * as written, one oversized guarantee would leave every other queue with nothing.)
+     */
+    private void fitGuaranteesToCluster() {
+        Resources asked = Resources.NONE;
+        for (QueueState q : queues.values()) if (q.parent == null) asked = asked.add(effectiveGuarantee(q));
+        Resources over = asked.shortfall(clusterTotal);
+        if (over.isEmpty()) return;
+        for (QueueState q : queues.values()) {
+            if (q.spec.guarantee().isEmpty()) continue;
+            java.util.Map<String, Long> scaled = new java.util.TreeMap<>(q.spec.guarantee().asMilliMap());
+            for (int i = 0; i < over.size(); i++) {
+                String dim = over.name(i);
+                Long g = scaled.get(dim);
+                if (g == null) continue;
+                scaled.put(dim, java.math.BigInteger.valueOf(g).multiply(java.math.BigInteger.valueOf(clusterTotal.milli(dim)))
+                        .divide(java.math.BigInteger.valueOf(asked.milli(dim))).longValue());
+            }
+            q.guarantee = Resources.ofMilli(scaled);
+            if (!q.guarantee.equals(q.spec.guarantee())) {
+                q.note = "guarantee " + q.spec.guarantee() + " scaled down to " + q.guarantee
+                        + ": the queues' guarantees add up to more than the cluster's " + clusterTotal.onlyDimensionsOf(over);
+            }
+        }
     }
 
     private void addPod(PodSpec p, Set<String> schedulerNames) {

@@ -79,12 +79,25 @@ final class CycleWork {
     }
 
     static boolean gangSatisfied(Job j, GangRequirement g, GangTransaction tx) {
-        if (j.liveMembers() + tx.placed() < Math.max(g.minMember(), 1)) return false;
-        Map<String, Integer> running = j.liveRunningByRole();
-        for (Map.Entry<String, Integer> e : g.minTaskMember().entrySet()) {
-            if (running.getOrDefault(e.getKey(), 0) + tx.placedInRole(e.getKey()) < e.getValue()) return false;
+        return gangShortfall(j, g, tx) == null;
+    }
+
+    /**
+     * Why the job's gang cannot start with what runs and what {@code tx} placed (null: no transaction), e.g.
+     * {@code gang of 4 needs 4 tasks, 2 placeable} or {@code role worker needs 2, 1 placeable}; null when it can.
+     */
+    static String gangShortfall(Job j, GangRequirement g, GangTransaction tx) {
+        int have = j.liveMembers() + (tx == null ? 0 : tx.placed());
+        if (have < Math.max(g.minMember(), 1)) {
+            return "gang of " + g.minMember() + " needs " + Math.max(g.minMember(), 1) + " tasks, " + have + " placeable";
         }
-        return true;
+        if (g.minTaskMember().isEmpty()) return null;
+        Map<String, Integer> running = j.liveRunningByRole();
+        for (Map.Entry<String, Integer> e : new java.util.TreeMap<>(g.minTaskMember()).entrySet()) {
+            int role = running.getOrDefault(e.getKey(), 0) + (tx == null ? 0 : tx.placedInRole(e.getKey()));
+            if (role < e.getValue()) return "role " + e.getKey() + " needs " + e.getValue() + ", " + role + " placeable";
+        }
+        return null;
     }
 
     List<QueueState> sortedQueues() {

@@ -4,23 +4,42 @@ import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.Nomination;
 import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.GangRequirement;
+import dev.arbiter.facts.NoPreemption;
 import dev.arbiter.facts.PreemptGrant;
+import dev.arbiter.facts.Protected;
 import dev.arbiter.facts.ReclaimGrant;
-import dev.arbiter.model.Caps;
+import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Steps 5 and 6 of a cycle: preemption (within a queue, as {@code PreemptGrant}s allow) and reclaim (across queues, as
- * {@code ReclaimGrant}s allow, down to each victim queue's floor), for starving jobs in queue and job order. A job's
- * evictions are committed only if its gang requirement then holds and they fit this cycle's eviction budgets; its
- * placements are held as nominations for the next cycle.
+ * {@code ReclaimGrant}s allow, down to each victim queue's floor), for starving jobs in queue and job order. A job is
+ * starving while its gang cannot start (Volcano's job-starving rule): it evicts only until {@code minMember} of its
+ * tasks can run, and the rest of an elastic job's tasks wait for free capacity. A job's evictions are committed only
+ * if its gang requirement then holds and they fit this cycle's eviction budgets; its placements are held as
+ * nominations for the next cycle.
+ *
+ * <p>A starving job that stays pending learns why: each action that could have helped adds "{@code preempt: ...}" or
+ * "{@code reclaim: ...}" to its reason — no lower-priority work, every candidate protected (by which rule, and for how
+ * long), a capability, the victim queues' floors, hysteresis, the eviction budget, a gang too large for the queue's
+ * deserved share, or no set of victims that makes room (with the closest node's shortfall).
  */
 final class EvictionPhase {
+    /** Why an attempt to start a job with victims failed (null: it started), and the rule behind that refusal. */
+    private record Outcome(boolean started, String why, String rule) {
+        static final Outcome STARTED = new Outcome(true, null, null);
+
+        static Outcome refused(String why, String rule) {
+            return new Outcome(false, why, rule);
+        }
+    }
+
     private final CycleWork w;
     private final CycleState state;
     private final Policy policy;
@@ -45,29 +64,89 @@ final class EvictionPhase {
         for (QueueState q : w.sortedQueues()) {
             PreemptGrant grant = policy.preemptGrants().get(q.name());
             if (grant == null) continue;
-            // The queue's possible victims, lowest job priority first: a preemptor may take a prefix of them.
-            List<Task> candidates = runningUnprotected(List.of(q.name()), true);
-            candidates.sort(Comparator.comparingInt(t -> t.job.priority));
-            if (candidates.isEmpty()) continue;
+            // The queue's running tasks and its possible victims, lowest job priority first: a preemptor may take a
+            // prefix of the candidates.
+            List<Task> running = runningIn(List.of(q.name()));
+            running.sort(Comparator.comparingInt(t -> t.job.priority));
+            List<Task> candidates = new ArrayList<>();
+            for (Task t : running) if (t.protection == null || !t.protection.coversPreemption()) candidates.add(t);
             for (Job j : q.jobs) {
-                // Nothing more can be committed this cycle (see startWithVictims).
-                if (budgetSpent()) return;
                 if (!starving(j)) continue;
-                List<Task> pool = grant.lowerPriorityOnly()
-                        ? candidates.subList(0, countBelow(candidates, j.priority)) : candidates;
-                Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
-                // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
-                // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
-                java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queue.equals(q.name())
-                        && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
-                        && (t.protection == null || !t.protection.coversPreemption())
-                        && !queueBudgetSpent(t.job.queue);
-                boolean started = !pool.isEmpty() && startWithVictims(q, j, new VictimSelector.Terms(pool,
-                        eligible, Map.of(), q.hardCap(), Resources.NONE, q, false, key), null,
-                        "preempt", grant.rule());
-                if (!started && policy.fifo(q.name())) break;
+                if (budgetSpent()) {
+                    refuse(j, "preempt", budgetSpentReason(), churnRule());
+                    continue;
+                }
+                int below = grant.lowerPriorityOnly() ? countBelow(candidates, j.priority) : candidates.size();
+                List<Task> pool = candidates.subList(0, below);
+                Outcome o;
+                if (pool.isEmpty()) {
+                    o = noCandidates(q, j, grant, running);
+                } else if (queueBudgetSpent(q.name())) {
+                    o = Outcome.refused(queueBudgetReason(q.name()), churnRule());
+                } else {
+                    Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
+                    // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
+                    // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
+                    java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queue.equals(q.name())
+                            && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
+                            && (t.protection == null || !t.protection.coversPreemption())
+                            && !queueBudgetSpent(t.job.queue);
+                    o = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key),
+                            null, "preempt", grant.rule());
+                }
+                if (o.started()) continue;
+                refuse(j, "preempt", o.why(), o.rule());
+                if (policy.fifo(q.name())) break;
             }
         }
+    }
+
+    /** Why a preemptor finds no candidate victim in its queue: none of lower priority runs, or all are protected. */
+    private Outcome noCandidates(QueueState q, Job j, PreemptGrant grant, List<Task> running) {
+        List<Task> lower = new ArrayList<>();
+        for (Task t : running) if (t.job != j && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)) lower.add(t);
+        String what = grant.lowerPriorityOnly() ? "lower-priority" : "other";
+        if (running.isEmpty()) return Outcome.refused("nothing runs in queue \"" + q.name() + "\"", grant.rule());
+        if (lower.isEmpty()) {
+            return Outcome.refused("no " + what + " work runs in queue \"" + q.name() + "\" (priority " + j.priority + ")",
+                    grant.rule());
+        }
+        return protectedReason("every " + what + " pod of queue \"" + q.name() + "\" is protected", lower);
+    }
+
+    /**
+     * {@code "<prefix>: 3 by rule "x" (e.g. has run 20s, less than ...)"}; when a minimum runtime protects some of
+     * them, also when the first of those protections ends.
+     */
+    private Outcome protectedReason(String prefix, List<Task> tasks) {
+        Map<String, List<Task>> byRule = new TreeMap<>();
+        for (Task t : tasks) if (t.protection != null) byRule.computeIfAbsent(t.protection.rule(), k -> new ArrayList<>()).add(t);
+        StringBuilder sb = new StringBuilder(prefix);
+        String sep = ": ";
+        String firstRule = null;
+        for (Map.Entry<String, List<Task>> e : byRule.entrySet()) {
+            Protected example = e.getValue().get(0).protection;
+            sb.append(sep).append(e.getValue().size()).append(" by rule \"").append(e.getKey()).append("\" (")
+                    .append(e.getValue().size() > 1 ? "e.g. " : "").append(example.reason()).append(')');
+            sep = ", ";
+            if (firstRule == null) firstRule = e.getKey();
+        }
+        long until = firstExpiry(tasks);
+        if (until >= 0) sb.append("; the first minimum runtime ends in ").append(until - state.now).append("s");
+        return Outcome.refused(sb.toString(), firstRule);
+    }
+
+    /** The earliest time one of these running tasks passes the churn policy's minimum runtime, or -1. */
+    private long firstExpiry(List<Task> tasks) {
+        ChurnSettings churn = policy.churn();
+        if (churn == null || churn.minRuntimeSeconds() <= 0) return -1;
+        long first = -1;
+        for (Task t : tasks) {
+            if (t.protection == null || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
+            long ends = t.pod.startedAt() + churn.minRuntimeSeconds();
+            if (ends > state.now && (first < 0 || ends < first)) first = ends;
+        }
+        return first;
     }
 
     /** How many of {@code byPriority} (sorted by job priority) have a job priority strictly below {@code p}. */
@@ -81,18 +160,13 @@ final class EvictionPhase {
         return lo;
     }
 
-    /** Running tasks of the queues that no rule protects from this kind of eviction. */
-    private List<Task> runningUnprotected(java.util.Collection<String> queueNames, boolean forPreemption) {
+    /** Running tasks of the named queues. */
+    private List<Task> runningIn(java.util.Collection<String> queueNames) {
         List<Task> out = new ArrayList<>();
         for (String name : queueNames) {
             QueueState vq = state.queues.get(name);
             if (vq == null) continue;
-            for (Job vj : vq.jobs) {
-                for (Task t : vj.running) {
-                    boolean shielded = t.protection != null && (!forPreemption || t.protection.coversPreemption());
-                    if (!shielded) out.add(t);
-                }
-            }
+            for (Job vj : vq.jobs) out.addAll(vj.running);
         }
         return out;
     }
@@ -101,26 +175,97 @@ final class EvictionPhase {
 
     void reclaim() {
         for (QueueState q : w.sortedQueues()) {
-            List<ReclaimGrant> grants = policy.reclaimGrants().get(q.name());
-            if (grants == null || grants.isEmpty()) continue;
+            List<ReclaimGrant> grants = policy.reclaimGrants().getOrDefault(q.name(), List.of());
             Map<String, Resources> floors = new HashMap<>();
             for (ReclaimGrant g : grants) floors.put(g.victimQueue(), g.victimFloor());
-            List<Task> pool = runningUnprotected(floors.keySet(), false);
-            if (pool.isEmpty()) continue;
-            Resources ceiling = grants.get(0).reclaimerCeiling();
+            String rule = grants.isEmpty() ? null : grants.get(0).rule();
+            Resources ceiling = grants.isEmpty() ? q.deserved() : grants.get(0).reclaimerCeiling();
             boolean hysteresis = policy.churn() != null && policy.churn().hysteresis();
             Object key = List.of("reclaim", q.name());
+            List<Task> pool = null;
+            Outcome queueRefusal = null;
             for (Job j : q.jobs) {
-                if (q.reached(ceiling) || !anyAboveFloor(floors)) break;
                 if (!starving(j)) continue;
-                if (budgetSpent()) return;
-                java.util.function.Predicate<Task> eligible = t -> t.protection == null
-                        && floors.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
-                boolean started = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, floors,
-                        Caps.UNLIMITED, Resources.NONE, q, hysteresis, key), ceiling, "reclaim", grants.get(0).rule());
-                if (!started && policy.fifo(q.name())) break;
+                Outcome o;
+                if (grants.isEmpty()) {
+                    if (queueRefusal == null) queueRefusal = Outcome.refused(noGrantReason(q), null);
+                    o = tooLarge(q, j, ceiling, rule);
+                    if (o == null) o = queueRefusal;
+                } else if (q.reached(ceiling)) {
+                    o = Outcome.refused("queue \"" + q.name() + "\" already holds its deserved share " + ceiling, rule);
+                } else if ((o = tooLarge(q, j, ceiling, rule)) != null) {
+                    // the gang could never start under the deserved share, whatever is reclaimed
+                } else if (!anyAboveFloor(floors)) {
+                    o = Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet()))
+                            + " have given back down to their floor this cycle", rule);
+                } else if (budgetSpent()) {
+                    o = Outcome.refused(budgetSpentReason(), churnRule());
+                } else {
+                    if (pool == null) pool = runningUnprotected(floors.keySet());
+                    if (pool.isEmpty()) {
+                        List<Task> all = runningIn(floors.keySet());
+                        o = all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
+                                + " scheduler", rule)
+                                : protectedReason("every pod of the queues above their deserved share ("
+                                + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet())) + ") is protected", all);
+                    } else {
+                        java.util.function.Predicate<Task> eligible = t -> t.protection == null
+                                && floors.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
+                        o = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, floors, null, q, hysteresis,
+                                key), ceiling, "reclaim", rule);
+                    }
+                }
+                if (o.started()) continue;
+                refuse(j, "reclaim", o.why(), o.rule());
+                if (policy.fifo(q.name())) break;
             }
         }
+    }
+
+    /**
+     * The job's gang needs more to start than its queue may reclaim up to (its deserved share) in some dimension:
+     * no eviction could start it. Null when it fits.
+     */
+    private Outcome tooLarge(QueueState q, Job j, Resources ceiling, String rule) {
+        Resources need = j.startNeed();
+        if (q.allocated.plusWithinIn(need, ceiling, need)) return null;
+        java.util.Map<String, Long> over = new TreeMap<>();
+        for (int i = 0; i < need.size(); i++) {
+            String d = need.name(i);
+            if (Resources.addSaturated(q.allocated.milli(d), need.milliAt(i)) > ceiling.milli(d)) over.put(d, need.milliAt(i));
+        }
+        Resources shown = Resources.ofMilli(over);
+        Resources deserved = ceiling.onlyDimensionsOf(shown);
+        Resources held = q.allocated.onlyDimensionsOf(shown);
+        return Outcome.refused("the gang needs " + VictimSelector.lacks(shown) + " to start, but queue \"" + q.name()
+                + "\" deserves " + (deserved.isEmpty() ? "none" : VictimSelector.lacks(deserved)) + " and holds "
+                + (held.isEmpty() ? "none" : VictimSelector.lacks(held)), rule);
+    }
+
+    /** Why no rule lets the queue reclaim: it holds its deserved share, or no other queue is above its own. */
+    private String noGrantReason(QueueState q) {
+        if (q.fact != null && q.fact.isOverused()) {
+            return "queue \"" + q.name() + "\" already holds its deserved share " + q.deserved();
+        }
+        List<String> above = new ArrayList<>();
+        List<String> notReclaimable = new ArrayList<>();
+        for (QueueState o : state.queues.values()) {
+            if (o == q || o.fact == null || !o.fact.isAboveDeserved()) continue;
+            (o.spec.reclaimable() ? above : notReclaimable).add(o.name());
+        }
+        if (above.isEmpty() && notReclaimable.isEmpty()) return "no other queue holds more than its deserved share";
+        if (above.isEmpty()) {
+            return "queue " + VictimSelector.quoted(notReclaimable) + " holds more than its deserved share but is not"
+                    + " reclaimable";
+        }
+        return "no rule grants queue \"" + q.name() + "\" reclaim from " + VictimSelector.quoted(above);
+    }
+
+    /** Running tasks of the queues that no rule protects from reclaim. */
+    private List<Task> runningUnprotected(java.util.Collection<String> queueNames) {
+        List<Task> out = new ArrayList<>();
+        for (Task t : runningIn(queueNames)) if (t.protection == null) out.add(t);
+        return out;
     }
 
     private boolean anyAboveFloor(Map<String, Resources> floors) {
@@ -132,48 +277,77 @@ final class EvictionPhase {
     }
 
     /**
-     * Volcano's starving job: admitted, with pending tasks (a started elastic job may still want more), not already
-     * waiting on victims, and allowed to preempt.
+     * Volcano's starving job: admitted, its gang cannot start with what runs (fewer than {@code minMember} members,
+     * or a role short of its minimum), not already waiting on victims, and allowed to preempt. A job that may not
+     * preempt is told so once.
      */
     private boolean starving(Job j) {
-        return CycleWork.admitted(j) && j.hasPending() && !j.pipelined && !policy.noPreemption().containsKey(j.id);
+        if (!CycleWork.admitted(j) || !j.hasPending() || j.pipelined) return false;
+        GangRequirement gang = policy.gangFor(j);
+        if (gang == null || CycleWork.gangShortfall(j, gang, null) == null) return false;
+        NoPreemption never = policy.noPreemption().get(j.id);
+        if (never != null) {
+            if (j.reason == null || !j.reason.contains(never.reason())) {
+                refuse(j, "preempt and reclaim", "never: " + never.reason(), never.rule());
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** Adds "{@code action: why}" to the job's reason; the rule behind the refusal, when known, becomes its rule. */
+    private static void refuse(Job j, String action, String why, String rule) {
+        if (why == null || why.isEmpty()) return;
+        String text = action + ": " + why;
+        j.setReason(j.reason == null ? text : j.reason + "; " + text, rule != null ? rule : j.reasonRule);
     }
 
     /**
-     * Places the job's pending tasks in task order, evicting victims where idle capacity is not enough, until a
-     * task finds no room (Volcano's starving job asks for all its tasks). Commits the evictions and holds the
+     * Places the job's pending tasks in task order, evicting victims where idle capacity is not enough, until its
+     * gang can start (Volcano stops a starving job there) or a task finds no room. Commits the evictions and holds the
      * placements (pipelined: they bind next cycle, once the victims are gone) only if the gang requirement then
-     * holds; otherwise nothing changes.
+     * holds; otherwise nothing changes, and the outcome says why.
      *
      * <p>Preemption ({@code ceiling} null) evicts within the queue, so it may also make room under the queue's
-     * capability. Reclaim takes from other queues, so the queue may grow only up to {@code ceiling} (its
-     * deserved share) in the dimensions each task needs, and never past its capability.
+     * capability. Reclaim takes from other queues, so the queue may grow only up to {@code ceiling} (its deserved
+     * share) in the dimensions each task needs, and never past a capability — except that victims taken inside a
+     * capped ancestor it shares with them free room under that ancestor (siblings give back to siblings).
      */
-    private boolean startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
+    private Outcome startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
                                      String action, String rule) {
-        boolean capBinds = ceiling == null;
-        if (budgetSpent()) return false;
+        boolean reclaim = ceiling != null;
         GangRequirement gang = policy.gangFor(j);
-        if (gang == null) return false;
         w.releaseNominatedRoom(j);
         GangTransaction tx = new GangTransaction(state.queues, fitter);
         int waitsOnTerminating = 0;
         int victimCount = 0;
         Map<String, Integer> victimsPerQueue = new HashMap<>();
+        Outcome refusal = null;
         for (Task t : j.pending) {
             if (t.placed) continue;
-            Resources after = q.allocated.add(t.share());
-            boolean capOk = q.capabilityAdmits(t.share());
-            if (!capBinds && (!capOk || !after.withinIn(ceiling, t.share()))) break;
-            NodeState n = capOk ? fitter.best(t.pod) : null;
-            if (n == null && capOk) {
+            if (CycleWork.gangShortfall(j, gang, tx) == null) break;
+            if (reclaim && !q.allocated.plusWithinIn(t.share(), ceiling, t.share())) {
+                refusal = Outcome.refused("queue \"" + q.name() + "\" would pass its deserved share " + ceiling, rule);
+                break;
+            }
+            QueueState blocker = q.capabilityBlocker(t.share());
+            QueueState capQueue = blocker != null ? blocker : reclaim ? null : q;
+            if (blocker != null && reclaim && !holdsVictimQueue(blocker, terms)) {
+                refusal = capabilityReason(blocker, t);
+                break;
+            }
+            NodeState n = blocker == null ? fitter.best(t.pod) : null;
+            if (n == null && blocker == null) {
                 // Pods already on their way out count before anyone else is evicted.
                 n = fitter.bestOnceReleased(t.pod);
                 if (n != null) waitsOnTerminating++;
             }
             if (n == null) {
-                VictimSelector.Plan plan = victims.find(t, terms.withAllocated(q.allocated));
-                if (plan == null) break;
+                VictimSelector.Plan plan = victims.find(t, terms.bindingCapabilityOf(capQueue));
+                if (plan == null) {
+                    refusal = Outcome.refused(victims.lastRefusal(), victimRefusalRule(rule));
+                    break;
+                }
                 for (Task v : plan.victims()) {
                     tx.evict(v);
                     victimsPerQueue.merge(v.job.queue, 1, Integer::sum);
@@ -183,18 +357,28 @@ final class EvictionPhase {
                 // More victims only overspend more: once over budget, the rest of the search is wasted.
                 String overBudget = overspends(victimCount, victimsPerQueue);
                 if (overBudget != null) {
-                    tx.discard();
-                    w.holdNominatedRoom(j);
-                    j.setReason(overBudget, policy.churn().rule());
-                    return false;
+                    refusal = Outcome.refused(overBudget, churnRule());
+                    break;
+                }
+                // The plan made room under the lowest capability that bound (or, for a queue already past it, swapped
+                // as much as it adds); one higher up the tree may still refuse the task.
+                QueueState stillBlocks = capQueue == null || capQueue.parent == null ? null
+                        : capQueue.parent.capabilityBlocker(t.share());
+                if (stillBlocks != null) {
+                    refusal = capabilityReason(stillBlocks, t);
+                    break;
                 }
             }
             tx.place(t, n);
         }
-        if (!CycleWork.gangSatisfied(j, gang, tx) || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
+        String shortfall = CycleWork.gangShortfall(j, gang, tx);
+        if (refusal != null || shortfall != null || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
             tx.discard();
             w.holdNominatedRoom(j);
-            return false;
+            if (refusal != null) return refusal;
+            // Nothing to evict and the gang can start on idle capacity: what held it back was not room (e.g. its
+            // queue's share), and the allocation step already said so.
+            return Outcome.refused(shortfall, rule);
         }
         j.pipelined = true;
         for (Task t : tx.placements()) {
@@ -203,15 +387,42 @@ final class EvictionPhase {
         }
         if (tx.evictions().isEmpty()) {
             j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);
-            return true;
+            return Outcome.STARTED;
         }
         for (Task v : tx.evictions()) {
             evictedPerQueue.merge(v.job.queue, 1, Integer::sum);
             evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                     action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
+            if (v.job.reason == null) {
+                v.job.setReason("evicted by " + action + " for " + j.id, rule);
+            }
         }
         j.setReason("waiting for " + tx.evictions().size() + " evicted pod(s) to leave (" + action + ")", rule);
-        return true;
+        return Outcome.STARTED;
+    }
+
+    /** Whether some queue the terms may take victims from lies under {@code ancestor}. */
+    private boolean holdsVictimQueue(QueueState ancestor, VictimSelector.Terms terms) {
+        for (String name : terms.floors().keySet()) {
+            QueueState vq = state.queues.get(name);
+            if (vq != null && vq.isWithin(ancestor)) return true;
+        }
+        return false;
+    }
+
+    private static Outcome capabilityReason(QueueState blocker, Task t) {
+        return Outcome.refused("queue \"" + blocker.name() + "\" capability reached: short of "
+                + blocker.hardCap().excess(blocker.allocated.add(t.share())), blocker.limit == null ? null : blocker.limit.rule());
+    }
+
+    /** Hysteresis is churn policy; floors and the rest are the grant's. */
+    private String victimRefusalRule(String grantRule) {
+        String why = victims.lastRefusal();
+        return why != null && why.contains("hysteresis") && policy.churn() != null ? policy.churn().rule() : grantRule;
+    }
+
+    private String churnRule() {
+        return policy.churn() == null ? null : policy.churn().rule();
     }
 
     /**
@@ -224,10 +435,19 @@ final class EvictionPhase {
         return maxQ > 0 && evictedPerQueue.getOrDefault(queue, 0) >= maxQ;
     }
 
+    private String queueBudgetReason(String queue) {
+        return "the eviction budget of " + policy.churn().maxEvictionsPerQueuePerCycle() + " pods per queue per cycle"
+                + " is spent in queue \"" + queue + "\"";
+    }
+
     /** The cycle's cluster-wide eviction budget is used up: no search could be committed. */
     private boolean budgetSpent() {
         ChurnSettings churn = policy.churn();
         return churn != null && churn.maxEvictionsPerCycle() > 0 && evictions.size() >= churn.maxEvictionsPerCycle();
+    }
+
+    private String budgetSpentReason() {
+        return "the eviction budget of " + policy.churn().maxEvictionsPerCycle() + " pods per cycle is spent";
     }
 
     /**

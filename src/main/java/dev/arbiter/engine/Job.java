@@ -66,15 +66,50 @@ final class Job {
         return n;
     }
 
+    /** Live members per task role: running and not evicted, plus bound this cycle. */
     Map<String, Integer> liveRunningByRole() {
         Map<String, Integer> m = new HashMap<>();
         for (Task t : running) if (!t.evicted) m.merge(t.pod.taskRole(), 1, Integer::sum);
+        if (bound > 0) for (Task t : pending) if (t.bound) m.merge(t.pod.taskRole(), 1, Integer::sum);
         return m;
     }
 
     boolean hasPending() {
         for (Task t : pending) if (!t.placed) return true;
         return false;
+    }
+
+    /** What the job's live running members hold of queue shares. */
+    Resources heldShare() {
+        Resources.Sum held = new Resources.Sum();
+        for (Task t : running) if (!t.evicted) held.add(t.share());
+        return held.toResources();
+    }
+
+    /**
+     * What the job still needs to start: the shares of its next unplaced pending tasks, in task order, up to
+     * {@code minMember} live members (at least one task). Example: a gang of 4 × 8 GPUs with nothing running needs
+     * 32 GPUs; with 3 running, 8.
+     */
+    Resources startNeed() {
+        int k = Math.max(1, Math.max(1, minMember) - liveMembers());
+        Resources.Sum need = new Resources.Sum();
+        for (Task t : pending) {
+            if (k == 0) break;
+            if (t.placed) continue;
+            need.add(t.share());
+            k--;
+        }
+        return need.toResources();
+    }
+
+    /**
+     * Its unplaced pending tasks ask nothing of queue shares (BestEffort pods, or pods without requests: only a pod
+     * slot on a node), so no queue share or capability can hold them back.
+     */
+    boolean bestEffort() {
+        for (Task t : pending) if (!t.placed && !t.share().isEmpty()) return false;
+        return true;
     }
 
     void setReason(String reason, String rule) {

@@ -30,11 +30,18 @@ record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied>
               VictimOrder victimOrder, Map<String, DequeuePolicy> dequeue, ChurnSettings churn,
               Map<String, NoPreemption> noPreemption, GangPolicy gangPolicy, long rulesFired) {
 
-    /** The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). */
+    /**
+     * The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). The
+     * general policy reads the PodGroup as Volcano does: the per-role minimums ({@code minTaskMember}) count only when
+     * {@code minMember} is at least their sum — Volcano's job controller writes a minimum for every role, so an
+     * elastic job's roles add up to more than its {@code minMember}, and then only {@code minMember} counts.
+     */
     GangRequirement gangFor(Job j) {
         GangRequirement own = gangs.get(j.id);
         if (own != null || gangPolicy == null) return own;
-        return new GangRequirement(j.id, j.minMember, j.minTaskMember, gangPolicy.rule());
+        int roles = 0;
+        for (int m : j.minTaskMember.values()) roles += m;
+        return new GangRequirement(j.id, j.minMember, j.minMember < roles ? Map.of() : j.minTaskMember, gangPolicy.rule());
     }
 
     /** Whether a queue's head job blocks the jobs behind it. */

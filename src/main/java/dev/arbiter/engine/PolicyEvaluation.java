@@ -13,6 +13,7 @@ import dev.arbiter.facts.JobFact;
 import dev.arbiter.facts.NoPreemption;
 import dev.arbiter.facts.OrderPolicy;
 import dev.arbiter.facts.PriorityLookup;
+import dev.arbiter.facts.PriorityFromPods;
 import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.PriorityClassFact;
 import dev.arbiter.facts.Protected;
@@ -50,7 +51,6 @@ final class PolicyEvaluation {
             long t0 = System.nanoTime();
             Map<String, PriorityLookup> lookups = resolvePriorities(session, state, priorityClasses);
             fired += fire(session, "classify", timings, t0);
-            for (Job j : state.jobs.values()) j.priority = lookup(lookups, j.priorityClassName).getValue();
             // Pods come in runs of the same class: look a class up once per run.
             String lastName = null;
             int lastValue = 0;
@@ -66,7 +66,10 @@ final class PolicyEvaluation {
                 }
                 t.priority = lastValue;
             }
-            trace.priorityResolved(state.jobs.values(), lookups);
+            PriorityFromPods fromPods = null;
+            for (PriorityFromPods p : all(session, PriorityFromPods.class)) fromPods = p;
+            for (Job j : state.jobs.values()) j.priority = jobPriority(j, lookups, fromPods);
+            trace.priorityResolved(state.jobs.values(), lookups, fromPods);
             // 2. Queues, jobs and running tasks, with their priorities; then fair share and policy.
             long t1 = System.nanoTime();
             insertFacts(session, state);
@@ -102,6 +105,20 @@ final class PolicyEvaluation {
         }
         lookups.values().forEach(s::insert);
         return lookups;
+    }
+
+    /**
+     * The job's priority: its PodGroup's class; for a PodGroup that names none, the highest priority of its pods when
+     * the rules say so ({@link PriorityFromPods}), else the default class.
+     */
+    private static int jobPriority(Job j, Map<String, PriorityLookup> lookups, PriorityFromPods fromPods) {
+        if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
+            return lookup(lookups, j.priorityClassName).getValue();
+        }
+        int max = Integer.MIN_VALUE;
+        for (Task t : j.running) max = Math.max(max, t.priority);
+        for (Task t : j.pending) max = Math.max(max, t.priority);
+        return max;
     }
 
     /** A lookup no rule resolved counts as priority zero. */

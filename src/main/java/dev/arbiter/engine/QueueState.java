@@ -27,9 +27,14 @@ final class QueueState {
     AllocationLimit limit;
     Resources allocated = Resources.NONE;
     int cursor;
+    /** Its own guarantee: {@code spec.guarantee}, scaled down when all guarantees together pass the cluster. */
+    Resources guarantee;
+    /** Something the queue's status should say although the queue works (e.g. a guarantee scaled down), or null. */
+    String note;
 
     QueueState(QueueSpec spec) {
         this.spec = spec;
+        this.guarantee = spec.guarantee();
     }
 
     String name() {
@@ -81,6 +86,12 @@ final class QueueState {
     QueueState capabilityBlocker(Resources r) {
         for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated.add(r))) return q;
         return null;
+    }
+
+    /** Whether this queue is {@code ancestor} or lies in its subtree. */
+    boolean isWithin(QueueState ancestor) {
+        for (QueueState q = this; q != null; q = q.parent) if (q == ancestor) return true;
+        return false;
     }
 
     /** The nearest common ancestor of two queues, or null when it is the root. */

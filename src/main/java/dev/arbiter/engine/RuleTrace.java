@@ -35,13 +35,23 @@ final class RuleTrace extends DefaultAgendaEventListener {
         return null;
     }
 
-    /** Each job's priority came from its class's lookup: the rule that resolved it fired for the job too. */
-    void priorityResolved(java.util.Collection<Job> jobs, Map<String, dev.arbiter.facts.PriorityLookup> lookups) {
+    /**
+     * Each job's priority came from its class's lookup, or (a PodGroup naming no class) from its pods: the rule that
+     * decided it fired for the job too.
+     */
+    void priorityResolved(java.util.Collection<Job> jobs, Map<String, dev.arbiter.facts.PriorityLookup> lookups,
+                          dev.arbiter.facts.PriorityFromPods fromPods) {
         for (Job j : jobs) {
-            dev.arbiter.facts.PriorityLookup l = lookups.get(j.priorityClassName);
-            if (l == null || l.getRule() == null) continue;
+            String rule;
+            if (j.priorityClassName == null && fromPods != null && !j.implicit && (!j.running.isEmpty() || !j.pending.isEmpty())) {
+                rule = fromPods.rule();
+            } else {
+                dev.arbiter.facts.PriorityLookup l = lookups.get(j.priorityClassName);
+                rule = l == null ? null : l.getRule();
+            }
+            if (rule == null) continue;
             List<String> rules = fired.computeIfAbsent("PodGroup " + j.id, k -> new ArrayList<>(4));
-            if (!rules.contains(l.getRule())) rules.add(0, l.getRule());
+            if (!rules.contains(rule)) rules.add(0, rule);
         }
     }
 

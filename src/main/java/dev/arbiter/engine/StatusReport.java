@@ -46,7 +46,7 @@ final class StatusReport {
             int[] c = counts.getOrDefault(q.name(), new int[3]);
             out.add(new QueueStatus(q.name(), q.parentName(), q.spec.weight(),
                     q.treeError != null ? "Closed" : q.spec.state(), q.deserved(), q.allocated, c[0], c[1], c[2],
-                    q.treeError));
+                    q.treeError != null ? q.treeError : q.note));
         }
         return out;
     }

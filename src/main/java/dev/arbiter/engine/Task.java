@@ -12,6 +12,8 @@ final class Task {
     boolean evicted;
     /** Placed (bound or pipelined) this cycle. */
     boolean placed;
+    /** Bound this cycle (placed, and not waiting on victims). */
+    boolean bound;
     /** The node the previous cycle made room on for this pending task; its request is held there for it. */
     NodeState nominated;
     /** Whether the nominated node currently holds this task's request for it. */

@@ -31,21 +31,41 @@ final class VictimSelector {
     /**
      * Terms of one search: the candidate victims ({@code pool}, already limited to what the grant allows; evicted
      * ones are skipped), the test a task met on a node must pass to be a victim ({@code eligible}: the same test
-     * that built the pool), the floors per victim queue (reclaim; empty for preemption), the preemptor
-     * queue's capability (it binds only for preemption, whose victims free the same queue) and that queue's
-     * allocation, the preemptor's queue (victims are taken from the closest queues in the tree first), whether
+     * that built the pool), the floors per victim queue (reclaim; empty for preemption), the queue whose capability
+     * the victims must make room under ({@code capQueue}: the preemptor's own queue for preemption, or for reclaim a
+     * capped ancestor it shares with victim queues; null when no capability binds) — victims inside its subtree free
+     * room under it —, the preemptor's queue (victims are taken from the closest queues in the tree first), whether
      * hysteresis applies (no victim whose queue would then qualify to reclaim it straight back), and a {@code key}
      * identifying terms that always give the same answer for the same task shape, so a failed search is not repeated
      * until capacity changes.
      */
-    record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, Caps preemptorCap,
-                 Resources preemptorAllocated, QueueState preemptorQueue, boolean hysteresis, Object key) {
+    record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
+                 QueueState preemptorQueue, boolean hysteresis, Object key) {
         boolean allows(Task t) {
             return !t.evicted && eligible.test(t);
         }
 
-        Terms withAllocated(Resources allocated) {
-            return new Terms(pool, eligible, floors, preemptorCap, allocated, preemptorQueue, hysteresis, key);
+        /** The bound the victims must make room under. */
+        Caps cap() {
+            return capQueue == null ? Caps.UNLIMITED : capQueue.hardCap();
+        }
+
+        /** What the capability queue's subtree holds now. */
+        Resources capAllocated() {
+            return capQueue == null ? Resources.NONE : capQueue.allocated;
+        }
+
+        /** Whether the victim {@code t} frees room under the binding capability. */
+        boolean freesCapability(Task t, Map<String, QueueState> queues) {
+            QueueState vq = capQueue == null ? null : queues.get(t.job.queue);
+            return vq != null && vq.isWithin(capQueue);
+        }
+
+        /** These terms with {@code q}'s capability binding instead: another question, so another key. */
+        Terms bindingCapabilityOf(QueueState q) {
+            if (q == capQueue) return this;
+            return new Terms(pool, eligible, floors, q, preemptorQueue, hysteresis,
+                    List.of(key, q == null ? "" : q.name()));
         }
     }
 
@@ -59,7 +79,7 @@ final class VictimSelector {
      * A search that found no plan: the state it was made in, the position in the fitter's log of touched nodes then,
      * and whether the preemptor queue's capability could bind then.
      */
-    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds) {}
+    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, String why) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
@@ -73,7 +93,8 @@ final class VictimSelector {
     private final Map<PlanAt, Plan> plans = new HashMap<>();
 
     private record PlanAt(SearchKey key, long version) {}
-    private final Map<QueueState, java.util.Set<Resources>> pendingShapes = new HashMap<>();
+    /** Why the last {@link #find} found no plan, in words; null after a plan. */
+    private String lastRefusal;
     /** The victim order of the node search under way ({@link #searching}); built on first use. */
     private Comparator<Task> planOrder;
     private Search searching;
@@ -84,13 +105,9 @@ final class VictimSelector {
         this.orderKeys = order == null ? List.of("newest first") : order.keys();
     }
 
-    /** The distinct shares of a queue's pending tasks, computed once per cycle (for hysteresis). */
-    private java.util.Set<Resources> pendingShapes(QueueState q) {
-        return pendingShapes.computeIfAbsent(q, x -> {
-            java.util.Set<Resources> out = new java.util.LinkedHashSet<>();
-            for (Job j : x.jobs) for (Task p : j.pending) out.add(p.share());
-            return out;
-        });
+    /** Why the last {@link #find} that returned null found no plan (one line, no trailing period). */
+    String lastRefusal() {
+        return lastRefusal;
     }
 
     /**
@@ -104,19 +121,106 @@ final class VictimSelector {
         Plan planned = plans.get(at);
         if (planned != null) return planned;
         Failure failed = failures.get(key);
-        if (failed != null && fitter.stillFails(failed.at())) return null;
-        if (failed != null && failsOnTouchedNodes(task, terms, failed)) {
-            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false));
+        if (failed != null && fitter.stillFails(failed.at())) {
+            lastRefusal = failed.why();
             return null;
         }
-        Plan best = search(task, terms);
+        if (failed != null && failsOnTouchedNodes(task, terms, failed)) {
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false, failed.why()));
+            lastRefusal = failed.why();
+            return null;
+        }
+        Tally tally = new Tally();
+        Plan best = search(task, terms, tally);
         if (best == null) {
-            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms)));
+            lastRefusal = tally.describe(task, terms);
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal));
         } else {
+            lastRefusal = null;
             failures.remove(key);
             plans.put(at, best);
         }
         return best;
+    }
+
+    /** {@link Search#floorAllows}: the unit may go; its queue is at its floor; its queue could reclaim it back. */
+    static final int FLOOR_OK = 0, FLOOR_REACHED = 1, FLOOR_RETURNS = 2;
+
+    /**
+     * What turned candidates down during one search, to say why it found no plan: the jobs whose gang could not go
+     * whole, the queues at their floor, the queues hysteresis spared, and the nodes searched.
+     */
+    private final class Tally {
+        final Set<String> unbreakable = new java.util.TreeSet<>();
+        final Set<String> atFloor = new java.util.TreeSet<>();
+        final Set<String> wouldReturn = new java.util.TreeSet<>();
+        java.util.BitSet candidates = new java.util.BitSet();
+
+        /**
+         * e.g. {@code no set of victims makes room for ns/p: hysteresis spares queue "b" (it would qualify to take
+         * its pods straight back); closest node node-3 lacks nvidia.com/gpu 4 with every allowed victim gone}.
+         */
+        String describe(Task task, Terms terms) {
+            StringBuilder sb = new StringBuilder("no set of victims makes room for ").append(task.id());
+            String sep = ": ";
+            if (!wouldReturn.isEmpty()) {
+                sb.append(sep).append("hysteresis spares queue ").append(quoted(wouldReturn))
+                        .append(" (it would qualify to take its pods straight back)");
+                sep = "; ";
+            }
+            if (!atFloor.isEmpty()) {
+                sb.append(sep).append("queue ").append(quoted(atFloor))
+                        .append(" is at its floor (its deserved share or guarantee) in what the task needs");
+                sep = "; ";
+            }
+            if (!unbreakable.isEmpty()) {
+                sb.append(sep).append(unbreakable.size()).append(" gang(s) cannot be evicted whole (a member is"
+                        + " protected or was bound this cycle)");
+                sep = "; ";
+            }
+            sb.append(sep).append(closest(task, terms));
+            return sb.toString();
+        }
+
+        /** The candidate node that comes closest to holding the task with every allowed victim on it gone. */
+        private String closest(Task task, Terms terms) {
+            if (candidates.isEmpty()) return "no pod it may evict runs on a node that suits it";
+            NodeState best = null;
+            Resources bestShort = null;
+            for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
+                NodeState n = state.nodes.get(i);
+                Resources free = n.free();
+                for (Task t : n.tasks) if (terms.allows(t)) free = free.add(t.request());
+                Resources shortBy = task.request().shortfall(free);
+                if (best == null || shortBy.size() < bestShort.size()
+                        || (shortBy.size() == bestShort.size() && total(shortBy) < total(bestShort))) {
+                    best = n;
+                    bestShort = shortBy;
+                }
+            }
+            if (bestShort.isEmpty()) return "node " + best.name() + " would have room with every allowed victim gone";
+            return "closest node " + best.name() + " lacks " + lacks(bestShort) + " with every allowed victim gone";
+        }
+    }
+
+    private static long total(Resources r) {
+        long sum = 0;
+        for (int i = 0; i < r.size(); i++) sum += Math.min(r.milliAt(i), Long.MAX_VALUE / 64);
+        return sum;
+    }
+
+    /** {@code "a", "b"}. */
+    static String quoted(java.util.Collection<String> names) {
+        StringBuilder sb = new StringBuilder();
+        for (String n : names) sb.append(sb.length() == 0 ? "" : ", ").append('"').append(n).append('"');
+        return sb.toString();
+    }
+
+    /** e.g. {@code nvidia.com/gpu 8, cpu 4}. */
+    static String lacks(Resources r) {
+        StringBuilder sb = new StringBuilder();
+        r.asQuantities().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ').append(v));
+        return sb.toString();
     }
 
     /** At most this many nodes given back room are searched again to confirm a failure; more, and all are. */
@@ -135,14 +239,14 @@ final class VictimSelector {
         java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
         for (NodeState n : touched) {
             if (!eligibleNodes.contains(n) || !hostsAllowedVictim(n, terms)) continue;
-            if (roomWithAllVictims(n, task, terms) && planOn(n, task, terms, List.of()) != null) return false;
+            if (roomWithAllVictims(n, task, terms) && planOn(n, task, terms, List.of(), new Tally()) != null) return false;
         }
         return true;
     }
 
     /** The capability could refuse the task however much its queue frees (for a search, it binds). */
     private static boolean capBinds(Task task, Terms terms) {
-        return !terms.preemptorCap().admits(terms.preemptorAllocated().add(task.share()));
+        return !terms.cap().admits(terms.capAllocated().add(task.share()));
     }
 
     private static boolean hostsAllowedVictim(NodeState n, Terms terms) {
@@ -154,7 +258,7 @@ final class VictimSelector {
      * Candidate nodes, in node order: those hosting an allowed victim, plus (when only the queue's capability is
      * short) the best idle node.
      */
-    private Plan search(Task task, Terms terms) {
+    private Plan search(Task task, Terms terms, Tally tally) {
         boolean capBlocks = capBinds(task, terms);
         List<Task> queueWide = List.of();
         java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
@@ -166,15 +270,16 @@ final class VictimSelector {
         }
         if (capBlocks) {
             queueWide = new ArrayList<>();
-            for (Task t : terms.pool()) if (terms.allows(t) && t.job.queue.equals(task.job.queue)) queueWide.add(t);
+            for (Task t : terms.pool()) if (terms.allows(t) && terms.freesCapability(t, state.queues)) queueWide.add(t);
             NodeState idle = fitter.best(task.pod);
             if (idle != null) candidates.set(idle.index);
         }
+        tally.candidates = candidates;
         Plan best = null;
         for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
             NodeState n = state.nodes.get(i);
             if (!roomWithAllVictims(n, task, terms)) continue;
-            Plan p = planOn(n, task, terms, queueWide);
+            Plan p = planOn(n, task, terms, queueWide, tally);
             if (p != null && (best == null || better(p, best, terms))) best = p;
         }
         return best;
@@ -217,7 +322,7 @@ final class VictimSelector {
         return true;
     }
 
-    private Plan planOn(NodeState node, Task task, Terms terms, List<Task> queueWide) {
+    private Plan planOn(NodeState node, Task task, Terms terms, List<Task> queueWide, Tally tally) {
         List<Task> pool = new ArrayList<>();
         for (Task t : node.tasks) if (terms.allows(t)) pool.add(t);
         for (Task t : queueWide) if (t.node != node) pool.add(t);
@@ -231,7 +336,15 @@ final class VictimSelector {
             for (int i = 1; i < pool.size(); i++) if (order.compare(pool.get(i), pool.get(at)) < 0) at = i;
             Task next = pool.remove(at);
             List<Task> unit = s.unitFor(next);
-            if (unit == null || !s.floorAllows(next.job.queue, unit)) continue;
+            if (unit == null) {
+                tally.unbreakable.add(next.job.id);
+                continue;
+            }
+            int floor = s.floorAllows(next.job.queue, unit);
+            if (floor != FLOOR_OK) {
+                (floor == FLOOR_REACHED ? tally.atFloor : tally.wouldReturn).add(next.job.queue);
+                continue;
+            }
             s.take(unit);
             if (unit.size() > 1) pool.removeAll(unit);
             if (s.fits()) return new Plan(node, s.trimmed());
@@ -338,13 +451,17 @@ final class VictimSelector {
 
         /**
          * Reclaim's floors, checked before taking {@code unit} from {@code queue}: that queue, and each ancestor the
-         * preemptor's queue does not share, must still be above its floor (its deserved share, or guarantee if larger)
-         * in a dimension the unit frees; with hysteresis, the victim queue must not end up so low that one of the
-         * unit's tasks, or one of its pending tasks, would qualify to reclaim straight back.
+         * preemptor's queue does not share, must still hold more than its floor (its deserved share, or guarantee if
+         * larger) in a dimension that the unit frees and the preemptor's task needs (Volcano's reclaimable check).
+         * With hysteresis, the victim queue must not end up so low that what the unit's job would need to start
+         * again fits under its deserved share: the unit would reclaim its way straight back. (A unit of surplus
+         * members leaves its job started, so it cannot come back that way; and while the floor is at least the
+         * deserved share, a unit that passes the floor check cannot either — hysteresis matters for policies whose
+         * floor is lower.)
          */
-        boolean floorAllows(String queue, List<Task> unit) {
+        int floorAllows(String queue, List<Task> unit) {
             Resources floor = terms.floors().get(queue);
-            if (floor == null) return true;
+            if (floor == null) return FLOOR_OK;
             QueueState victimQueue = state.queues.get(queue);
             Resources freed = unit.get(0).share();
             if (unit.size() > 1) {
@@ -352,20 +469,37 @@ final class VictimSelector {
                 for (Task t : unit) sum.add(t.share());
                 freed = sum.toResources();
             }
+            Resources needed = freed.onlyDimensionsOf(task.share());
+            if (needed.isEmpty()) return FLOOR_REACHED;
             QueueState stop = QueueState.commonAncestor(victimQueue, terms.preemptorQueue());
             for (QueueState q : victimQueue.pathUpTo(stop)) {
                 Resources qFloor = q == victimQueue ? floor
                         : q.fact == null ? Resources.NONE : q.fact.getDeserved().max(q.fact.getGuarantee());
                 Resources now = allocatedNow(q);
-                if (now.withinIn(qFloor, freed)) return false;
+                if (now.withinIn(qFloor, needed)) return FLOOR_REACHED;
             }
             if (terms.hysteresis()) {
                 Resources after = allocatedNow(victimQueue).subtract(freed);
                 Resources deserved = victimQueue.deserved();
-                for (Task t : unit) if (after.plusWithinIn(t.share(), deserved, t.share())) return false;
-                for (Resources p : pendingShapes(victimQueue)) if (after.plusWithinIn(p, deserved, p)) return false;
+                Resources back = comesBack(unit);
+                if (back != null && after.plusWithinIn(back, deserved, back)) return FLOOR_RETURNS;
             }
-            return true;
+            return FLOOR_OK;
+        }
+
+        /**
+         * What the unit's job would need to start again once the unit is gone, or null if it stays started (the unit
+         * is surplus): the shares of its first {@code minMember} members in the unit — the whole gang comes back
+         * pending and starts all-or-nothing.
+         */
+        private Resources comesBack(List<Task> unit) {
+            Job j = unit.get(0).job;
+            if (j.liveMembers() - takenFrom(j) - unit.size() >= Math.max(1, j.minMember)) return null;
+            int n = Math.min(unit.size(), Math.max(1, j.minMember));
+            if (n == 1) return unit.get(0).share();
+            Resources.Sum sum = new Resources.Sum();
+            for (int i = 0; i < n; i++) sum.add(unit.get(i).share());
+            return sum.toResources();
         }
 
         /** The queue's subtree allocation less what this search has already chosen from it. */
@@ -414,19 +548,19 @@ final class VictimSelector {
 
         private boolean fits(Resources freeOnNode, Resources queueAllocated, Resources queueFreed) {
             return task.request().fitsIn(freeOnNode) && (capFree
-                    || terms.preemptorCap().admits(queueAllocated.add(task.share()))
+                    || terms.cap().admits(queueAllocated.add(task.share()))
                     || task.share().fitsIn(queueFreed));
         }
 
         /** {@link #fits()} had only {@code chosen} been taken. */
         private boolean fitsWith(List<List<Task>> chosen) {
             Resources free = node.free();
-            Resources allocated = terms.preemptorAllocated();
+            Resources allocated = terms.capAllocated();
             Resources freed = Resources.NONE;
             for (List<Task> u : chosen) {
                 for (Task t : u) {
                     if (t.node == node) free = free.add(t.request());
-                    if (!capFree && t.job.queue.equals(task.job.queue)) {
+                    if (!capFree && terms.freesCapability(t, state.queues)) {
                         allocated = allocated.subtract(t.share());
                         freed = freed.add(t.share());
                     }

@@ -18,7 +18,7 @@ public final class QueueFact {
     private final int priority;
     private final boolean open;
     private final boolean reclaimable;
-    private final Resources capability;
+    private final Caps capability;
     private final Resources guarantee;
     private final Resources request;
     private final Resources allocated;
@@ -32,6 +32,7 @@ public final class QueueFact {
     private boolean met;
     private int lastRound;
     private boolean overused;
+    private boolean aboveDeserved;
     private boolean shareSettled;
     private boolean capabilityResolved;
     private boolean levelSettled;
@@ -42,7 +43,7 @@ public final class QueueFact {
      * larger of its own and its children's; {@code explicitDeserved} is {@code spec.deserved} (null when unset).
      */
     public QueueFact(String name, String parent, int weight, int priority, boolean open, boolean reclaimable,
-                     Resources capability, Resources guarantee, Resources request, Resources allocated,
+                     Caps capability, Resources guarantee, Resources request, Resources allocated,
                      Resources inqueue, String dequeueStrategy, Resources explicitDeserved) {
         this.name = name;
         this.parent = parent;
@@ -62,8 +63,8 @@ public final class QueueFact {
     /** A top-level queue with the default dequeue strategy and no explicit deserved share. */
     public QueueFact(String name, int weight, int priority, boolean open, boolean reclaimable, Resources capability,
                      Resources guarantee, Resources request, Resources allocated, Resources inqueue) {
-        this(name, "root", weight, priority, open, reclaimable, capability, guarantee, request, allocated, inqueue,
-                "traverse", null);
+        this(name, "root", weight, priority, open, reclaimable, capability == null ? null : Caps.of(capability),
+                guarantee, request, allocated, inqueue, "traverse", null);
     }
 
     public String getName() { return name; }
@@ -76,7 +77,8 @@ public final class QueueFact {
     public int getPriority() { return priority; }
     public boolean isOpen() { return open; }
     public boolean isReclaimable() { return reclaimable; }
-    public Resources getCapability() { return capability; }
+    /** {@code spec.capability}: null when unset (unlimited); a bound of zero forbids the resource. */
+    public Caps getCapability() { return capability; }
     public boolean isCapped() { return capability != null; }
     public Resources getGuarantee() { return guarantee; }
     public Resources getRequest() { return request; }
@@ -87,6 +89,8 @@ public final class QueueFact {
     public boolean isMet() { return met; }
     public int getLastRound() { return lastRound; }
     public boolean isOverused() { return overused; }
+    /** The allocation exceeds the deserved share in some dimension: what reclaim may take back (once settled). */
+    public boolean isAboveDeserved() { return aboveDeserved; }
     public boolean isShareSettled() { return shareSettled; }
     public boolean isCapabilityResolved() { return capabilityResolved; }
 
@@ -100,18 +104,33 @@ public final class QueueFact {
     /**
      * One water-filling step: add {@code weight/totalWeight} of {@code remaining} to the deserved share, cap it by the
      * real capability and by the request (only in the dimensions the queue requests), keep at least the guarantee,
-     * and mark the queue met once it has all it asked for or the step gave it nothing new.
+     * and mark the queue met once it has all it asked for, or all it could get were it given everything that remains.
+     * A step that rounds down to nothing (a weight of 1 next to 20,000) leaves the queue unmet, so it takes its part
+     * in a later round, once the heavier queues are met.
      */
     @Modifies({"deserved", "met", "lastRound"})
     public void takeShare(Resources remaining, long totalWeight, int round) {
         Resources before = deserved;
-        Resources next = deserved.add(remaining.scale(weight, totalWeight));
-        next = realCapability.cap(next);
-        next = next.min(request).clampNonNegative();
-        next = next.max(guarantee);
-        deserved = next;
-        met = request.fitsIn(deserved) || deserved.equals(before);
+        deserved = grown(before, remaining.scale(weight, totalWeight));
+        met = request.fitsIn(deserved) || deserved.equals(grown(before, remaining));
         lastRound = round;
+    }
+
+    /** {@code from} plus {@code more}, within the real capability and the request, and at least the guarantee. */
+    private Resources grown(Resources from, Resources more) {
+        return realCapability.cap(from.add(more)).min(request).clampNonNegative().max(guarantee);
+    }
+
+    /**
+     * Settles the queue's standing once its deserved share is final: {@code overused} when the allocation covers the
+     * deserved share in every dimension (Volcano's overused: it may not reclaim), {@code aboveDeserved} when it holds
+     * more than its deserved share in some dimension (Volcano's reclaimable: others may take that back).
+     */
+    @Modifies({"overused", "aboveDeserved", "shareSettled"})
+    public void settleShare() {
+        overused = deserved.fitsIn(allocated);
+        aboveDeserved = !allocated.fitsIn(deserved);
+        shareSettled = true;
     }
 
     /** Volcano's share: the largest ratio of allocated to deserved over the deserved dimensions. */

@@ -35,11 +35,13 @@ public final class ShareRound {
 
     /**
      * Closes this round: what remains is the total less every queue's deserved share (or its guarantee, if larger);
-     * the next round is open while something remains, the last round changed it, and some queue is unmet.
+     * the next round is open while something remains, some queue is unmet, and the last round changed something —
+     * what remains, or which queues are unmet (then the light queues share what the heavy ones left).
      */
     @Modifies({"number", "remaining", "unmetWeight", "open"})
     public void nextRound(Collection<?> queues) {
         Resources before = remaining;
+        long unmetBefore = unmetWeight;
         Resources taken = Resources.NONE;
         for (Object o : queues) {
             QueueFact q = (QueueFact) o;
@@ -48,7 +50,7 @@ public final class ShareRound {
         remaining = total.subtract(taken).clampNonNegative();
         unmetWeight = unmetWeight(queues);
         number++;
-        open = unmetWeight > 0 && !remaining.isEmpty() && !remaining.equals(before);
+        open = unmetWeight > 0 && !remaining.isEmpty() && (!remaining.equals(before) || unmetWeight != unmetBefore);
     }
 
     private static Resources reserveGuarantees(Resources total, Collection<?> queues) {

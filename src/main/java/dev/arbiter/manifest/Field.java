@@ -258,6 +258,11 @@ final class Field {
         return node == null ? null : Resources.ofMilli(quantities());
     }
 
+    /** A mapping of quantities as {@link dev.arbiter.model.Caps} (zeros kept: they forbid), or null when absent. */
+    dev.arbiter.model.Caps caps() {
+        return node == null ? null : dev.arbiter.model.Caps.ofMilli(quantities());
+    }
+
     // ---- helpers ----
 
     private static boolean isNull(Node node) {

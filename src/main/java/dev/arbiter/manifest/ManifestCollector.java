@@ -44,6 +44,25 @@ final class ManifestCollector {
         nodes.add(node);
     }
 
+    /** Every node's allocatable so far, per resource, summed exactly. */
+    private final Map<String, Long> clusterTotal = new java.util.TreeMap<>();
+
+    /**
+     * Adds a node's allocatable to the cluster's total; returns the resource whose total would no longer fit a
+     * {@code long} (the node's quantity is absurd), or null.
+     */
+    String addToClusterTotal(dev.arbiter.model.Resources allocatable) {
+        for (int i = 0; i < allocatable.size(); i++) {
+            long before = clusterTotal.getOrDefault(allocatable.name(i), 0L);
+            try {
+                clusterTotal.put(allocatable.name(i), Math.addExact(before, allocatable.milliAt(i)));
+            } catch (ArithmeticException overflow) {
+                return allocatable.name(i);
+            }
+        }
+        return null;
+    }
+
     void add(PodSpec pod) {
         pods.add(pod);
     }

@@ -29,6 +29,12 @@ final class NodeReader {
                 .toList();
     }
 
+    /** The field a node's allocatable {@code resource} was read from ({@code status.allocatable}, else capacity). */
+    static Field allocatableField(Field node, String resource) {
+        Field allocatable = node.get("status", "allocatable");
+        return (allocatable.isPresent() ? allocatable : node.get("status", "capacity")).get(resource);
+    }
+
     private static Resources allocatable(Field status) {
         Field allocatable = status.get("allocatable");
         Map<String, Long> milli = (allocatable.isPresent() ? allocatable : status.get("capacity")).quantities();

@@ -81,7 +81,13 @@ final class ObjectReader {
         switch (apiVersion + " " + kind) {
             case NODE -> {
                 claim(object);
-                out.add(NodeReader.read(object, meta));
+                dev.arbiter.model.NodeSpec node = NodeReader.read(object, meta);
+                String overflow = out.addToClusterTotal(node.allocatable());
+                if (overflow != null) {
+                    throw NodeReader.allocatableField(object, overflow).error("with this node the cluster's total "
+                            + overflow + " passes the largest amount Arbiter can count; is the quantity right?");
+                }
+                out.add(node);
             }
             case QUEUE -> {
                 claim(object);

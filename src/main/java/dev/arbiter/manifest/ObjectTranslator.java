@@ -48,9 +48,7 @@ public final class ObjectTranslator {
     /** A {@code scheduling.volcano.sh/v1beta1} Queue, with {@code status.state} as its state. */
     public QueueSpec queue(Map<String, Object> object) {
         Field queue = root(object, "Queue", name(object));
-        QueueSpec q = QueueReader.read(queue, Metadata.read(queue));
-        return new QueueSpec(q.name(), q.weight(), q.priority(), q.capability(), q.guarantee(), q.reclaimable(),
-                q.state(), q.parent(), 0);
+        return QueueReader.read(queue, Metadata.read(queue)).withArrivalCycle(0);
     }
 
     /** A {@code scheduling.volcano.sh/v1beta1} PodGroup, with {@code status.phase} as its phase. */

@@ -17,7 +17,7 @@ final class QueueReader {
 
     /**
      * {@code spec.weight} (default 1, must be a positive integer), {@code spec.priority} (default 0),
-     * {@code spec.capability} (null = unlimited), {@code spec.guarantee.resource} (empty when unset),
+     * {@code spec.capability} (null = unlimited; an explicit 0 forbids the resource), {@code spec.guarantee.resource} (empty when unset),
      * {@code spec.reclaimable} (default true), {@code spec.parent}, {@code status.state} (default Open),
      * {@code spec.dequeueStrategy} ({@code traverse} by default, or {@code fifo}) and {@code spec.deserved}
      * (null when unset; used by the capacity policy pack).
@@ -28,7 +28,7 @@ final class QueueReader {
         return new QueueSpec(meta.name(),
                 spec.get("weight").integer(1, w -> w > 0, "must be a positive integer"),
                 spec.get("priority").integer(0, p -> true, "must be an integer"),
-                spec.get("capability").resources(),
+                spec.get("capability").caps(),
                 guarantee == null ? Resources.NONE : guarantee,
                 spec.get("reclaimable").bool(true),
                 queue.get("status", "state").string("Open"),

@@ -28,6 +28,25 @@ public final class Caps {
         return new Caps(Collections.unmodifiableMap(new TreeMap<>(milli)));
     }
 
+    /**
+     * Convenience for tests and builders: alternating name, whole-unit amount pairs; zeros are kept. Example:
+     * {@code Caps.of("nvidia.com/gpu", 0)} forbids GPUs.
+     */
+    public static Caps of(Object... nameAmount) {
+        TreeMap<String, Long> milli = new TreeMap<>();
+        for (int i = 0; i < nameAmount.length; i += 2) {
+            milli.put((String) nameAmount[i], Quantity.parseAmount((String) nameAmount[i], nameAmount[i + 1]));
+        }
+        return ofMilli(milli);
+    }
+
+    /** Quantity strings per bounded dimension, sorted by name (zeros included). */
+    public Map<String, String> asQuantities() {
+        TreeMap<String, String> m = new TreeMap<>();
+        bounds.forEach((k, v) -> m.put(k, Quantity.format(k, v)));
+        return Collections.unmodifiableMap(m);
+    }
+
     public boolean isUnlimited() {
         return bounds.isEmpty();
     }

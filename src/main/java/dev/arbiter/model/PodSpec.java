@@ -64,9 +64,14 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
         return g != null ? g : "podgroup-" + name;
     }
 
-    /** The task role (Volcano's {@code volcano.sh/task-spec}), or "" when the pod names none. */
+    /**
+     * The task role: Volcano's {@code volcano.sh/task-spec} annotation, else the label of the same name (Volcano's job
+     * controller writes both), or "" when the pod names none.
+     */
     public String taskRole() {
-        return annotations.getOrDefault(TASK_SPEC_ANNOTATION, "");
+        String role = annotations.get(TASK_SPEC_ANNOTATION);
+        if (role == null || role.isEmpty()) role = labels.get(TASK_SPEC_ANNOTATION);
+        return role == null ? "" : role;
     }
 
     /** False when the {@code volcano.sh/preemptable} annotation or label is "false". */

@@ -12,6 +12,7 @@ import java.util.TreeMap;
  *
  * <p>Stored as parallel sorted arrays so that the arithmetic in the placement loop is a merge walk without hashing.
  * Zero-valued dimensions are dropped, so two vectors are {@link #equals} exactly when every dimension is equal.
+ * Sums saturate at the limits of a {@code long} instead of wrapping round, so absurd quantities never turn negative.
  */
 public final class Resources {
     public static final Resources NONE = new Resources(new String[0], new long[0]);
@@ -97,11 +98,22 @@ public final class Resources {
             long val;
             String name;
             if (c < 0) { name = names[i]; val = values[i++]; }
-            else if (c > 0) { name = o.names[j]; val = sign * o.values[j++]; }
-            else { name = names[i]; val = values[i++] + sign * o.values[j++]; }
+            else if (c > 0) { name = o.names[j]; val = sign == 1 ? o.values[j++] : negate(o.values[j++]); }
+            else { name = names[i]; val = sign == 1 ? addSaturated(values[i++], o.values[j++]) : addSaturated(values[i++], negate(o.values[j++])); }
             if (val != 0) { n[k] = name; v[k++] = val; }
         }
         return new Resources(Arrays.copyOf(n, k), Arrays.copyOf(v, k));
+    }
+
+    /** {@code a + b}, held at {@link Long#MAX_VALUE} or {@link Long#MIN_VALUE} instead of wrapping round. */
+    public static long addSaturated(long a, long b) {
+        long r = a + b;
+        if (((a ^ r) & (b ^ r)) < 0) return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        return r;
+    }
+
+    private static long negate(long v) {
+        return v == Long.MIN_VALUE ? Long.MAX_VALUE : -v;
     }
 
     /** Every dimension of this is at most the same dimension of {@code o} (absent = 0). */
@@ -120,7 +132,7 @@ public final class Resources {
     public Resources shortfall(Resources available) {
         TreeMap<String, Long> missing = new TreeMap<>();
         for (int i = 0; i < names.length; i++) {
-            long gap = values[i] - available.milli(names[i]);
+            long gap = addSaturated(values[i], negate(available.milli(names[i])));
             if (gap > 0) missing.put(names[i], gap);
         }
         return ofMilli(missing);
@@ -223,7 +235,7 @@ public final class Resources {
         for (int i = 0; i < dims.names.length; i++) {
             if (dims.values[i] <= 0) continue;
             String n = dims.names[i];
-            if (milli(n) + plus.milli(n) > limit.milli(n)) return false;
+            if (addSaturated(milli(n), plus.milli(n)) > limit.milli(n)) return false;
         }
         return true;
     }
@@ -269,7 +281,7 @@ public final class Resources {
         private void addMilli(String name, long milli) {
             for (int i = 0; i < size; i++) {
                 if (names[i] == name || names[i].equals(name)) {
-                    values[i] += milli;
+                    values[i] = addSaturated(values[i], milli);
                     return;
                 }
             }

@@ -158,7 +158,7 @@ public final class ClusterBuilder {
         private final String name;
         private int weight = 1;
         private int priority;
-        private Resources capability;
+        private dev.arbiter.model.Caps capability;
         private Resources guarantee = Resources.NONE;
         private boolean reclaimable = true;
         private String state = "Open";
@@ -174,7 +174,8 @@ public final class ClusterBuilder {
 
         public QueueBuilder weight(int w) { this.weight = w; return this; }
         public QueueBuilder priority(int p) { this.priority = p; return this; }
-        public QueueBuilder capability(Object... r) { this.capability = Resources.of(r); return this; }
+        /** Name, amount pairs; a zero is kept and forbids the resource. */
+        public QueueBuilder capability(Object... r) { this.capability = dev.arbiter.model.Caps.of(r); return this; }
         public QueueBuilder guarantee(Object... r) { this.guarantee = Resources.of(r); return this; }
         public QueueBuilder reclaimable(boolean r) { this.reclaimable = r; return this; }
         public QueueBuilder state(String s) { this.state = s; return this; }

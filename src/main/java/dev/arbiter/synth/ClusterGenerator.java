@@ -188,10 +188,10 @@ public final class ClusterGenerator {
             int weight = 1 + rnd.nextInt(4);
             int priority = rnd.nextInt(10) == 0 ? 1 : 0;
             boolean reclaimable = rnd.nextInt(5) != 0 && spec.reclaimableQueues();
-            Resources capability = null;
+            dev.arbiter.model.Caps capability = null;
             if (rnd.nextInt(4) == 0) {
                 long gpus = Math.max(8, Math.round(totalGpus * (0.05 + 0.25 * rnd.nextDouble()) / 8) * 8);
-                capability = Resources.ofMilli(Map.of(GPU, gpus * 1000));
+                capability = dev.arbiter.model.Caps.ofMilli(Map.of(GPU, gpus * 1000));
             }
             Resources guarantee = Resources.NONE;
             if (rnd.nextInt(10) == 0) {

@@ -84,7 +84,10 @@ public final class ManifestYamlWriter {
         line(1, "priority", Integer.toString(q.priority()), false);
         line(1, "reclaimable", Boolean.toString(q.reclaimable()), false);
         if (q.parent() != null) line(1, "parent", q.parent());
-        if (q.capability() != null) resources(1, "capability", q.capability());
+        if (q.capability() != null) {
+            out.write("  capability:\n");
+            for (Map.Entry<String, String> e : q.capability().asQuantities().entrySet()) line(2, e.getKey(), e.getValue());
+        }
         if (!q.guarantee().isEmpty()) {
             out.write("  guarantee:\n");
             resources(2, "resource", q.guarantee());

@@ -41,7 +41,8 @@ class CapacityPackTest {
         ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
                 .queue("a").deserved(GPU, 8).end().queue("b").deserved(GPU, 24).end();
         for (int i = 1; i <= 4; i++) c.job("a/j" + i).queue("a").pods(1, GPU, 8).running("node-" + i).end();
-        c.job("b/want").queue("b").pods(4, GPU, 8).minMember(1).end();
+        // Four jobs of one pod each: a starving job reclaims only what it needs to start.
+        for (int i = 1; i <= 4; i++) c.job("b/want" + i).queue("b").pods(1, GPU, 8).end();
         CycleResult r = cycle(c);
         assertEquals(3, r.evictions().size(), "a keeps its deserved 8");
         assertTrue(r.evictions().stream().allMatch(e -> e.action().equals("reclaim")));

@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 class GuaranteeAndDequeueTest {
     private static final String GPU = "nvidia.com/gpu";
 
-    /** g runs on two of four nodes; h (weight 3) wants all four. */
+    /** g runs on two of four nodes; h (weight 3) wants three of them together (its gang needs three to start). */
     private static ClusterBuilder guaranteed(boolean withGuarantee) {
         ClusterBuilder.QueueBuilder g = ClusterBuilder.cluster().nodes(4, GPU, 8).queue("g").weight(1);
         if (withGuarantee) g.guarantee(GPU, 16);
         return g.end().queue("h").weight(3).end()
                 .job("g/run").queue("g").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
-                .job("h/want").queue("h").pods(4, GPU, 8).minMember(1).end();
+                .job("h/want").queue("h").pods(4, GPU, 8).minMember(3).end();
     }
 
     @Test

@@ -156,7 +156,10 @@ final class LiveFixture implements AutoCloseable {
         VolcanoQueue.Spec spec = new VolcanoQueue.Spec();
         spec.weight = q.weight();
         spec.reclaimable = q.reclaimable();
-        if (q.capability() != null) spec.capability = quantities(q.capability());
+        if (q.capability() != null) {
+            spec.capability = new java.util.TreeMap<>();
+            q.capability().asQuantities().forEach((k, v) -> spec.capability.put(k, new Quantity(v)));
+        }
         queue.setSpec(spec);
         client.resources(VolcanoQueue.class).resource(queue).create();
     }

@@ -149,7 +149,7 @@ class ObjectFieldsTest {
                 status:
                   state: Closed
                 """), "research");
-        assertEquals(new QueueSpec("research", 3, 5, Resources.of("cpu", 100, "nvidia.com/gpu", 16),
+        assertEquals(new QueueSpec("research", 3, 5, dev.arbiter.model.Caps.of("cpu", 100, "nvidia.com/gpu", 16),
                 Resources.of("nvidia.com/gpu", 4), false, "Closed", "science", 0), q);
     }
 

@@ -145,7 +145,7 @@ final class CycleFacts {
         for (QueueSpec q : snap.queues()) guarantees = guarantees.add(q.guarantee());
         QueueSpec q = queues.get(queue);
         Caps real = Caps.of(total.subtract(guarantees).clampNonNegative().add(q.guarantee()));
-        return q.capability() == null ? real : real.intersect(Caps.of(q.capability()));
+        return q.capability() == null ? real : real.intersect(q.capability());
     }
 
     /** Free capacity per node: allocatable less every bound pod (of any scheduler). */
