@@ -111,6 +111,65 @@ Feature: Gang scheduling: a distributed job starts all together or not at all
             schedulerName: volcano
             containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]
       """
-    Then "roles" is pending
+    Then "roles" is pending because role worker needs 2, 1 placeable
     And 0 pods of "roles" are running
     And 16 GPUs are idle
+
+  Scenario: An elastic Volcano Job starts with its minimum although every role has a minimum of its own
+    Volcano's job controller writes a minimum for every task of a Volcano Job (here 1 master and 3 workers) and the
+    job's own minAvailable (2) into the PodGroup. The roles' minimums add up to more than the job's, so only the job's
+    minimum counts, as in Volcano: with room for 2 pods the job starts. Its pods carry their role as a label only.
+    Given a cluster of 2 nodes with 8 GPUs each
+    And the manifests:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: vcjob, namespace: tenanta}
+      spec: {minMember: 2, minTaskMember: {master: 1, worker: 3}}
+      ---
+      apiVersion: v1
+      kind: List
+      items:
+        - {apiVersion: v1, kind: Pod, metadata: {name: vcjob-master-0, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: vcjob}, labels: {volcano.sh/task-spec: master}},
+           spec: {schedulerName: volcano, containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+        - {apiVersion: v1, kind: Pod, metadata: {name: vcjob-worker-0, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: vcjob}, labels: {volcano.sh/task-spec: worker}},
+           spec: {schedulerName: volcano, containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+        - {apiVersion: v1, kind: Pod, metadata: {name: vcjob-worker-1, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: vcjob}, labels: {volcano.sh/task-spec: worker}},
+           spec: {schedulerName: volcano, containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+        - {apiVersion: v1, kind: Pod, metadata: {name: vcjob-worker-2, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: vcjob}, labels: {volcano.sh/task-spec: worker}},
+           spec: {schedulerName: volcano, containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+      """
+    Then "vcjob" is running
+    And 2 pods of "vcjob" are running
+    And pod "tenanta/vcjob-master-0" is running
+
+  Scenario: Pods that ask for no resources are scheduled like any other
+    BestEffort pods (no requests at all) take only a pod slot on a node; no queue share holds them back.
+    Given a cluster of 1 node with 8 GPUs each
+    And tenant A runs a job "gpu-hog" of 1 pod with 8 GPUs each
+    When tenant A submits a job "helpers" of 3 pods with 0 GPUs each
+    Then "helpers" is running
+    And 3 pods of "helpers" are running
+
+  Scenario: A gang left half-bound is completed once there is room
+    One member of a gang of 2 already runs (say, its bind succeeded and its partner's failed); there is a free node.
+    The other member binds: the running one is not counted twice against the queue.
+    Given a cluster of 2 nodes with 8 GPUs each
+    And the manifests:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: pair, namespace: tenanta}
+      spec: {minMember: 2}
+      ---
+      apiVersion: v1
+      kind: List
+      items:
+        - {apiVersion: v1, kind: Pod, metadata: {name: pair-0, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: pair}},
+           spec: {schedulerName: volcano, nodeName: node-1, containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+        - {apiVersion: v1, kind: Pod, metadata: {name: pair-1, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: pair}},
+           spec: {schedulerName: volcano, containers: [{name: main, image: trainer, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+      """
+    Then "pair" is running
+    And 2 pods of "pair" are running
+    And 0 GPUs are idle

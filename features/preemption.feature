@@ -59,3 +59,42 @@ Feature: Preemption: urgent work evicts less important work of its own queue
     And 1 pod of "batch" was evicted by preemption
     And queue "q" holds 16 GPUs
     And 16 GPUs are idle
+
+  Scenario: An elastic urgent job evicts only what it needs to start
+    The urgent job can start with 1 of its 2 pods. Preemption stops as soon as it can start; its second pod waits for
+    a node to free up rather than evicting more work.
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular
+    When tenant A submits a job "urgent" of 2 pods with 8 GPUs each at p0-critical, needing at least 1 pod
+    Then "urgent" is running
+    And 1 pod of "urgent" is running
+    And only 1 pod was evicted
+
+  Scenario: A critical service whose PodGroup names no priority class preempts as critical
+    A LeaderWorkerSet names its PodGroup in its pod templates, and the PodGroup itself carries no priorityClassName
+    (as in the seed article); its pods are p0-critical. The job takes the highest priority of its pods, so it preempts
+    regular work in its own queue.
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular
+    When these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: serve-pg, namespace: tenanta}
+      spec: {minMember: 2}
+      ---
+      apiVersion: leaderworkerset.x-k8s.io/v1
+      kind: LeaderWorkerSet
+      metadata: {name: serve, namespace: tenanta}
+      spec:
+        replicas: 1
+        leaderWorkerTemplate:
+          size: 2
+          workerTemplate:
+            metadata:
+              annotations: {scheduling.k8s.io/group-name: serve-pg}
+            spec:
+              schedulerName: volcano
+              priorityClassName: p0-critical
+              containers: [{name: vllm, image: vllm, resources: {requests: {nvidia.com/gpu: "8"}}}]
+      """
+    Then "serve" is running
+    And 2 pods of "batch" were evicted by preemption

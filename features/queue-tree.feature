@@ -29,3 +29,20 @@ Feature: Queue tree: teams share the cluster, their sub-queues share the team's 
     And tenant B submits a job "works" of 1 pod with 8 GPUs each in queue "fine"
     Then "stuck" is pending because queue "orphan" is not open
     And "works" is running
+
+  Scenario: A sub-queue takes back its half from its sibling when their team is at its capability
+    Team "ml" may use at most 16 GPUs, which "ml-train" and "ml-serve" share. Training borrowed all 16 while serving
+    was idle. When serving needs its half it takes it back from its sibling, although the team is at its capability:
+    evicting the sibling frees room under the team. (The cluster's other 16 GPUs are idle, and stay so.)
+    Given a cluster of 4 nodes with 8 GPUs each
+    And queue "ml" with weight 1 and a capability of 16 GPUs
+    And queue "ml-train" with weight 1 under "ml"
+    And queue "ml-serve" with weight 1 under "ml"
+    And tenant T runs 2 jobs "train" of 8 GPUs each in queue "ml-train"
+    And a minute passes
+    When tenant S submits a job "serve" of 1 pod with 8 GPUs each in queue "ml-serve"
+    Then "serve" is running
+    And 1 pod of "train" was evicted by reclaim
+    And queue "ml-serve" holds 8 GPUs
+    And queue "ml-train" holds 8 GPUs
+    And 16 GPUs are idle

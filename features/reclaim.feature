@@ -92,3 +92,32 @@ Feature: Reclaim: a queue takes back the share it lent
     Then "qwen2-72b" is running
     And 2 pods of "heavy" were evicted by reclaim
     And "heavy" is running
+
+  Scenario: A queue gives back the GPUs it holds beyond its share, even when its own waiting pod raises its other shares
+    Queue "a" deserves 24 of the 32 GPUs and holds all 32. Its waiting pod also asks for 16 CPUs, which lifts a's
+    deserved CPUs above the CPUs it holds. That must not shield the GPUs it borrowed: queue "b" deserves 8 GPUs and
+    takes them back (Volcano's rule: a queue may be reclaimed from while it holds more than its share of anything).
+    Given queue "a" with weight 3
+    And queue "b" with weight 1
+    And the manifests:
+      """
+      apiVersion: v1
+      kind: List
+      items:
+      - {apiVersion: v1, kind: Pod, metadata: {name: a-run-1, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: a}},
+         spec: {schedulerName: volcano, nodeName: node-1, containers: [{name: main, resources: {requests: {cpu: "1", nvidia.com/gpu: "8"}}}]}}
+      - {apiVersion: v1, kind: Pod, metadata: {name: a-run-2, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: a}},
+         spec: {schedulerName: volcano, nodeName: node-2, containers: [{name: main, resources: {requests: {cpu: "1", nvidia.com/gpu: "8"}}}]}}
+      - {apiVersion: v1, kind: Pod, metadata: {name: a-run-3, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: a}},
+         spec: {schedulerName: volcano, nodeName: node-3, containers: [{name: main, resources: {requests: {cpu: "1", nvidia.com/gpu: "8"}}}]}}
+      - {apiVersion: v1, kind: Pod, metadata: {name: a-run-4, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: a}},
+         spec: {schedulerName: volcano, nodeName: node-4, containers: [{name: main, resources: {requests: {cpu: "1", nvidia.com/gpu: "8"}}}]}}
+      - {apiVersion: v1, kind: Pod, metadata: {name: a-wait, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: a}},
+         spec: {schedulerName: volcano, containers: [{name: main, resources: {requests: {cpu: "16", nvidia.com/gpu: "8"}}}]}}
+      """
+    And a minute passes
+    When tenant B submits a job "b-train" of 1 pod with 8 GPUs each in queue "b"
+    Then "b-train" is running
+    And only 1 pod was evicted
+    And queue "b" holds 8 GPUs
+    And queue "a" holds 24 GPUs

@@ -38,3 +38,18 @@ Feature: The seed story: critical inference takes back GPUs lent to elastic trai
     And queue "tenanta" holds 16 GPUs
     And queue "tenantb" holds 16 GPUs
     And 0 GPUs are idle
+
+  Scenario: Training that cannot shrink gives back the whole cluster, then waits for room to start again
+    Tenant B's PyTorchJob sets no minAvailable: it needs all 4 of its pods and cannot give back half. Once it has run
+    its minute, tenant A still gets its 16 GPUs. B's whole gang goes, because what would come back needs 32 GPUs,
+    twice B's share, so it could never take them straight back. The training operator recreates B's pods; they wait,
+    and B's reason says why.
+    Given evicted pods come back, as their controllers recreate them
+    And tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb"
+    And a minute passes
+    When tenant A submits a LeaderWorkerSet "qwen2-72b" of size 2 with 8 GPUs per pod at p0-critical in queue "tenanta"
+    Then every pod of "heavy" was evicted by reclaim
+    And "qwen2-72b" is running
+    And queue "tenanta" holds 16 GPUs
+    And "heavy" is pending because the gang needs mars-tech.com/gpu 32 to start, but queue "tenantb" deserves mars-tech.com/gpu 16
+    And 16 GPUs are idle

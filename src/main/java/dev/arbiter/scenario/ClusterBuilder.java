@@ -200,6 +200,8 @@ public final class ClusterBuilder {
         private final boolean bare;
         private String queue = QueueSpec.DEFAULT;
         private String priorityClass;
+        private String podPriorityClass;
+        private boolean roleAsLabel;
         private Integer minMember;
         private final Map<String, Integer> minTaskMember = new HashMap<>();
         private final List<Object[]> podResources = new ArrayList<>();
@@ -224,6 +226,10 @@ public final class ClusterBuilder {
 
         public JobBuilder queue(String q) { this.queue = q; return this; }
         public JobBuilder priorityClass(String pc) { this.priorityClass = pc; return this; }
+        /** The pods' priority class only (the PodGroup keeps {@link #priorityClass}, e.g. none). */
+        public JobBuilder podPriorityClass(String pc) { this.podPriorityClass = pc; return this; }
+        /** Pods carry their role as the {@code volcano.sh/task-spec} label instead of the annotation. */
+        public JobBuilder roleAsLabel() { this.roleAsLabel = true; return this; }
         public JobBuilder minMember(int m) { this.minMember = m; return this; }
         public JobBuilder minTaskMember(String role, int m) { this.minTaskMember.put(role, m); return this; }
         public JobBuilder preemptionPolicy(String p) { this.preemptionPolicy = p; return this; }
@@ -271,12 +277,14 @@ public final class ClusterBuilder {
                 Map<String, String> ann = new HashMap<>(annotations);
                 if (!bare) ann.put(PodSpec.GROUP_ANNOTATION, name);
                 else ann.put(PodSpec.QUEUE_ANNOTATION, queue);
-                if (!roles.get(i).isEmpty()) ann.put(PodSpec.TASK_SPEC_ANNOTATION, roles.get(i));
+                Map<String, String> labels = new HashMap<>();
+                if (!roles.get(i).isEmpty()) (roleAsLabel ? labels : ann).put(PodSpec.TASK_SPEC_ANNOTATION, roles.get(i));
                 String node = i < runningOn.size() ? runningOn.get(i) : null;
                 parent.podSpec(new PodSpec(namespace, name + "-" + i, schedulerName, node,
-                        node == null ? "Pending" : "Running", priorityClass, null, preemptionPolicy,
-                        Resources.of(podResources.get(i)).add(Resources.of("pods", 1)), nodeSelector, tolerations,
-                        Map.of(), ann, arrival, parent.nextOrder(), false, node == null ? PodSpec.UNKNOWN_START : startedAt));
+                        node == null ? "Pending" : "Running", podPriorityClass != null ? podPriorityClass : priorityClass,
+                        null, preemptionPolicy, Resources.of(podResources.get(i)).add(Resources.of("pods", 1)),
+                        nodeSelector, tolerations, labels, ann, arrival, parent.nextOrder(), false,
+                        node == null ? PodSpec.UNKNOWN_START : startedAt));
             }
             return parent;
         }

@@ -157,6 +157,14 @@ public final class ClusterSteps {
         });
     }
 
+    // ---- controllers -----------------------------------------------------------------------------------------------
+
+    /** Evicted pods come back pending, as a Job or a training operator recreates them: demand stays constant. */
+    @Given("evicted pods come back, as their controllers recreate them")
+    public void evictedPodsComeBack() {
+        world().recreateEvicted();
+    }
+
     // ---- raw manifests ---------------------------------------------------------------------------------------------
 
     @Given("the manifests:")

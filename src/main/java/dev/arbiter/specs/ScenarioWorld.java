@@ -67,6 +67,8 @@ final class ScenarioWorld {
     private long pendingDelaySeconds;
     private boolean checked;
     private int nodes;
+    /** Evicted pods come back pending, as their controllers (a Job, a training operator) recreate them. */
+    private boolean recreateEvicted;
     private Outcome outcome;
     private Outcome lastSimulated;
 
@@ -94,6 +96,15 @@ final class ScenarioWorld {
         }
         gpu = resource;
         gpuNamed = true;
+    }
+
+    /** From now on evicted pods come back pending, recreated by their controllers: demand stays constant. */
+    void recreateEvicted() {
+        if (SpecListener.currentStep() != SpecListener.Kind.GIVEN || checked || batches.size() > 1) {
+            throw new IllegalStateException("say that controllers recreate evicted pods in a Given step, before anything arrives later");
+        }
+        recreateEvicted = true;
+        outcome = null;
     }
 
     /** {@code node-<n>}, continuing the numbering of nodes added so far. */
@@ -219,7 +230,7 @@ final class ScenarioWorld {
             Manifests m = ManifestLoader.parse(yaml, "scenario");
             // Time passes only when the story says so ("a minute passes"): do not follow the policy's wake-ups.
             SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault()))
-                    .run(m, new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, false, false));
+                    .run(m, new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, recreateEvicted, false));
             o = new Outcome(m, r, gpu);
             lastSimulated = o;
             if (!r.stable()) {

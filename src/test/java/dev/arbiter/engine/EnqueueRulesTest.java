@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.scenario.ClusterBuilder;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** enqueue.drl: which Pending PodGroups move to Inqueue, and why the others stay Pending. */
@@ -78,5 +79,15 @@ class EnqueueRulesTest {
                 .job("ns/second").queue("q").pods(1, GPU, 8).end().snapshot());
         assertEquals("Running", group(r.podGroups(), "ns/first").phase());
         assertEquals("Pending", group(r.podGroups(), "ns/second").phase());
+    }
+
+    @Test
+    void aJobsRunningMembersAreNotCountedTwiceAgainstItsQueue() {
+        // One of the gang's two pods runs; the queue may hold 16. The running pod is in the queue's allocation (8),
+        // so only the other 8 of the gang's minimum need room: it is admitted and completes.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("q").capability(GPU, 16).end()
+                .job("ns/pair").queue("q").pods(2, GPU, 8).running("node-1").phase("Pending").end().snapshot());
+        assertEquals(Set.of("ns/pair-1"), bound(r));
     }
 }

@@ -82,4 +82,24 @@ class FairShareRulesTest {
         assertEquals(16, units(queue(r.queues(), "a").deserved(), GPU));
         assertEquals(16, units(queue(r.queues(), "b").deserved(), GPU));
     }
+
+    @Test
+    void aLightQueueGetsTheIdleClusterWhateverTheWeightRatio() {
+        // 20,000:1: the light queue's part of each round rounds down to nothing while the heavy queue wants nothing;
+        // once the heavy queue is met, the light one takes what is left.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("heavy").weight(20_000).end().queue("light").weight(1).end()
+                .job("ns/l").queue("light").pods(32, GPU, 1).minMember(1).phase("Inqueue").end().snapshot());
+        assertEquals(32, units(queue(r.queues(), "light").deserved(), GPU));
+        assertEquals(32, r.bindings().size());
+    }
+
+    @Test
+    void aCapabilityOfZeroForbidsTheResource() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .queue("cpu-only").capability(GPU, 0).end()
+                .job("ns/gpu").queue("cpu-only").pods(1, GPU, 8).phase("Inqueue").end().snapshot());
+        assertTrue(r.bindings().isEmpty(), "bound " + r.bindings());
+        assertEquals(0, units(queue(r.queues(), "cpu-only").deserved(), GPU));
+    }
 }

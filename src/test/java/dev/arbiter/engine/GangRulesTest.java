@@ -65,4 +65,46 @@ class GangRulesTest {
                 .job("ns/elastic").pods(3, GPU, 8).minMember(2).running("node-1", "node-2").end().snapshot());
         assertEquals(Set.of("ns/elastic-2"), bound(r));
     }
+
+    @Test
+    void perRoleMinimumsDoNotCountWhenMinMemberIsBelowTheirSum() {
+        // A Volcano Job's PodGroup: the job controller writes a minimum for every role (1 + 3), and the job's
+        // minAvailable (2) is below their sum, so only minMember counts, as in Volcano. Roles are labels only.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .job("ns/vcjob").pods("master", 1, GPU, 8).pods("worker", 3, GPU, 8).minMember(2)
+                .minTaskMember("master", 1).minTaskMember("worker", 3).roleAsLabel().phase("Inqueue").end().snapshot());
+        assertEquals(2, bound(r).size());
+    }
+
+    @Test
+    void aRoleBelowItsMinimumHoldsTheGangBackAndSaysWhichRole() {
+        // minMember 3 covers the roles' minimums (1 master + 2 workers); room for 3 pods, but the ps pod was created
+        // before the workers and takes the third place.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .job("ns/roles").pods("master", 1, GPU, 8).pods("ps", 1, GPU, 8).pods("worker", 2, GPU, 8).minMember(3)
+                .minTaskMember("master", 1).minTaskMember("worker", 2).roleAsLabel().phase("Inqueue").end().snapshot());
+        assertTrue(bound(r).isEmpty());
+        assertTrue(group(r.podGroups(), "ns/roles").reason().startsWith("role worker needs 2, 1 placeable: "),
+                group(r.podGroups(), "ns/roles").reason());
+    }
+
+    @Test
+    void aHalfBoundGangIsCompletedWhenThereIsRoom() {
+        // One member runs (a bind that failed halfway, say); the other is pending and a node is free. Admission must
+        // not count the running member twice (in the queue's allocation and in the gang's minimum).
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .job("ns/pair").pods(2, GPU, 8).running("node-1").phase("Pending").end().snapshot());
+        assertEquals(Set.of("ns/pair-1"), bound(r));
+    }
+
+    @Test
+    void podsWithoutRequestsBindEvenWhenTheirQueueHasItsShare() {
+        // The queue deserves nothing (its pods request nothing it shares) and so is "overused": BestEffort pods only
+        // need a pod slot on a node.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .job("ns/hog").pods(1, GPU, 8).running("node-1").end()
+                .job("ns/helpers").pods(3).end().snapshot());
+        assertEquals(3, bound(r).size());
+        assertEquals("Running", group(r.podGroups(), "ns/helpers").phase());
+    }
 }

@@ -60,4 +60,20 @@ class GuaranteeAndDequeueTest {
         assertTrue(bound(r).isEmpty());
         assertEquals("waiting behind ns/head, the head of fifo queue \"q\"", group(r.podGroups(), "ns/small").reason());
     }
+
+    @Test
+    void guaranteesLargerThanTheClusterAreScaledDownToFitAndSaySo() {
+        // 64 GPUs guaranteed on a 32-GPU cluster: kept as written, g would hold everything and h nothing. Scaled by
+        // half, g is guaranteed 16 of them and h 8 (its 16 halved), and the shares still add up to the cluster.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("g").guarantee(GPU, 48).end().queue("h").guarantee(GPU, 16).end()
+                .job("g/w").queue("g").pods(32, GPU, 1).minMember(1).phase("Inqueue").end()
+                .job("h/w").queue("h").pods(32, GPU, 1).minMember(1).phase("Inqueue").end().snapshot());
+        long g = Shipped.queue(r.queues(), "g").deserved().milli(GPU);
+        long h = Shipped.queue(r.queues(), "h").deserved().milli(GPU);
+        assertEquals(24_000, g);
+        assertEquals(8_000, h);
+        assertTrue(Shipped.queue(r.queues(), "g").reason().contains("scaled down"), Shipped.queue(r.queues(), "g").reason());
+        assertEquals(32, r.bindings().size());
+    }
 }

@@ -46,4 +46,18 @@ class NominationTest {
         assertEquals(Set.of("a/high-0"), bound);
         assertTrue(r.pods().stream().anyMatch(p -> p.pod().equals("b/patient-0") && p.phase().equals("Pending")));
     }
+
+    @Test
+    void aNominatedJobStartedFirstIsNotBoundAgainWithItsOtherPods() {
+        // An elastic job holds room on node-1 for its first pod (the last cycle evicted for it); its second pod fits
+        // nowhere. The nominated start binds the first pod; allocation then comes back to the job for the second and
+        // must not place the first again on the free node-2 (the fleet soak's "bound ... which is not pending").
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .job("ns/elastic").pods(1, GPU, 8).pods(1, GPU, 16).minMember(1).phase("Inqueue").end();
+        dev.arbiter.model.ClusterSnapshot s = c.snapshot();
+        s = new dev.arbiter.model.ClusterSnapshot(s.nodes(), s.pods(), s.podGroups(), s.queues(), s.priorityClasses(), 0,
+                java.util.Map.of("ns/elastic-0", "node-1"));
+        CycleResult r = Shipped.cycle(s);
+        assertEquals(List.of("ns/elastic-0"), r.bindings().stream().map(b -> b.pod()).toList());
+    }
 }

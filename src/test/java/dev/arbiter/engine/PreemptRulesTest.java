@@ -98,4 +98,54 @@ class PreemptRulesTest {
                 .job("a/urgent").queue("a").priorityClass("high").pods(1, GPU, 8).end().snapshot());
         assertTrue(r.evictions().isEmpty(), "evicted " + evicted(r));
     }
+
+    @Test
+    void aStarvingJobEvictsOnlyUntilItsGangCanStart() {
+        // Volcano's job-starving rule: the preemptor needs 1 of its 2 pods to start, so one victim is enough; its
+        // second pod waits for a node to free up.
+        CycleResult r = Shipped.cycle(fullQueue()
+                .job("ns/new").queue("q").priorityClass("high").pods(2, GPU, 8).minMember(1).end().snapshot());
+        assertEquals(1, r.evictions().size(), "evicted " + evicted(r));
+    }
+
+    @Test
+    void aJobWhoseGangAlreadyRunsDoesNotPreemptForItsOtherPods() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .queue("q").reclaimable(false).end()
+                .job("ns/old").queue("q").priorityClass("low").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
+                .job("ns/new").queue("q").priorityClass("high").pods(3, GPU, 8).minMember(1).running("node-3")
+                .end().snapshot());
+        assertTrue(r.evictions().isEmpty(), "ns/new runs with its minimum; its other pods wait for free capacity");
+    }
+
+    @Test
+    void aVolcanoJobWithAMinimumPerRoleStillPreemptsWithFewerPods() {
+        // Volcano's job controller writes minTaskMember for every role; minMember (1) is below their sum (4), so only
+        // minMember counts and the job starts with one pod.
+        CycleResult r = Shipped.cycle(fullQueue()
+                .job("ns/vcjob").queue("q").priorityClass("high").pods("worker", 4, GPU, 8).minMember(1)
+                .minTaskMember("worker", 4).end().snapshot());
+        assertEquals(1, r.evictions().size(), "evicted " + evicted(r));
+    }
+
+    @Test
+    void aJobThatFindsNoLowerPriorityWorkSaysSo() {
+        CycleResult r = Shipped.cycle(fullQueue()
+                .job("ns/new").queue("q").priorityClass("low").pods(1, GPU, 8).phase("Inqueue").end().snapshot());
+        String reason = Shipped.group(r.podGroups(), "ns/new").reason();
+        assertTrue(reason.contains("preempt: no lower-priority work runs in queue \"q\" (priority 10)"), reason);
+    }
+
+    @Test
+    void aJobWhoseVictimsAreAllProtectedSaysByWhichRule() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .queue("q").reclaimable(false).end()
+                .job("ns/old").queue("q").priorityClass("low").pods(1, GPU, 8).running("node-1").notPreemptable().end()
+                .job("ns/new").queue("q").priorityClass("high").pods(1, GPU, 8).end().snapshot());
+        String reason = Shipped.group(r.podGroups(), "ns/new").reason();
+        assertTrue(reason.contains("preempt: every lower-priority pod of queue \"q\" is protected: 1 by rule"
+                + " \"victims: a pod marked volcano.sh/preemptable false is never evicted\""), reason);
+    }
 }

@@ -73,4 +73,16 @@ class PriorityRulesTest {
     void aJobWhosePodSaysNeverDoesNotPreempt() {
         assertTrue(evicted(Shipped.cycle(fullNodeAndPreemptor("urgent", "Never").snapshot())).isEmpty());
     }
+
+    @Test
+    void aPodGroupWithoutAClassTakesTheHighestPriorityOfItsPods() {
+        // The seed's LeaderWorkerSet: the PodGroup names no class, its pods are urgent; it preempts as urgent.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .priorityClass("low", 10).priorityClass("urgent", 1000).priorityClass("mid", 100, true)
+                .job("ns/victim").priorityClass("low").pods(1, GPU, 8).running("node-1").end()
+                .job("ns/lws").podPriorityClass("urgent").pods(1, GPU, 8).phase("Inqueue").end().snapshot());
+        assertEquals(Set.of("ns/victim-0"), evicted(r));
+        assertTrue(r.rulesFiredOn("PodGroup", "ns/lws")
+                .contains("priority: a PodGroup that names no priority class takes the highest priority of its pods"));
+    }
 }

@@ -120,4 +120,38 @@ class QueueTreeTest {
                 .job("ns/j").queue("t1").pods(2, GPU, 8).minMember(1).phase("Inqueue").end().snapshot());
         assertEquals(1, r.bindings().size(), "the team may hold 8 GPUs, whatever its child wants");
     }
+
+    @Test
+    void aLeafReclaimsFromItsSiblingWhenTheirParentIsAtItsCapability() {
+        // ml may hold 16 GPUs; train borrowed them all while serve was idle. Evicting a sibling frees room under ml,
+        // so serve takes its 8 back although ml is at its capability.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("ml").capability(GPU, 16).end()
+                .queue("train").parent("ml").end().queue("serve").parent("ml").end()
+                .job("ns/t1").queue("train").pods(1, GPU, 8).running("node-1").startedAt(0).end()
+                .job("ns/t2").queue("train").pods(1, GPU, 8).running("node-2").startedAt(0).end()
+                .job("ns/s").queue("serve").pods(1, GPU, 8).end();
+        CycleResult r = Shipped.cycle(c.snapshot(1000));
+        assertEquals(1, r.evictions().size(), "evicted " + Shipped.evicted(r));
+        assertEquals("reclaim", r.evictions().get(0).action());
+        assertEquals("ns/s", r.evictions().get(0).forPodGroup());
+    }
+
+    @Test
+    void aLeafDoesNotReclaimFromACousinWhenItsOwnParentIsAtItsCapability() {
+        // ml may hold 16 and holds them; its sibling's pods may not be evicted. "other" holds 16 of its deserved 8,
+        // but its pods are not under ml: evicting them would free nothing under ml's capability, so serve evicts
+        // nothing (x, a top-level queue, does take its share back from other).
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("ml").weight(2).capability(GPU, 16).end().queue("other").end().queue("x").end()
+                .queue("train").parent("ml").end().queue("serve").parent("ml").end()
+                .job("ns/t").queue("train").pods(2, GPU, 8).running("node-1", "node-2").startedAt(0).notPreemptable().end()
+                .job("ns/o").queue("other").pods(2, GPU, 8).minMember(1).running("node-3", "node-4").startedAt(0).end()
+                .job("ns/x").queue("x").pods(1, GPU, 8).end()
+                .job("ns/s").queue("serve").pods(1, GPU, 8).end();
+        CycleResult r = Shipped.cycle(c.snapshot(1000));
+        assertTrue(r.evictions().stream().noneMatch(e -> e.forPodGroup().equals("ns/s")), "evicted " + Shipped.evicted(r));
+        String reason = Shipped.group(r.podGroups(), "ns/s").reason();
+        assertTrue(reason.contains("reclaim: no set of victims makes room for ns/s-0"), reason);
+    }
 }

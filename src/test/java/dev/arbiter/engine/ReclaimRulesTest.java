@@ -93,4 +93,30 @@ class ReclaimRulesTest {
         assertEquals(20, Shipped.units(Shipped.queue(r.queues(), "a").deserved(), GPU));
         assertEquals(2, r.evictions().size(), "evicted " + evicted(r));
     }
+
+    @Test
+    void aQueueAboveItsShareInOneDimensionIsReclaimedFromAlthoughItsPendingPodLiftsItsOtherShares() {
+        // Four 1-GPU nodes. a (weight 3) deserves 3 GPUs and holds 4; its waiting pod asks for CPUs too, which lifts
+        // a's deserved CPUs above what it holds, so a does not cover its share in every dimension. It still holds
+        // more GPUs than it deserves, and b (deserving 1 GPU) takes one back (Volcano's reclaimable check).
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 1, "cpu", 8)
+                .queue("a").weight(3).end().queue("b").weight(1).end();
+        for (int i = 1; i <= 4; i++) {
+            c.job("a/run" + i).queue("a").pods(1, GPU, 1, "cpu", 1).running("node-" + i).startedAt(0).end();
+        }
+        c.job("a/wait").queue("a").pods(1, GPU, 1, "cpu", 4).end();
+        c.job("b/want").queue("b").pods(1, GPU, 1, "cpu", 1).end();
+        CycleResult r = Shipped.cycle(c.snapshot(1000));
+        assertEquals(3, Shipped.units(Shipped.queue(r.queues(), "a").deserved(), GPU));
+        assertEquals(1, r.evictions().size(), "evicted " + evicted(r));
+        assertEquals("b/want", r.evictions().get(0).forPodGroup());
+    }
+
+    @Test
+    void aGangLargerThanItsQueuesShareSaysItCannotReclaim() {
+        CycleResult r = Shipped.cycle(borrowed(true, 3).snapshot());
+        String reason = Shipped.group(r.podGroups(), "a/want").reason();
+        assertTrue(reason.contains("reclaim: the gang needs nvidia.com/gpu 24 to start, but queue \"a\" deserves"
+                + " nvidia.com/gpu 16 and holds none"), reason);
+    }
 }

@@ -223,7 +223,19 @@ class ManifestErrorsTest {
                         spec:
                           leaderWorkerTemplate: {size: 2}
                         """, "test.yaml:5: LeaderWorkerSet default/serve: spec.leaderWorkerTemplate.workerTemplate:"
-                        + " is required"));
+                        + " is required"),
+                Arguments.of("node quantities whose cluster total overflows", """
+                        apiVersion: v1
+                        kind: Node
+                        metadata: {name: n1}
+                        status: {allocatable: {cpu: "9000000000000000"}}
+                        ---
+                        apiVersion: v1
+                        kind: Node
+                        metadata: {name: n2}
+                        status: {allocatable: {cpu: "9000000000000000"}}
+                        """, "test.yaml:9: Node n2: status.allocatable.cpu: with this node the cluster's total cpu passes"
+                        + " the largest amount Arbiter can count; is the quantity right?"));
     }
 
     @ParameterizedTest(name = "{0}")

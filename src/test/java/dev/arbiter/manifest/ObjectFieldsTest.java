@@ -154,6 +154,39 @@ class ObjectFieldsTest {
     }
 
     @Test
+    void an_explicit_zero_capability_is_kept_and_forbids_the_resource() {
+        QueueSpec q = queue(parse("""
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: Queue
+                metadata: {name: cpu-only}
+                spec: {capability: {nvidia.com/gpu: "0", cpu: "64"}}
+                """), "cpu-only");
+        assertEquals(dev.arbiter.model.Caps.of("nvidia.com/gpu", 0, "cpu", 64), q.capability());
+        assertFalse(q.capability().admits(Resources.of("nvidia.com/gpu", 1)));
+    }
+
+    @Test
+    void a_pods_task_role_is_its_annotation_else_its_label() {
+        Manifests m = parse("""
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: labelled, namespace: ns, labels: {volcano.sh/task-spec: worker}}
+                spec: {containers: [{name: c}]}
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: both
+                  namespace: ns
+                  labels: {volcano.sh/task-spec: worker}
+                  annotations: {volcano.sh/task-spec: master}
+                spec: {containers: [{name: c}]}
+                """);
+        assertEquals("worker", pod(m, "ns/labelled").taskRole());
+        assertEquals("master", pod(m, "ns/both").taskRole());
+    }
+
+    @Test
     void a_bare_queue_gets_volcano_defaults() {
         QueueSpec q = queue(parse("""
                 apiVersion: scheduling.volcano.sh/v1beta1

@@ -36,6 +36,14 @@ class ResourcesTest {
     }
 
     @Test
+    void sums_hold_at_the_limit_instead_of_wrapping_round() {
+        Resources huge = Resources.ofMilli(Map.of("cpu", Long.MAX_VALUE - 10));
+        assertEquals(Long.MAX_VALUE, huge.add(huge).milli("cpu"));
+        assertEquals(Long.MIN_VALUE, Resources.NONE.subtract(huge).subtract(huge).milli("cpu"));
+        assertEquals(Long.MAX_VALUE, new Resources.Sum().add(huge).add(huge).toResources().milli("cpu"));
+    }
+
+    @Test
     void zero_dimensions_are_dropped_so_equality_is_per_dimension() {
         assertEquals(Resources.NONE, r("cpu", 0));
         assertEquals(r("cpu", 1), r("cpu", 1, "memory", 0));

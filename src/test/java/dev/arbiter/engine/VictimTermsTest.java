@@ -1,0 +1,132 @@
+package dev.arbiter.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.Resources;
+import dev.arbiter.scenario.ClusterBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The victim search's terms, asked directly: floors in the dimensions the preemptor needs, hysteresis judged on the
+ * unit that would come back, and why a search found nothing. The cycle's numbers come from the shipped rules; the
+ * terms are set by hand, as a policy with other floors would set them.
+ */
+class VictimTermsTest {
+    private static final String GPU = "nvidia.com/gpu";
+
+    /** A cycle's state after the rules, before any phase ran, and the search over it. */
+    private record Searched(CycleState state, CycleWork work) {
+        Task task(String id) {
+            return state.tasks.stream().filter(t -> t.id().equals(id)).findFirst().orElseThrow();
+        }
+
+        QueueState queue(String name) {
+            return state.queues.get(name);
+        }
+
+        List<Task> running(String queue) {
+            List<Task> out = new ArrayList<>();
+            for (Job j : queue(queue).jobs) out.addAll(j.running);
+            return out;
+        }
+
+        /** Terms for reclaim by {@code reclaimer} from {@code victim} down to {@code floor}. */
+        VictimSelector.Terms reclaimTerms(String reclaimer, String victim, Resources floor, boolean hysteresis) {
+            Map<String, Resources> floors = new LinkedHashMap<>();
+            floors.put(victim, floor);
+            return new VictimSelector.Terms(running(victim), t -> floors.containsKey(t.job.queue), floors, null,
+                    queue(reclaimer), hysteresis, List.of("test", hysteresis));
+        }
+    }
+
+    private static Searched searched(ClusterSnapshot snapshot) {
+        CycleState state = CycleState.index(snapshot, SchedulerConfig.simulatorDefault().schedulerNames());
+        Policy policy = PolicyEvaluation.run(Shipped.RULES, state, snapshot.priorityClasses(), new LinkedHashMap<>(),
+                new RuleTrace());
+        return new Searched(state, new CycleWork(state, policy, SchedulerConfig.simulatorDefault()));
+    }
+
+    /**
+     * One node of 8 GPUs: queue a runs 4 and wants 4 more, queue b runs 4. Both deserve 4, so b sits exactly at its
+     * share: with a floor of zero (a policy that lets reclaim take queues below their share) b's job could be taken,
+     * but it would come straight back under b's share.
+     */
+    private static Searched atItsShare() {
+        return searched(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .queue("a").end().queue("b").end()
+                .job("a/run").queue("a").pods(1, GPU, 4).running("node-1").startedAt(0).end()
+                .job("b/run").queue("b").pods(1, GPU, 4).running("node-1").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 4).end()
+                .snapshot(1000));
+    }
+
+    @Test
+    void hysteresisSparesAUnitThatWouldComeStraightBackUnderItsQueuesShare() {
+        Searched s = atItsShare();
+        assertEquals(4, Shipped.units(s.queue("b").deserved(), GPU));
+        VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"),
+                s.reclaimTerms("a", "b", Resources.NONE, true));
+        assertNull(plan, "b's job would come back needing 4 GPUs, within b's deserved 4");
+        assertTrue(s.work().victims.lastRefusal().contains("hysteresis spares queue \"b\""),
+                s.work().victims.lastRefusal());
+    }
+
+    @Test
+    void withoutHysteresisTheSameUnitIsTaken() {
+        Searched s = atItsShare();
+        VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"),
+                s.reclaimTerms("a", "b", Resources.NONE, false));
+        assertNotNull(plan);
+        assertEquals(List.of("b/run-0"), plan.victims().stream().map(Task::id).toList());
+    }
+
+    @Test
+    void aStrictGangIsJudgedAsTheWholeGangThatWouldComeBack() {
+        // b's gang of 4 × 8 GPUs holds all 32; b deserves 16. Taken whole, it would come back needing 32: more than
+        // b's share, so it could never reclaim its way back, and hysteresis lets it go.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8).queue("a").end().queue("b").end()
+                .job("b/gang").queue("b").pods(4, GPU, 8).running("node-1", "node-2", "node-3", "node-4")
+                .startedAt(0).end()
+                .job("a/want").queue("a").pods(2, GPU, 8).end();
+        Searched s = searched(c.snapshot(1000));
+        VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"),
+                s.reclaimTerms("a", "b", s.queue("b").deserved(), true));
+        assertNotNull(plan, s.work().victims.lastRefusal());
+        assertEquals(4, plan.victims().size(), "the whole gang goes");
+    }
+
+    @Test
+    void aFloorCountsOnlyInTheDimensionsThePreemptorNeeds() {
+        // b holds more than its share of CPUs but not of GPUs; a needs GPUs: the CPUs b holds beyond its share do
+        // not make its GPUs reclaimable.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(1, GPU, 8, "cpu", 64).queue("a").end().queue("b").end()
+                .job("b/run").queue("b").pods(1, GPU, 8, "cpu", 4).running("node-1").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        Searched s = searched(c.snapshot(1000));
+        Resources floor = Resources.of(GPU, 8);
+        VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", floor, false));
+        assertNull(plan, "b is at its GPU floor");
+        assertTrue(s.work().victims.lastRefusal().contains("queue \"b\" is at its floor"), s.work().victims.lastRefusal());
+    }
+
+    @Test
+    void aFailedSearchNamesTheClosestNodeAndWhatItLacks() {
+        // Only 4 GPUs may be taken from b on the node; a wants 8: no set of victims is enough.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(1, GPU, 8).queue("a").end().queue("b").end().queue("c").end()
+                .job("b/run").queue("b").pods(1, GPU, 4).running("node-1").startedAt(0).end()
+                .job("c/run").queue("c").pods(1, GPU, 4).running("node-1").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        Searched s = searched(c.snapshot(1000));
+        assertNull(s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", Resources.NONE, false)));
+        assertEquals("no set of victims makes room for a/want-0: closest node node-1 lacks nvidia.com/gpu 4 with every"
+                + " allowed victim gone", s.work().victims.lastRefusal());
+    }
+}
