@@ -87,11 +87,12 @@ class FairShareRulesTest {
     void aLightQueueGetsTheIdleClusterWhateverTheWeightRatio() {
         // 20,000:1: the light queue's part of each round rounds down to nothing while the heavy queue wants nothing;
         // once the heavy queue is met, the light one takes what is left.
-        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(4, GPU, 8)
+        // (8 GPUs × 1/20,002 is 0.4 milli-GPU: nothing.)
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
                 .queue("heavy").weight(20_000).end().queue("light").weight(1).end()
-                .job("ns/l").queue("light").pods(32, GPU, 1).minMember(1).phase("Inqueue").end().snapshot());
-        assertEquals(32, units(queue(r.queues(), "light").deserved(), GPU));
-        assertEquals(32, r.bindings().size());
+                .job("ns/l").queue("light").pods(8, GPU, 1).minMember(1).phase("Inqueue").end().snapshot());
+        assertEquals(8, units(queue(r.queues(), "light").deserved(), GPU));
+        assertEquals(8, r.bindings().size());
     }
 
     @Test
