@@ -14,8 +14,8 @@ Feature: The seed story: critical inference takes back GPUs lent to elastic trai
 
   Scenario: Tenant B borrows the whole cluster while tenant A is idle
     Tenant B trains a large model on 4 replicas of 8 GPUs: all 32 GPUs, half of them borrowed from tenant A's idle
-    queue. The job is elastic: it keeps training as long as 2 of its 4 replicas run.
-    Given tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb", needing at least 2 pods
+    queue. The job is elastic: it keeps training as long as 1 of its 4 replicas runs.
+    Given tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb", needing at least 1 pod
     Then 4 pods of "heavy" are running
     And queue "tenantb" holds 32 GPUs
     And queue "tenanta" holds 0 GPUs
@@ -23,10 +23,10 @@ Feature: The seed story: critical inference takes back GPUs lent to elastic trai
 
   Scenario: Tenant A's critical inference reclaims its half from tenant B's elastic training
     Five minutes later, tenant A's Qwen2-72B service arrives: a leader and a worker of 8 GPUs each, one gang, at critical
-    priority. No GPU is free. Tenant A is entitled to 16 GPUs, and tenant B holds 16 of A's share. B's job can lose two
+    priority. No GPU is free. Tenant A is entitled to 16 GPUs, and tenant B holds 16 of A's share. B's job can lose
     replicas without breaking, so two workers go and the master stays. Both of A's pods then start together on the
     freed nodes.
-    Given tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb", needing at least 2 pods
+    Given tenant B runs a PyTorchJob "heavy" with 1 master and 3 workers of 8 GPUs each at p2-regular in queue "tenantb", needing at least 1 pod
     And 5 minutes pass
     When tenant A submits a LeaderWorkerSet "qwen2-72b" of size 2 with 8 GPUs per pod at p0-critical in queue "tenanta"
     Then 2 pods of "heavy" were evicted by reclaim

@@ -223,14 +223,14 @@ public final class Benchmark {
         }
     }
 
-    private static void gcAndResetPeaks() {
+    static void gcAndResetPeaks() {
         System.gc();
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) pool.resetPeakUsage();
         }
     }
 
-    private static long peakHeapMiB() {
+    static long peakHeapMiB() {
         long sum = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) sum += pool.getPeakUsage().getUsed();

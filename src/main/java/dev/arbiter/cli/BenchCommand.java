@@ -1,6 +1,7 @@
 package dev.arbiter.cli;
 
 import dev.arbiter.bench.Benchmark;
+import dev.arbiter.bench.Soak;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,19 +54,25 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
+    @Option(names = "--soak", paramLabel = "CYCLES",
+            description = "Soak instead: run CYCLES cycles on one fleet (the one --size names, default 1000x10000) with"
+                    + " churn between cycles, checking every cycle's invariants; exit 1 if one breaks.")
+    Integer soak;
+
+    @Option(names = "--churn", paramLabel = "FRACTION", defaultValue = "0.01",
+            description = "With --soak: the share of pods that churn between cycles (default: ${DEFAULT-VALUE}).")
+    double churn;
+
     @Override
     public Integer call() throws Exception {
+        if (soak != null) return soak();
         List<Benchmark.Size> matrix;
         if (sizes != null && !sizes.isEmpty()) {
             matrix = new ArrayList<>();
             for (String s : sizes) {
-                String[] parts = s.toLowerCase(java.util.Locale.ROOT).split("x");
-                try {
-                    matrix.add(new Benchmark.Size(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()), queues));
-                } catch (RuntimeException e) {
-                    spec.commandLine().getErr().println("error: --size must look like 10000x100000, got " + s);
-                    return Main.INVALID_INPUT;
-                }
+                Benchmark.Size size = parseSize(s);
+                if (size == null) return Main.usage(spec, "--size must look like 10000x100000, got " + s);
+                matrix.add(size);
             }
         } else {
             matrix = quick ? Benchmark.quickMatrix() : Benchmark.fullMatrix();
@@ -80,5 +87,32 @@ final class BenchCommand implements Callable<Integer> {
         spec.commandLine().getOut().flush();
         if (json != null) Files.writeString(json, Benchmark.json(rows, machine), StandardCharsets.UTF_8);
         return 0;
+    }
+
+    private Integer soak() {
+        if (soak < 1) return Main.usage(spec, "--soak must be at least 1 cycle, got " + soak);
+        if (!(churn >= 0 && churn <= 1)) return Main.usage(spec, "--churn must be a fraction between 0 and 1, got " + churn);
+        if (sizes != null && sizes.size() > 1) return Main.usage(spec, "--soak runs one --size, got " + sizes.size());
+        Benchmark.Size size = new Benchmark.Size(1_000, 10_000, queues);
+        if (sizes != null && !sizes.isEmpty()) {
+            size = parseSize(sizes.get(0));
+            if (size == null) return Main.usage(spec, "--size must look like 10000x100000, got " + sizes.get(0));
+        }
+        Soak.Result r = new Soak(new Soak.Options(size.nodes(), size.pendingPods(), queues, seed, soak, churn, rules,
+                memoryDivisor), spec.commandLine().getErr()).run();
+        spec.commandLine().getOut().println("machine: " + Benchmark.machine());
+        spec.commandLine().getOut().println(Soak.describe(r));
+        spec.commandLine().getOut().flush();
+        return r.ok() ? 0 : 1;
+    }
+
+    /** {@code 10000x100000}, or null. */
+    private Benchmark.Size parseSize(String s) {
+        String[] parts = s.toLowerCase(java.util.Locale.ROOT).split("x");
+        try {
+            return new Benchmark.Size(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()), queues);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 }

@@ -25,6 +25,10 @@ import java.util.Random;
  * before the next cycle, a PodGroup keeps the phase the cycle gave it), and can churn: finished jobs leave and new
  * jobs arrive. Arrival cycles are ignored: everything is present from the start. The clock starts at 0 and advances
  * {@value #CYCLE_SECONDS} s per executed cycle; a pod bound by a cycle started at that cycle's time.
+ *
+ * <p>Two options make it a live cluster's double: {@link #withNominations()} carries each cycle's nominations into the
+ * next snapshot (as {@code status.nominatedNodeName} does), and {@link #recreatingEvicted()} brings evicted pods back
+ * pending (as their controllers recreate them: constant demand).
  */
 public final class ClusterWorld {
     private final List<NodeSpec> nodes;
@@ -35,6 +39,9 @@ public final class ClusterWorld {
     /** The clock, in seconds: 0 at the first snapshot, {@link #CYCLE_SECONDS} more after each executed cycle. */
     private long now;
     public static final long CYCLE_SECONDS = 30;
+    private boolean nominate;
+    private boolean recreateEvicted;
+    private Map<String, String> nominations = Map.of();
 
     public ClusterWorld(Manifests m) {
         this.nodes = m.nodes();
@@ -44,8 +51,21 @@ public final class ClusterWorld {
         for (PodGroupSpec g : m.podGroups()) groups.put(g.key(), g);
     }
 
+    /** Each cycle's nominations are carried into the next snapshot; returns this world. */
+    public ClusterWorld withNominations() {
+        nominate = true;
+        return this;
+    }
+
+    /** Evicted pods come back pending, as their controllers recreate them; returns this world. */
+    public ClusterWorld recreatingEvicted() {
+        recreateEvicted = true;
+        return this;
+    }
+
     public ClusterSnapshot snapshot() {
-        return new ClusterSnapshot(nodes, List.copyOf(pods.values()), List.copyOf(groups.values()), queues, classes, now);
+        return new ClusterSnapshot(nodes, List.copyOf(pods.values()), List.copyOf(groups.values()), queues, classes, now,
+                nominations);
     }
 
     public PodSpec pod(String key) {
@@ -71,7 +91,14 @@ public final class ClusterWorld {
         for (Eviction e : r.evictions()) {
             PodSpec p = pods.remove(e.pod());
             if (p == null || !p.isBound()) throw new IllegalStateException("cycle " + r.cycle() + " evicted " + e.pod() + ", which is not running");
+            if (recreateEvicted) pods.put(p.key(), p.withNode(null, "Pending").withStartedAt(PodSpec.UNKNOWN_START));
             changed = true;
+        }
+        if (nominate) {
+            Map<String, String> next = new HashMap<>();
+            for (dev.arbiter.decision.Nomination n : r.nominations()) next.put(n.pod(), n.node());
+            nominations = next;
+            changed |= !next.isEmpty();
         }
         for (PodGroupStatus s : r.podGroups()) {
             PodGroupSpec g = groups.get(s.podGroup());

@@ -39,8 +39,8 @@ class ExplainTest {
 
     @Test
     void tenantAsGangWasStartedByReclaimingTheSixteenGpusTenantBHeldAboveItsShare() {
-        Explanation e = explain(SEED, SEED_RUN, "tenanta/qwen2-72b-unified-pg");
-        assertEquals("PodGroup tenanta/qwen2-72b-unified-pg", e.subject());
+        Explanation e = explain(SEED, SEED_RUN, "a01/qwen2-72b-unified-pg");
+        assertEquals("PodGroup a01/qwen2-72b-unified-pg", e.subject());
         assertTrue(e.outcome().startsWith("Running: 2 of 2 running"), e.outcome());
         assertEquals(RECLAIM_CYCLE, e.cycle(), "the numbers of the reclaiming cycle");
         assertEquals(2, e.steps().stream().filter(s -> s.action().equals("reclaim") && s.rule().equals(RECLAIM)).count(), e.steps().toString());
@@ -61,10 +61,10 @@ class ExplainTest {
 
     @Test
     void anEvictedWorkerNamesTheReclaimRuleAndTheQueueItWasTakenFor() {
-        Explanation e = explain(SEED, SEED_RUN, "tenantb/tenantb-heavy-training-worker-2");
+        Explanation e = explain(SEED, SEED_RUN, "b01/tenantb-heavy-training-worker-2");
         assertEquals("Evicted from node-4 in cycle " + RECLAIM_CYCLE, e.outcome());
         assertEquals(RECLAIM, e.rule());
-        assertTrue(e.reason().contains("reclaim by tenanta/qwen2-72b-unified-pg"), e.reason());
+        assertTrue(e.reason().contains("reclaim by a01/qwen2-72b-unified-pg"), e.reason());
         assertEquals(32_000, share(e, "tenantb", GPU).allocatedBefore());
         assertEquals(16_000, share(e, "tenanta", GPU).deserved());
         assertTrue(ExplanationText.oneLine(e).endsWith("[rule: " + RECLAIM + "]"), ExplanationText.oneLine(e));
@@ -72,12 +72,12 @@ class ExplainTest {
 
     @Test
     void aBoundPodSaysWhereAndWhen() {
-        Explanation e = explain(SEED, SEED_RUN, "tenantb/tenantb-heavy-training-master-0");
+        Explanation e = explain(SEED, SEED_RUN, "b01/tenantb-heavy-training-master-0");
         assertTrue(e.outcome().startsWith("Running on node-"), e.outcome());
         assertTrue(e.reason().startsWith("bound to node-") && e.reason().contains("in cycle 1"), e.reason());
         assertTrue(e.reason().endsWith("had mars-tech.com/gpu 8, cpu 96, memory 768Gi free, 4 of 4 nodes had room for it"), e.reason());
         assertTrue(e.closest().isEmpty());
-        assertTrue(e.rulesFired().get("PodGroup tenantb/tenantb-heavy-training").contains(e.rule()),
+        assertTrue(e.rulesFired().get("PodGroup b01/tenantb-heavy-training").contains(e.rule()),
                 "the rule that bound it fired on its PodGroup: " + e.rulesFired());
         assertTrue(e.rulesFired().containsKey("Queue tenantb"), e.rulesFired().toString());
     }
@@ -173,34 +173,34 @@ class ExplainTest {
 
     @Test
     void anUnknownSubjectIsRejected() {
-        assertThrows(Explainer.UnknownSubjectException.class, () -> explain(SEED, SEED_RUN, "tenanta/nope"));
+        assertThrows(Explainer.UnknownSubjectException.class, () -> explain(SEED, SEED_RUN, "a01/nope"));
     }
 
     @Test
     void theCommandExplainsTheSeedReclaimAndRejectsBadSubjects() {
-        CliRunner r = CliRunner.run("explain", "tenanta/qwen2-72b-unified-pg", "deploy/examples/seed");
+        CliRunner r = CliRunner.run("explain", "a01/qwen2-72b-unified-pg", "deploy/examples/seed");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains(RECLAIM), r.out());
         assertTrue(r.out().contains("32 -> 16"), r.out());
 
-        CliRunner unknown = CliRunner.run("explain", "tenanta/nope", "deploy/examples/seed");
+        CliRunner unknown = CliRunner.run("explain", "a01/nope", "deploy/examples/seed");
         assertEquals(2, unknown.exit());
-        assertTrue(unknown.err().contains("no pod or PodGroup tenanta/nope"), unknown.err());
+        assertTrue(unknown.err().contains("no pod or PodGroup a01/nope"), unknown.err());
         assertEquals(2, CliRunner.run("explain", "no-namespace", "deploy/examples/seed").exit());
-        assertEquals(2, CliRunner.run("explain", "tenanta/x").exit(), "needs PATHs or --kubeconfig");
+        assertEquals(2, CliRunner.run("explain", "a01/x").exit(), "needs PATHs or --kubeconfig");
     }
 
     @Test
     @SuppressWarnings("unchecked")
     void theJsonOutputCarriesTheSameNumbers() {
-        Explanation e = explain(SEED, SEED_RUN, "tenantb/tenantb-heavy-training-worker-2");
+        Explanation e = explain(SEED, SEED_RUN, "b01/tenantb-heavy-training-worker-2");
         Map<String, Object> json = new org.yaml.snakeyaml.Yaml().load(ExplanationText.json(e));
         assertEquals(RECLAIM, json.get("rule"));
         assertEquals(RECLAIM_CYCLE, json.get("cycle"));
         List<Map<String, Object>> shares = (List<Map<String, Object>>) json.get("shares");
         assertTrue(shares.contains(Map.of("queue", "tenantb", "resource", GPU, "deserved", "16", "allocatedBefore", "32",
                 "allocatedAfter", "16")), shares.toString());
-        assertEquals(Map.of("minMember", 2, "members", 4, "running", 2, "placeable", 2), json.get("gang"));
+        assertEquals(Map.of("minMember", 1, "members", 4, "running", 2, "placeable", 2), json.get("gang"));
         assertTrue(((Map<String, Object>) json.get("rulesFired")).containsKey("Queue tenantb"), json.toString());
     }
 

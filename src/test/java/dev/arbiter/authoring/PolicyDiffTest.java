@@ -46,10 +46,10 @@ class PolicyDiffTest {
     void withoutReclaimTenantAsPodsAreNoLongerBoundAndTheEvictionsDisappear() {
         CliRunner r = CliRunner.run("diff", "--exit-code", "--rules", "rules", "--candidate", noReclaim.toString(), SEED);
         assertEquals(1, r.exit(), "--exit-code: the policies differ\n" + r.err());
-        assertTrue(r.out().matches("(?s).*tenanta/qwen2-72b-unified-0\\s+Running on node-\\d\\s+Pending\\n.*"), r.out());
-        assertTrue(r.out().matches("(?s).*tenanta/qwen2-72b-unified-0-1\\s+Running on node-\\d\\s+Pending\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*a01/qwen2-72b-unified-0\\s+Running on node-\\d\\s+Pending\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*a01/qwen2-72b-unified-0-1\\s+Running on node-\\d\\s+Pending\\n.*"), r.out());
         assertTrue(r.out().contains("Evictions (0 added, 2 removed)"), r.out());
-        assertTrue(r.out().contains("- reclaim tenantb/tenantb-heavy-training-worker-2 for tenanta/qwen2-72b-unified-pg"), r.out());
+        assertTrue(r.out().contains("- reclaim b01/tenantb-heavy-training-worker-2 for a01/qwen2-72b-unified-pg"), r.out());
         assertTrue(r.out().matches("(?s).*tenanta\\s+mars-tech.com/gpu\\s+16 -> 16\\s+16 -> 0\\n.*"), r.out());
         assertTrue(r.out().matches("(?s).*tenantb\\s+mars-tech.com/gpu\\s+16 -> 16\\s+16 -> 32\\n.*"), r.out());
     }
@@ -64,7 +64,7 @@ class PolicyDiffTest {
         PolicyDiff diff = PolicyDiff.compare("rules", shipped, noReclaim.toString(), candidate);
         Map<String, Object> json = new Yaml().load(diff.json());
         List<Map<String, Object>> pods = (List<Map<String, Object>>) json.get("pods");
-        Map<String, Object> leader = pods.stream().filter(p -> p.get("pod").equals("tenanta/qwen2-72b-unified-0")).findFirst().orElseThrow();
+        Map<String, Object> leader = pods.stream().filter(p -> p.get("pod").equals("a01/qwen2-72b-unified-0")).findFirst().orElseThrow();
         assertEquals("Running", ((Map<String, Object>) leader.get("old")).get("phase"));
         assertEquals("Pending", ((Map<String, Object>) leader.get("candidate")).get("phase"));
         assertEquals(null, ((Map<String, Object>) leader.get("candidate")).get("node"));
@@ -91,8 +91,8 @@ class PolicyDiffTest {
 
         CliRunner r = CliRunner.run("diff", "--candidate", tenMinutes.toString(), SEED);
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().matches("(?s).*tenantb/tenantb-heavy-training-worker-2\\s+reclaim\\s+61 -> 601\\n.*"), r.out());
-        assertTrue(r.out().matches("(?s).*tenanta/qwen2-72b-unified-0\\s+bound\\s+62 -> 602\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*b01/tenantb-heavy-training-worker-2\\s+reclaim\\s+61 -> 601\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*a01/qwen2-72b-unified-0\\s+bound\\s+62 -> 602\\n.*"), r.out());
         assertTrue(!r.out().contains("Pods (") && !r.out().contains("Evictions ("), "the same end state: " + r.out());
     }
 

@@ -110,7 +110,7 @@ class TimelineReportTest {
         assertEquals("decisions", decisions.getAttribute("class"));
         String text = decisions.getTextContent();
         assertTrue(text.contains("reclaim: a queue below its deserved share takes back from reclaimable queues above theirs"));
-        assertTrue(text.contains("tenantb/tenantb-heavy-training-worker-2"));
+        assertTrue(text.contains("b01/tenantb-heavy-training-worker-2"));
         assertTrue(html.contains("<table class=\"podgroups\">") && html.contains("<table class=\"queues\">"));
     }
 

@@ -34,13 +34,13 @@ class SeedStoryTest extends LiveClusterTest {
 
         // Cycles 0-2: tenant B borrows the idle half and runs on all four nodes.
         assertEquals(4, s.loop().runOnce().report().bound());
-        await("training runs everywhere", () -> boundPods(s).size() == 4 && boundOnApi("tenantb") == 4);
+        await("training runs everywhere", () -> boundPods(s).size() == 4 && boundOnApi("b01") == 4);
 
         // Tenant A arrives.
         seed.podGroups().stream().filter(g -> g.arrivalCycle() > 0).forEach(fx::create);
         seed.pods().stream().filter(p -> p.arrivalCycle() > 0).forEach(fx::create);
         await("tenant A in cache", () -> s.cache().snapshot().pods().size() == 6
-                && s.cache().hasPodGroup("tenanta/qwen2-72b-unified-pg"));
+                && s.cache().hasPodGroup("a01/qwen2-72b-unified-pg"));
 
         SchedulingLoop.Outcome reclaim = s.loop().runOnce();
         List<Eviction> evictions = reclaim.result().evictions();
@@ -48,26 +48,26 @@ class SeedStoryTest extends LiveClusterTest {
         assertEquals(2, reclaim.report().evicted());
         for (Eviction e : evictions) {
             assertEquals("reclaim", e.action());
-            assertTrue(e.pod().startsWith("tenantb/tenantb-heavy-training-worker-"), e.pod());
+            assertTrue(e.pod().startsWith("b01/tenantb-heavy-training-worker-"), e.pod());
         }
         await("victims gone, and seen gone", () -> evictions.stream().allMatch(e -> fx.pod(e.pod()) == null
                 && !s.cache().holdsPod(e.pod())));
         String victim = evictions.get(0).pod();
         assertTrue(fx.allEvents().stream().anyMatch(ev -> ev.getInvolvedObject().getName().equals(victim.split("/")[1])
-                        && ev.getReason().equals("Reclaimed") && ev.getMessage().contains("tenanta/qwen2-72b-unified-pg")
+                        && ev.getReason().equals("Reclaimed") && ev.getMessage().contains("a01/qwen2-72b-unified-pg")
                         && ev.getMessage().contains(evictions.get(0).rule())),
                 "Reclaimed event names the preemptor and the rule");
 
         SchedulingLoop.Outcome bind = s.loop().runOnce();
         assertEquals(2, bind.report().bound(), () -> "bindings: " + bind.result().bindings());
-        await("tenant A serves", () -> fx.nodeOf("tenanta/qwen2-72b-unified-0") != null
-                && fx.nodeOf("tenanta/qwen2-72b-unified-0-1") != null);
+        await("tenant A serves", () -> fx.nodeOf("a01/qwen2-72b-unified-0") != null
+                && fx.nodeOf("a01/qwen2-72b-unified-0-1") != null);
         Set<String> freed = evictions.stream().map(Eviction::node).collect(Collectors.toSet());
-        assertEquals(freed, Set.of(fx.nodeOf("tenanta/qwen2-72b-unified-0"), fx.nodeOf("tenanta/qwen2-72b-unified-0-1")));
-        assertTrue(fx.nodeOf("tenantb/tenantb-heavy-training-master-0") != null, "the master keeps training");
+        assertEquals(freed, Set.of(fx.nodeOf("a01/qwen2-72b-unified-0"), fx.nodeOf("a01/qwen2-72b-unified-0-1")));
+        assertTrue(fx.nodeOf("b01/tenantb-heavy-training-master-0") != null, "the master keeps training");
 
         await("tenant A's PodGroup Running", () -> {
-            VolcanoPodGroup pg = fx.podGroup("tenanta/qwen2-72b-unified-pg");
+            VolcanoPodGroup pg = fx.podGroup("a01/qwen2-72b-unified-pg");
             return pg.getStatus() != null && "Running".equals(pg.getStatus().phase);
         });
         s.loop().runOnce();

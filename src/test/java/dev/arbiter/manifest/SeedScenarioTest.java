@@ -43,9 +43,9 @@ class SeedScenarioTest {
 
     @Test
     void loads_six_pods_four_of_tenant_b_and_two_of_tenant_a() {
-        assertEquals(List.of("tenantb/tenantb-heavy-training-master-0", "tenantb/tenantb-heavy-training-worker-0",
-                        "tenantb/tenantb-heavy-training-worker-1", "tenantb/tenantb-heavy-training-worker-2",
-                        "tenanta/qwen2-72b-unified-0", "tenanta/qwen2-72b-unified-0-1"),
+        assertEquals(List.of("b01/tenantb-heavy-training-master-0", "b01/tenantb-heavy-training-worker-0",
+                        "b01/tenantb-heavy-training-worker-1", "b01/tenantb-heavy-training-worker-2",
+                        "a01/qwen2-72b-unified-0", "a01/qwen2-72b-unified-0-1"),
                 seed.pods().stream().map(PodSpec::key).toList());
         seed.pods().forEach(p -> assertAll(p.name(),
                 () -> assertEquals(GPU_POD, p.requests()),
@@ -54,32 +54,32 @@ class SeedScenarioTest {
     }
 
     @Test
-    void tenant_b_training_is_an_elastic_gang_of_at_least_two_present_from_cycle_zero() {
-        PodGroupSpec training = podGroup(seed, "tenantb/tenantb-heavy-training");
-        assertAll(() -> assertEquals(2, training.minMember()),
+    void tenant_b_training_is_an_elastic_gang_of_at_least_one_in_namespace_b01_present_from_cycle_zero() {
+        PodGroupSpec training = podGroup(seed, "b01/tenantb-heavy-training");
+        assertAll(() -> assertEquals(1, training.minMember()),
                 () -> assertEquals("tenantb", training.queue()),
                 () -> assertEquals("p2-regular", training.priorityClassName()),
                 () -> assertEquals(0, training.arrivalCycle()));
-        PodSpec master = pod(seed, "tenantb/tenantb-heavy-training-master-0");
+        PodSpec master = pod(seed, "b01/tenantb-heavy-training-master-0");
         assertAll(() -> assertEquals("tenantb-heavy-training", master.groupName()),
                 () -> assertTrue(master.isLeader()),
                 () -> assertEquals("p2-regular", master.priorityClassName()));
     }
 
     @Test
-    void tenant_a_inference_is_a_critical_gang_of_two_arriving_at_cycle_three() {
-        PodGroupSpec serving = podGroup(seed, "tenanta/qwen2-72b-unified-pg");
+    void tenant_a_inference_is_a_gang_of_two_critical_pods_whose_pod_group_names_no_class_arriving_at_cycle_61() {
+        PodGroupSpec serving = podGroup(seed, "a01/qwen2-72b-unified-pg");
         assertAll(() -> assertEquals(2, serving.minMember()),
                 () -> assertEquals("tenanta", serving.queue()),
-                () -> assertEquals("p0-critical", serving.priorityClassName()),
+                () -> assertEquals(null, serving.priorityClassName(), "as the seed article writes it"),
                 () -> assertEquals(61, serving.arrivalCycle()));
-        for (String name : List.of("tenanta/qwen2-72b-unified-0", "tenanta/qwen2-72b-unified-0-1")) {
+        for (String name : List.of("a01/qwen2-72b-unified-0", "a01/qwen2-72b-unified-0-1")) {
             PodSpec p = pod(seed, name);
             assertAll(name, () -> assertEquals("qwen2-72b-unified-pg", p.groupName()),
                     () -> assertEquals("p0-critical", p.priorityClassName()),
                     () -> assertEquals(61, p.arrivalCycle()));
         }
-        assertTrue(pod(seed, "tenanta/qwen2-72b-unified-0").isLeader());
+        assertTrue(pod(seed, "a01/qwen2-72b-unified-0").isLeader());
         assertEquals(2, seed.podGroups().size());
     }
 
@@ -102,8 +102,8 @@ class SeedScenarioTest {
 
     @Test
     void creates_tenant_b_job_before_tenant_a_service_and_skips_nothing() {
-        long training = podGroup(seed, "tenantb/tenantb-heavy-training").creationOrder();
-        long serving = podGroup(seed, "tenanta/qwen2-72b-unified-pg").creationOrder();
+        long training = podGroup(seed, "b01/tenantb-heavy-training").creationOrder();
+        long serving = podGroup(seed, "a01/qwen2-72b-unified-pg").creationOrder();
         assertTrue(training < serving, training + " < " + serving);
         assertEquals(List.of(), seed.notices());
     }

@@ -28,7 +28,7 @@ class SeedScenarioSimulationTest {
     void tenantBsFourPodsBindInCycleOne() {
         CycleResult first = RESULT.cycles().get(0);
         assertEquals(4, first.bindings().size());
-        assertTrue(first.bindings().stream().allMatch(b -> b.pod().startsWith("tenantb/tenantb-heavy-training-")));
+        assertTrue(first.bindings().stream().allMatch(b -> b.pod().startsWith("b01/tenantb-heavy-training-")));
         assertEquals(32, Shipped.units(Shipped.queue(first.queues(), "tenantb").allocated(), GPU));
     }
 
@@ -38,14 +38,14 @@ class SeedScenarioSimulationTest {
         assertEquals(2, evictions.size(), "two 8-GPU pods free the 16 GPUs tenant A needs");
         for (Eviction e : evictions) {
             assertEquals("reclaim", e.action());
-            assertEquals("tenanta/qwen2-72b-unified-pg", e.forPodGroup());
-            assertTrue(e.pod().startsWith("tenantb/tenantb-heavy-training-worker-"), "workers go before the master: " + e.pod());
+            assertEquals("a01/qwen2-72b-unified-pg", e.forPodGroup());
+            assertTrue(e.pod().startsWith("b01/tenantb-heavy-training-worker-"), "workers go before the master: " + e.pod());
         }
         Set<String> aBound = new TreeSet<>();
-        for (CycleResult c : RESULT.cycles()) for (Binding b : c.bindings()) if (b.pod().startsWith("tenanta/")) aBound.add(b.pod());
-        assertEquals(Set.of("tenanta/qwen2-72b-unified-0", "tenanta/qwen2-72b-unified-0-1"), aBound);
+        for (CycleResult c : RESULT.cycles()) for (Binding b : c.bindings()) if (b.pod().startsWith("a01/")) aBound.add(b.pod());
+        assertEquals(Set.of("a01/qwen2-72b-unified-0", "a01/qwen2-72b-unified-0-1"), aBound);
         int evictedIn = RESULT.cycles().stream().filter(c -> !c.evictions().isEmpty()).findFirst().orElseThrow().cycle();
-        int aBoundIn = RESULT.cycles().stream().filter(c -> c.bindings().stream().anyMatch(b -> b.pod().startsWith("tenanta/")))
+        int aBoundIn = RESULT.cycles().stream().filter(c -> c.bindings().stream().anyMatch(b -> b.pod().startsWith("a01/")))
                 .findFirst().orElseThrow().cycle();
         assertEquals(61, evictedIn, "tenant A arrives in cycle 61, once tenant B has run the minimum runtime");
         assertEquals(evictedIn + 1, aBoundIn, "A binds once the victims have left");
@@ -58,16 +58,16 @@ class SeedScenarioSimulationTest {
         assertEquals(16, Shipped.units(Shipped.queue(RESULT.queues(), "tenantb").deserved(), GPU));
         assertEquals(16, Shipped.units(Shipped.queue(RESULT.queues(), "tenanta").allocated(), GPU));
         assertEquals(16, Shipped.units(Shipped.queue(RESULT.queues(), "tenantb").allocated(), GPU));
-        assertEquals("Running", Shipped.group(RESULT.podGroups(), "tenantb/tenantb-heavy-training").phase());
-        assertEquals("Running", Shipped.group(RESULT.podGroups(), "tenanta/qwen2-72b-unified-pg").phase());
+        assertEquals("Running", Shipped.group(RESULT.podGroups(), "b01/tenantb-heavy-training").phase());
+        assertEquals("Running", Shipped.group(RESULT.podGroups(), "a01/qwen2-72b-unified-pg").phase());
     }
 
     @Test
     void theJsonOutputHasTheDocumentedShape() {
         String json = JsonReport.write(RESULT);
         assertTrue(json.startsWith("{\"cycles\":["));
-        assertTrue(json.contains("{\"pod\":\"tenantb/tenantb-heavy-training-master-0\",\"node\":\"node-"), json);
-        assertTrue(json.contains(",\"action\":\"reclaim\",\"for\":\"tenanta/qwen2-72b-unified-pg\",\"rule\":\"reclaim: "), json);
+        assertTrue(json.contains("{\"pod\":\"b01/tenantb-heavy-training-master-0\",\"node\":\"node-"), json);
+        assertTrue(json.contains(",\"action\":\"reclaim\",\"for\":\"a01/qwen2-72b-unified-pg\",\"rule\":\"reclaim: "), json);
         assertTrue(json.contains("\"phase\":\"Evicted\",\"node\":null"), json);
         assertTrue(json.contains("{\"queue\":\"tenanta\",\"parent\":\"root\",\"weight\":1,\"state\":\"Open\",\"deserved\":{"), json);
         assertTrue(json.contains("\"mars-tech.com/gpu\":\"16\""), json);
