@@ -94,7 +94,7 @@ public final class Soak {
     }
 
     /** The decisions of one cycle against the snapshot it saw: each a one-line violation, or none. */
-    static List<String> checkDecisions(ClusterSnapshot snap, CycleResult r) {
+    public static List<String> checkDecisions(ClusterSnapshot snap, CycleResult r) {
         Map<String, PodSpec> pods = new HashMap<>();
         for (PodSpec p : snap.pods()) pods.put(p.key(), p);
         List<String> out = new ArrayList<>();

@@ -88,6 +88,38 @@ class SchedulerPropertiesTest {
     }
 
     /**
+     * A live cluster's lifetime: each cycle's nominations carried into the next snapshot (room held for preemptors),
+     * evicted pods recreated by their controllers, and 5% of the pods churning every cycle, for 25 cycles. Every cycle's
+     * decisions bind only pending pods, each once, and evict only running ones (as {@code arbiter bench --soak} checks
+     * at fleet scale), and every safety invariant holds.
+     */
+    @Property(tries = 200, seed = "20261201", shrinking = ShrinkingMode.OFF)
+    void nominationsOverManyCyclesNeverBindAPodTwice(@ForAll @LongRange(min = 1, max = 1_000_000_000L) long seed,
+                                                     @ForAll @IntRange(min = 2, max = 24) int nodes,
+                                                     @ForAll @IntRange(min = 20, max = 160) int pods,
+                                                     @ForAll @IntRange(min = 1, max = 5) int queues,
+                                                     @ForAll @IntRange(min = 30, max = 95) int fillPercent) {
+        RAN.add("nominations");
+        SynthSpec spec = spec(seed, nodes, pods, queues, fillPercent);
+        ClusterGenerator generator = ClusterGenerator.create(spec);
+        ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations().recreatingEvicted();
+        Scheduler engine = engine();
+        Random churn = new Random(seed);
+        for (int cycle = 1; cycle <= 25; cycle++) {
+            ClusterSnapshot snap = world.snapshot();
+            CycleFacts facts = new CycleFacts(snap);
+            CycleResult r = engine.schedule(snap, cycle);
+            CYCLES.incrementAndGet();
+            List<String> decisions = dev.arbiter.bench.Soak.checkDecisions(snap, r);
+            check(decisions.isEmpty(), spec + " cycle " + cycle + ":\n  " + String.join("\n  ", decisions));
+            world.apply(r);
+            List<String> violations = SchedulerInvariants.check(facts, r, world);
+            check(violations.isEmpty(), spec + " cycle " + cycle + ":\n  " + String.join("\n  ", violations));
+            world.churn(0.05, churn, generator);
+        }
+    }
+
+    /**
      * No starvation with idle capacity. Run until a cycle changes nothing (at most 60 cycles). Then every pending pod
      * that is a gang of one (a pod without PodGroup, or a single-pod PodGroup with minMember 1) must not satisfy all of:
      * its queue exists and is Open; the queue's allocation does not cover its deserved share; the pod fits under the
