@@ -70,6 +70,7 @@ final class VerifyCommand implements Callable<Integer> {
         for (Path p : paths) {
             if (!Files.exists(p)) return Main.usage(spec, p + ": no such file or directory");
         }
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         RuleBook book = SpecRules.load(rules);
         // Rules that compile but ask for an unknown sort key fail here, as `simulate` would (exit 3).
         new Scheduler(book, SchedulerConfig.simulatorDefault())
