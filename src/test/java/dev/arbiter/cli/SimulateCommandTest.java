@@ -240,4 +240,23 @@ class SimulateCommandTest {
         assertTrue(json.out().contains("\"notices\":[\n  \"" + f + ":6: skipped v1 ConfigMap team/settings: not a kind Arbiter schedules\"]"),
                 json.out());
     }
+
+    @Test
+    void everyCommandAnswersArbiterAndVolcanoByDefault() throws IOException {
+        StringBuilder yaml = new StringBuilder(NODE);
+        for (String scheduler : new String[] {"arbiter", "volcano", "default-scheduler"}) {
+            yaml.append("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p-").append(scheduler).append(", namespace: ns}\n")
+                    .append("spec:\n  schedulerName: ").append(scheduler).append("\n  containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n");
+        }
+        Path f = Files.writeString(dir.resolve("names.yaml"), yaml.toString());
+        CliRunner r = CliRunner.run("simulate", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("bind   ns/p-arbiter -> n1") && r.out().contains("bind   ns/p-volcano -> n1"), r.out());
+        assertTrue(r.out().matches("(?s).*ns/p-default-scheduler\\s+Pending\\s+<none>.*"), "another scheduler's pod: " + r.out());
+        assertEquals(java.util.List.of("arbiter", "volcano"), dev.arbiter.engine.SchedulerConfig.DEFAULT_NAMES);
+        for (String command : new String[] {"simulate", "explain", "diff", "run"}) {
+            String help = CliRunner.run(command, "--help").out().replaceAll("\\s+", " ");
+            assertTrue(help.contains("(default: arbiter and volcano"), command + " --help states the one default: " + help);
+        }
+    }
 }
