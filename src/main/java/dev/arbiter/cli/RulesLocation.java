@@ -20,7 +20,10 @@ final class RulesLocation {
      * directory: invalid input, exit 2), or null. A folder whose rules do not compile is the rules' problem (exit 3).
      */
     static String problem(String option, Path folder) {
-        if (!Files.exists(folder)) return option + ": " + folder + ": no such directory";
+        if (!Files.exists(folder)) {
+            return option + ": " + folder + ": no such directory"
+                    + (option.equals("--rules") && folder.equals(defaultFolder()) ? " (the default; pass --rules DIR or set ARBITER_HOME)" : "");
+        }
         if (!Files.isDirectory(folder)) return option + ": " + folder + ": not a directory";
         return null;
     }
