@@ -220,6 +220,17 @@ class SimulateCommandTest {
             assertEquals(2, r.exit(), command + ": " + r.err());
             assertEquals("error: --rules: /nonexistent: no such directory", r.err().strip(), command);
         }
+        String before = System.getProperty("arbiter.rules");
+        System.setProperty("arbiter.rules", "/nonexistent-default");
+        try {
+            CliRunner missingDefault = CliRunner.run("simulate", "deploy/examples/seed");
+            assertEquals(2, missingDefault.exit());
+            assertEquals("error: --rules: /nonexistent-default: no such directory (the default; pass --rules DIR or set ARBITER_HOME)",
+                    missingDefault.err().strip());
+        } finally {
+            if (before == null) System.clearProperty("arbiter.rules");
+            else System.setProperty("arbiter.rules", before);
+        }
         CliRunner file = CliRunner.run("diff", "--candidate", "README.md", "deploy/examples/seed");
         assertEquals(2, file.exit(), file.err());
         assertEquals("error: --candidate: README.md: not a directory", file.err().strip());
