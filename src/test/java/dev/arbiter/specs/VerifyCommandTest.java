@@ -41,11 +41,20 @@ class VerifyCommandTest {
         }
     }
 
+    /** {@code arbiter verify --report summary ARGS}. */
     private static Run verify(String... args) {
+        return run(Stream.concat(Stream.of("verify", "--report", "summary"), Stream.of(args)));
+    }
+
+    /** {@code arbiter verify ARGS}, with the default (pretty) report. */
+    private static Run verifyPretty(String... args) {
+        return run(Stream.concat(Stream.of("verify"), Stream.of(args)));
+    }
+
+    private static Run run(Stream<String> argv) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        String[] argv = Stream.concat(Stream.of("verify", "--report", "summary"), Stream.of(args)).toArray(String[]::new);
-        int exit = Main.run(argv, new PrintWriter(out, true), new PrintWriter(err, true));
+        int exit = Main.run(argv.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
         return new Run(exit, out.toString(), err.toString());
     }
 
@@ -149,14 +158,6 @@ class VerifyCommandTest {
         Run r = verify("--rules", "rules", "features/no-such.feature");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("features/no-such.feature: no such file or directory"), r.err());
-    }
-
-    private static Run verifyPretty(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        String[] argv = Stream.concat(Stream.of("verify"), Stream.of(args)).toArray(String[]::new);
-        int exit = Main.run(argv, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(exit, out.toString(), err.toString());
     }
 
     @Test
