@@ -50,6 +50,9 @@ class TimelineReportBrowserTest {
               var box = document.getElementById('timeline');
               var main = echarts.getInstanceByDom(box);
               out.canvas = [].map.call(box.querySelectorAll('canvas'), function (c) { return c.width * c.height; });
+              out.zoom = main.getOption().dataZoom.map(function (z) { return z.type + ':' + z.xAxisIndex.join(','); });
+              main.dispatchAction({type: 'dataZoom', start: 50, end: 100});
+              out.zoomedTo = main.getOption().dataZoom[0].start;
               out.resources = [];
               document.querySelectorAll('#resources button').forEach(function (b) {
                 b.click();
@@ -161,6 +164,8 @@ class TimelineReportBrowserTest {
                 () -> assertEquals(List.of(), strings(probe.get("errors")), "script errors"),
                 () -> assertEquals(List.of(), strings(probe.get("violations")), "the page tried to fetch something"),
                 () -> assertTrue(probe.get("canvas").size() > 0 && probe.get("canvas").get(0).asInt() > 100_000, "a chart was painted"),
+                () -> assertEquals(List.of("inside:0,1", "slider:0,1"), strings(probe.get("zoom")), "zoom by wheel and slider, lines and markers together"),
+                () -> assertEquals(50, probe.get("zoomedTo").asInt(), "zooming moves the window"),
                 () -> {
                     for (JsonNode r : probe.get("resources")) {
                         assertEquals("true", r.get("pressed").asString());
