@@ -329,13 +329,34 @@ public final class Explainer {
             }
         }
         List<Share> out = new ArrayList<>();
+        Map<String, Resources> held = heldForNominated(replay, c);
         for (String q : queues) {
             QueueStatus st = c.queues().stream().filter(x -> x.queue().equals(q)).findFirst().orElse(null);
             if (st == null) continue;
             Resources before = replay.allocatedAfter(q, replay.indexOf(cycle) - 1);
             for (String d : dimensions(wanted)) {
                 if (d.equals("pods")) continue;
-                out.add(new Share(q, d, st.deserved().milli(d), before.milli(d), st.allocated().milli(d)));
+                out.add(new Share(q, d, st.deserved().milli(d), before.milli(d), st.allocated().milli(d),
+                        held.getOrDefault(q, Resources.NONE).milli(d)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Per queue: the requests of the pods the cycle nominated (their room is being made by evictions), which the
+     * queue's allocation already counts although they are not bound; a child queue's also count for its ancestors.
+     */
+    private static Map<String, Resources> heldForNominated(ClusterReplay replay, CycleResult c) {
+        Map<String, String> parents = new java.util.HashMap<>();
+        for (QueueStatus st : c.queues()) parents.put(st.queue(), st.parent());
+        Map<String, Resources> out = new java.util.HashMap<>();
+        for (dev.arbiter.decision.Nomination n : c.nominations()) {
+            PodSpec p = replay.pod(n.pod());
+            if (p == null) continue;
+            String q = replay.queueOf(p);
+            for (int depth = 0; q != null && depth <= parents.size(); depth++, q = parents.get(q)) {
+                out.merge(q, p.requests(), Resources::add);
             }
         }
         return out;

@@ -39,10 +39,16 @@ public record Explanation(String subject, String podGroup, String queue, String 
 
     /**
      * One queue in one resource: its deserved share in the cycle, and what it held when the cycle started and when
-     * it ended, as {@link Resources} stores them (milli-units; whole bytes for memory). Example: tenantb,
-     * mars-tech.com/gpu, deserved 16000, 32000 before, 16000 after.
+     * it ended, as {@link Resources} stores them (milli-units; whole bytes for memory). {@code held} is the part of
+     * {@code allocatedAfter} kept for pods the cycle nominated (room its evictions made, held until they bind): what
+     * is bound is {@code allocatedAfter - held}. Example: tenanta, mars-tech.com/gpu, deserved 16000, 0 before,
+     * 16000 after, 16000 held (nothing bound yet).
      */
-    public record Share(String queue, String resource, long deserved, long allocatedBefore, long allocatedAfter) {}
+    public record Share(String queue, String resource, long deserved, long allocatedBefore, long allocatedAfter, long held) {
+        public long bound() {
+            return allocatedAfter - held;
+        }
+    }
 
     /**
      * Gang progress at the end: {@code running} members, {@code placeable} = running plus the pending members that

@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * Renders an {@link Explanation} for people. Example (the seed scenario):
  * <pre>
- * PodGroup tenanta/qwen2-72b-unified-pg (queue tenanta)
+ * PodGroup a01/qwen2-72b-unified-pg (queue tenanta)
  *   outcome: Running: 2 of 2 running, minMember 2
  *   why:     started in cycle 4 with 2 of minMember 2, after reclaim evicted 2 pod(s) in cycle 3
  *   ...
@@ -58,14 +58,11 @@ public final class ExplanationText {
         if (!e.shares().isEmpty()) {
             sb.append("\nQueues in cycle ").append(e.cycle())
                     .append(" (allocated when the cycle started -> when it ended, against deserved):\n");
-            List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"QUEUE", "RESOURCE", "ALLOCATED", "DESERVED"});
-            for (Share s : e.shares()) {
-                rows.add(new String[] {s.queue(), s.resource(),
-                        Quantity.format(s.resource(), s.allocatedBefore()) + " -> " + Quantity.format(s.resource(), s.allocatedAfter()),
-                        Quantity.format(s.resource(), s.deserved())});
+            sb.append(indent(TableReport.table(shareRows(e.shares()))));
+            if (e.shares().stream().anyMatch(s -> s.held() != 0)) {
+                sb.append("  HELD: capacity the cycle's evictions freed, kept for the pods it nominated until they bind;\n")
+                        .append("  ALLOCATED counts it, BOUND does not.\n");
             }
-            sb.append(indent(TableReport.table(rows)));
         }
 
         if (!e.closest().isEmpty()) {
@@ -92,13 +89,20 @@ public final class ExplanationText {
                 for (String r : f.getValue()) sb.append("    ").append(r).append('\n');
             }
         }
-        return sb.toString();
+        return safeLines(sb.toString());
+    }
+
+    /** Each line {@linkplain dev.arbiter.sim.TerminalText#safe safe} for a terminal (names come from manifests). */
+    private static String safeLines(String text) {
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) lines[i] = dev.arbiter.sim.TerminalText.safe(lines[i]);
+        return String.join("\n", lines);
     }
 
     /**
      * For tools: {@code {"subject","podGroup","queue","outcome","reason","rule","cycle",
      * "gang":{"minMember","members","running","placeable"},"steps":[{"cycle","action","pod","node","for","rule"}],
-     * "shares":[{"queue","resource","deserved","allocatedBefore","allocatedAfter"}],
+     * "shares":[{"queue","resource","deserved","allocatedBefore","allocatedAfter","held"}],
      * "closest":[{"pod","node","lacks":{resource: quantity},"note"}],"holders":[{"rule","pods"}],
      * "rulesFired":{subject:[rule]}}}, amounts as Kubernetes quantity strings.
      */
@@ -125,7 +129,8 @@ public final class ExplanationText {
             sb.append(sep).append("\n  {\"queue\":").append(JsonReport.str(s.queue())).append(",\"resource\":").append(JsonReport.str(s.resource()))
                     .append(",\"deserved\":").append(JsonReport.str(Quantity.format(s.resource(), s.deserved())))
                     .append(",\"allocatedBefore\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedBefore())))
-                    .append(",\"allocatedAfter\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedAfter()))).append('}');
+                    .append(",\"allocatedAfter\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedAfter())))
+                    .append(",\"held\":").append(JsonReport.str(Quantity.format(s.resource(), s.held()))).append('}');
             sep = ",";
         }
         sb.append("],\n \"closest\":[");
@@ -160,6 +165,21 @@ public final class ExplanationText {
             sep = ",";
         }
         return sb.append("}}\n").toString();
+    }
+
+    /** QUEUE RESOURCE ALLOCATED DESERVED, with BOUND and HELD when the cycle held capacity for nominated pods. */
+    private static List<String[]> shareRows(List<Share> shares) {
+        boolean held = shares.stream().anyMatch(s -> s.held() != 0);
+        List<String[]> rows = new ArrayList<>();
+        rows.add(held ? new String[] {"QUEUE", "RESOURCE", "ALLOCATED", "BOUND", "HELD", "DESERVED"}
+                : new String[] {"QUEUE", "RESOURCE", "ALLOCATED", "DESERVED"});
+        for (Share s : shares) {
+            String r = s.resource();
+            String allocated = Quantity.human(r, s.allocatedBefore()) + " -> " + Quantity.human(r, s.allocatedAfter());
+            rows.add(held ? new String[] {s.queue(), r, allocated, Quantity.human(r, s.bound()), Quantity.human(r, s.held()),
+                    Quantity.human(r, s.deserved())} : new String[] {s.queue(), r, allocated, Quantity.human(r, s.deserved())});
+        }
+        return rows;
     }
 
     private static String indent(String s) {

@@ -179,8 +179,8 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
             long added = evictions.stream().filter(EvictionChange::added).count();
             sb.append("\nEvictions (").append(added).append(" added, ").append(evictions.size() - added).append(" removed):\n");
             for (EvictionChange e : evictions) {
-                sb.append("  ").append(e.added() ? "+ " : "- ").append(e.action()).append(' ').append(e.pod()).append(" for ")
-                        .append(e.forPodGroup()).append("   [").append(e.rule()).append("]\n");
+                sb.append("  ").append(e.added() ? "+ " : "- ").append(dev.arbiter.sim.TerminalText.safe(e.action() + " " + e.pod()
+                        + " for " + e.forPodGroup() + "   [" + e.rule() + "]")).append('\n');
             }
         }
         if (!timing.isEmpty()) {
@@ -196,8 +196,8 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
             rows.add(new String[] {"QUEUE", "RESOURCE", "DESERVED OLD -> CANDIDATE", "ALLOCATED OLD -> CANDIDATE"});
             for (QueueChange q : queues) {
                 rows.add(new String[] {q.queue(), q.resource(),
-                        Quantity.format(q.resource(), q.oldDeserved()) + " -> " + Quantity.format(q.resource(), q.newDeserved()),
-                        Quantity.format(q.resource(), q.oldAllocated()) + " -> " + Quantity.format(q.resource(), q.newAllocated())});
+                        Quantity.human(q.resource(), q.oldDeserved()) + " -> " + Quantity.human(q.resource(), q.newDeserved()),
+                        Quantity.human(q.resource(), q.oldAllocated()) + " -> " + Quantity.human(q.resource(), q.newAllocated())});
             }
             sb.append(indent(TableReport.table(rows)));
         }

@@ -7,71 +7,182 @@ import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.model.Quantity;
 import dev.arbiter.model.Resources;
+import dev.arbiter.sim.JsonReport;
 import dev.arbiter.sim.PodOutcome;
+import dev.arbiter.sim.RuleLegend;
 import dev.arbiter.sim.SimulationResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A simulation as one self-contained HTML page: per resource, an SVG chart of every queue's allocated (solid) and
- * deserved (dashed) amount over the cycles (a step line, on a cycle-number axis: the simulator skips idle cycles),
- * with the cycles that evicted marked; then each cycle's decisions with
- * their rules; then the final pods, PodGroups and queues.
+ * A simulation as one self-contained HTML page, drawn in the browser by Apache ECharts (inlined, so the page works
+ * offline): per resource, every queue's allocated (solid) and deserved (dashed) amount over the cycles, with a strip
+ * of binding and eviction markers that open that cycle's decisions; the same per queue as small multiples; each
+ * PodGroup's phase over the cycles with the reason while it waits; then each cycle's decisions and the final pods,
+ * PodGroups and queues as tables.
  *
- * <p>Inline CSS and inline SVG only: no scripts, no fonts, no links, no URLs, so it opens offline and leaks nothing.
- * The markup is well-formed XML (XHTML syntax without namespace declarations, which HTML parsers do not need), so it
- * can be checked by an XML parser. The {@code pods} resource is not charted (it counts pod slots).
+ * <p>The cycle axis has one slot per cycle that changed something. Stretches in which nothing changed — cycles the
+ * simulator skipped, and cycles it ran that decided nothing and left every queue and PodGroup as it was — collapse
+ * into one slot marked idle (e.g. {@code 2–60}), so a reclaim after a long quiet minute is not squeezed into the last
+ * pixels.
+ *
+ * <p>The page fetches nothing: a Content-Security-Policy allows only its inline scripts and styles, and it has no
+ * links, images or fonts. The data is one JSON document ({@code <script type="application/json" id="report-data">});
+ * the page's own script ({@code timeline-report.js}) draws it. The {@code pods} resource is not charted.
  */
 public final class TimelineReport {
-    private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    private static final int W = 720, H = 260, LEFT = 60, RIGHT = 150, TOP = 20, BOTTOM = 40;
-    /** Longer runs get lines without a marker (and tooltip) per cycle, to keep the page light. */
-    private static final int MAX_POINTS = 200;
+    /** Apache ECharts' built file, from the {@code org.webjars.npm:echarts} jar. */
+    static final String ECHARTS = "META-INF/resources/webjars/echarts/5.3.1/dist/echarts.min.js";
+    static final String CONTENT_SECURITY_POLICY =
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
 
     private TimelineReport() {}
 
     public static String write(SimulationResult r, String title) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n")
-                .append("<meta charset=\"utf-8\"/>\n<title>").append(esc(title)).append("</title>\n<style>\n")
-                .append("body{font-family:sans-serif;margin:2em;color:#222}")
-                .append("table{border-collapse:collapse;margin:0.5em 0 1.5em}")
-                .append("th,td{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:13px}")
-                .append("th{background:#f3f3f3}.evict{color:#b00}.rule{color:#555;font-size:12px}")
-                .append("svg{display:block;margin:0.5em 0 1.5em}svg text{font-size:11px}")
-                .append("\n</style>\n</head>\n<body>\n<h1>").append(esc(title)).append("</h1>\n");
-        sb.append("<p>").append(r.cycles().size()).append(" cycle(s), ").append(r.stable() ? "stable" : "stopped at the cycle limit")
-                .append(r.lastCycle() == null ? "" : ", rules generation " + esc(r.lastCycle().rulesGeneration())).append(".</p>\n");
-        sb.append("<p>").append(esc(summary(r))).append("</p>\n");
-        for (String n : r.notices()) sb.append("<p>notice: ").append(esc(n)).append("</p>\n");
+        List<Slot> slots = slots(r.cycles());
+        RuleLegend rules = RuleLegend.of(r.cycles());
+        StringBuilder sb = new StringBuilder(1_200_000);
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
+                .append("<meta http-equiv=\"Content-Security-Policy\" content=\"").append(CONTENT_SECURITY_POLICY).append("\"/>\n")
+                .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+                .append("<title>").append(esc(title)).append("</title>\n<style>\n").append(resource("timeline-report.css"))
+                .append("</style>\n</head>\n<body>\n<header>\n<h1>").append(esc(title)).append("</h1>\n");
+        sb.append("<p class=\"summary\">").append(esc(overview(r, slots))).append("</p>\n");
+        sb.append("<p class=\"summary\">").append(esc(summary(r))).append("</p>\n");
+        for (String n : r.notices()) sb.append("<p class=\"notice\">notice: ").append(esc(n)).append("</p>\n");
+        sb.append("</header>\n");
 
-        sb.append("<h2>Allocated vs deserved per queue</h2>\n<p>Solid: allocated at the end of the cycle. Dashed: deserved. ")
-                .append("Red lines: cycles that evicted pods. The lines step: nothing changes between two simulated cycles.</p>\n");
-        List<String> queues = queueNames(r);
-        for (String dim : dimensions(r)) sb.append(chart(r, dim, queues));
+        sb.append("<section id=\"queues\">\n<h2>Allocated and deserved per queue</h2>\n")
+                .append("<p class=\"help\">Solid: what the queue holds at the end of the cycle. Dashed: what it deserves. ")
+                .append("Grey bands: idle stretches, collapsed. Markers below the lines: cycles that bound (&#9650;) or ")
+                .append("evicted (&#9660;) pods; click one to open that cycle's decisions. Drag the slider or scroll to zoom; ")
+                .append("click a queue in the legend to hide it, hover to pick it out.</p>\n")
+                .append("<nav id=\"resources\" aria-label=\"resource\"></nav>\n")
+                .append("<div id=\"timeline\" class=\"chart\" role=\"img\"></div>\n")
+                .append("<h2>Each queue on its own</h2>\n<p class=\"help\">Same scale for every queue, same cycles as above.</p>\n")
+                .append("<div id=\"multiples\"></div>\n</section>\n");
 
-        sb.append("<h2>Decisions per cycle</h2>\n");
-        decisions(sb, r);
-        sb.append("<h2>Final state</h2>\n");
+        sb.append("<section id=\"podgroups\">\n<h2>PodGroups over the cycles</h2>\n")
+                .append("<p class=\"help\">The phase each cycle left the PodGroup in; while it is not running, the bar says why. ")
+                .append("Hover a bar for the whole reason.</p>\n")
+                .append("<div id=\"podgroup-timeline\" class=\"chart\" role=\"img\"></div>\n</section>\n");
+
+        sb.append("<section id=\"decisions\">\n<h2>Decisions per cycle</h2>\n");
+        decisions(sb, r, slots, rules);
+        sb.append("</section>\n<section id=\"final\">\n<h2>Final state</h2>\n");
         finalTables(sb, r);
+        sb.append("</section>\n");
+
+        sb.append("<script type=\"application/json\" id=\"report-data\">").append(jsonInScript(data(r, slots)))
+                .append("</script>\n");
+        sb.append("<script id=\"echarts-library\">\n").append(scriptSafe(resource(ECHARTS))).append("\n</script>\n");
+        sb.append("<script id=\"report-script\">\n").append(scriptSafe(resource("timeline-report.js"))).append("</script>\n");
         return sb.append("</body>\n</html>\n").toString();
     }
 
-    /** e.g. {@code 6 bindings; 2 evictions: 2 reclaim in cycle 61}. */
+    // ---- the cycle axis -----------------------------------------------------------------------------------------
+
+    /**
+     * One place on the cycle axis: cycles {@code from}..{@code to}, showing the state after {@code cycles[index]}
+     * (the last cycle run in or before it). {@code idle}: nothing changed in it.
+     */
+    record Slot(int from, int to, boolean idle, int index) {
+        String label() {
+            return from == to ? Integer.toString(from) : from + "\u2013" + to;
+        }
+    }
+
+    /**
+     * The cycle axis: a slot per cycle that changed something, and one idle slot per stretch that changed nothing
+     * (cycles skipped by the simulator and quiet cycles it ran). A lone quiet cycle that was run keeps its own slot.
+     */
+    static List<Slot> slots(List<CycleResult> cycles) {
+        List<Slot> out = new ArrayList<>();
+        int idleFrom = -1, idleTo = -1, quietRuns = 0;
+        boolean skipped = false;
+        for (int i = 0; i < cycles.size(); i++) {
+            CycleResult c = cycles.get(i);
+            if (i > 0 && c.cycle() > cycles.get(i - 1).cycle() + 1) {
+                if (idleFrom < 0) idleFrom = cycles.get(i - 1).cycle() + 1;
+                idleTo = c.cycle() - 1;
+                skipped = true;
+            }
+            if (i > 0 && quiet(cycles.get(i - 1), c)) {
+                if (idleFrom < 0) idleFrom = c.cycle();
+                idleTo = c.cycle();
+                quietRuns++;
+                continue;
+            }
+            flushIdle(out, idleFrom, idleTo, skipped, quietRuns, i - 1);
+            idleFrom = -1;
+            quietRuns = 0;
+            skipped = false;
+            out.add(new Slot(c.cycle(), c.cycle(), false, i));
+        }
+        flushIdle(out, idleFrom, idleTo, skipped, quietRuns, cycles.size() - 1);
+        return out;
+    }
+
+    private static void flushIdle(List<Slot> out, int from, int to, boolean skipped, int quietRuns, int index) {
+        if (from < 0) return;
+        if (!skipped && quietRuns == 1) out.add(new Slot(from, to, false, index));
+        else out.add(new Slot(from, to, true, index));
+    }
+
+    /** Nothing decided, nothing nominated, and every queue and PodGroup as the previous cycle left it. */
+    static boolean quiet(CycleResult previous, CycleResult c) {
+        if (!c.decidedNothing() || !c.nominations().isEmpty()) return false;
+        return queueState(previous).equals(queueState(c)) && groupState(previous).equals(groupState(c));
+    }
+
+    private static List<Object> queueState(CycleResult c) {
+        List<Object> out = new ArrayList<>();
+        for (QueueStatus q : c.queues()) out.add(List.of(q.queue(), q.allocated(), q.deserved(), q.state()));
+        return out;
+    }
+
+    private static List<Object> groupState(CycleResult c) {
+        List<Object> out = new ArrayList<>();
+        for (PodGroupStatus g : c.podGroups()) {
+            out.add(List.of(g.podGroup(), g.phase(), g.running(), Objects.toString(g.reason())));
+        }
+        return out;
+    }
+
+    // ---- text -------------------------------------------------------------------------------------------------
+
+    /** e.g. {@code 5 cycles simulated (1–63) on a 5-slot axis, stable.} */
+    static String overview(SimulationResult r, List<Slot> slots) {
+        if (r.cycles().isEmpty()) return "No cycle ran.";
+        int first = r.cycles().get(0).cycle(), last = r.lastCycle().cycle();
+        long idle = slots.stream().filter(Slot::idle).count();
+        return r.cycles().size() + (r.cycles().size() == 1 ? " cycle" : " cycles") + " simulated (" + first
+                + (first == last ? "" : "\u2013" + last) + ")" + (idle == 0 ? "" : ", " + idle
+                + (idle == 1 ? " idle stretch" : " idle stretches") + " collapsed")
+                + (r.stable() ? ", stable" : ", stopped at the cycle limit before the cluster settled")
+                + (r.lastCycle() == null ? "" : "; rules generation " + r.lastCycle().rulesGeneration()) + ".";
+    }
+
+    /** e.g. {@code 6 bindings; 2 evictions: 2 reclaim in cycle 61.} */
     static String summary(SimulationResult r) {
         int binds = 0;
-        Map<String, Integer> byAction = new java.util.TreeMap<>();
-        Map<String, java.util.TreeSet<Integer>> cycles = new java.util.TreeMap<>();
+        Map<String, Integer> byAction = new TreeMap<>();
+        Map<String, TreeSet<Integer>> cycles = new TreeMap<>();
         for (CycleResult c : r.cycles()) {
             binds += c.bindings().size();
             for (Eviction e : c.evictions()) {
                 byAction.merge(e.action(), 1, Integer::sum);
-                cycles.computeIfAbsent(e.action(), k -> new java.util.TreeSet<>()).add(c.cycle());
+                cycles.computeIfAbsent(e.action(), k -> new TreeSet<>()).add(c.cycle());
             }
         }
         StringBuilder sb = new StringBuilder().append(binds).append(binds == 1 ? " binding; " : " bindings; ");
@@ -79,12 +190,123 @@ public final class TimelineReport {
         sb.append(evictions).append(evictions == 1 ? " eviction" : " evictions");
         String sep = ": ";
         for (Map.Entry<String, Integer> e : byAction.entrySet()) {
-            java.util.TreeSet<Integer> in = cycles.get(e.getKey());
+            TreeSet<Integer> in = cycles.get(e.getKey());
             sb.append(sep).append(e.getValue()).append(' ').append(e.getKey()).append(in.size() == 1 ? " in cycle " : " in cycles ")
                     .append(String.join(", ", in.stream().map(String::valueOf).toList()));
             sep = ", ";
         }
         return sb.append('.').toString();
+    }
+
+    // ---- the data the page draws ------------------------------------------------------------------------------
+
+    /**
+     * {@code {"slots":[{"label","from","to","idle","cycle"}], "queues":[name], "resources":[{"name","bytes",
+     * "allocated":{queue:[amount per slot]},"deserved":{...}}], "events":[{"slot","cycle","bound","evicted","what"}],
+     * "podGroups":[{"name","queue","segments":[{"from","to","phase","reason","running","minMember"}]}]}}. Amounts are
+     * in the resource's own unit (GPUs, cores; bytes for memory); null where the queue did not exist yet.
+     */
+    static String data(SimulationResult r, List<Slot> slots) {
+        List<CycleResult> cycles = r.cycles();
+        List<String> queues = queueNames(r);
+        StringBuilder sb = new StringBuilder("{\"slots\":[");
+        for (int i = 0; i < slots.size(); i++) {
+            Slot s = slots.get(i);
+            sb.append(i == 0 ? "" : ",").append("{\"label\":").append(JsonReport.str(s.label())).append(",\"from\":").append(s.from())
+                    .append(",\"to\":").append(s.to()).append(",\"idle\":").append(s.idle())
+                    .append(",\"cycle\":").append(s.index() < 0 ? "null" : cycles.get(s.index()).cycle()).append('}');
+        }
+        sb.append("],\n\"queues\":").append(strings(queues)).append(",\n\"resources\":[");
+        String sep = "";
+        for (String dim : dimensions(r)) {
+            sb.append(sep).append("\n{\"name\":").append(JsonReport.str(dim)).append(",\"bytes\":").append(Quantity.isBytes(dim))
+                    .append(",\"allocated\":").append(series(cycles, slots, queues, dim, true))
+                    .append(",\"deserved\":").append(series(cycles, slots, queues, dim, false)).append('}');
+            sep = ",";
+        }
+        sb.append("],\n\"events\":[");
+        sep = "";
+        for (int i = 0; i < slots.size(); i++) {
+            Slot s = slots.get(i);
+            if (s.idle() || s.index() < 0) continue;
+            CycleResult c = cycles.get(s.index());
+            if (c.decidedNothing()) continue;
+            sb.append(sep).append("{\"slot\":").append(i).append(",\"cycle\":").append(c.cycle())
+                    .append(",\"bound\":").append(c.bindings().size()).append(",\"evicted\":").append(c.evictions().size())
+                    .append(",\"what\":").append(JsonReport.str(evictionKinds(c))).append('}');
+            sep = ",";
+        }
+        sb.append("],\n\"podGroups\":[");
+        sep = "";
+        for (Map.Entry<String, List<Segment>> g : podGroupSegments(cycles, slots).entrySet()) {
+            sb.append(sep).append("\n{\"name\":").append(JsonReport.str(g.getKey())).append(",\"queue\":")
+                    .append(JsonReport.str(g.getValue().get(0).queue())).append(",\"segments\":[");
+            String s2 = "";
+            for (Segment seg : g.getValue()) {
+                sb.append(s2).append("{\"from\":").append(seg.from()).append(",\"to\":").append(seg.to())
+                        .append(",\"phase\":").append(JsonReport.str(seg.phase())).append(",\"reason\":").append(JsonReport.str(seg.reason()))
+                        .append(",\"running\":").append(seg.running()).append(",\"minMember\":").append(seg.minMember()).append('}');
+                s2 = ",";
+            }
+            sb.append("]}");
+            sep = ",";
+        }
+        return sb.append("]}").toString();
+    }
+
+    /** e.g. {@code "2 reclaim"}, {@code "1 preempt, 3 reclaim"}; "" when nothing was evicted. */
+    private static String evictionKinds(CycleResult c) {
+        Map<String, Integer> kinds = new TreeMap<>();
+        for (Eviction e : c.evictions()) kinds.merge(e.action(), 1, Integer::sum);
+        List<String> parts = new ArrayList<>();
+        kinds.forEach((k, n) -> parts.add(n + " " + k));
+        return String.join(", ", parts);
+    }
+
+    private static String series(List<CycleResult> cycles, List<Slot> slots, List<String> queues, String dim, boolean allocated) {
+        StringBuilder sb = new StringBuilder("{");
+        String sep = "";
+        for (String q : queues) {
+            sb.append(sep).append(JsonReport.str(q)).append(":[");
+            for (int i = 0; i < slots.size(); i++) {
+                QueueStatus s = slots.get(i).index() < 0 ? null : status(cycles.get(slots.get(i).index()), q);
+                sb.append(i == 0 ? "" : ",");
+                if (s == null) sb.append("null");
+                else sb.append(amount(dim, (allocated ? s.allocated() : s.deserved()).milli(dim)));
+            }
+            sb.append(']');
+            sep = ",";
+        }
+        return sb.append('}').toString();
+    }
+
+    /** A stored amount in the resource's own unit: bytes for byte-valued resources, else whole units (milli / 1000). */
+    private static String amount(String dim, long stored) {
+        if (Quantity.isBytes(dim)) return Long.toString(stored);
+        if (stored % 1000 == 0) return Long.toString(stored / 1000);
+        return java.math.BigDecimal.valueOf(stored, 3).stripTrailingZeros().toPlainString();
+    }
+
+    /** A run of slots in which a PodGroup kept its phase, reason and running count. */
+    record Segment(int from, int to, String queue, String phase, String reason, int running, int minMember) {}
+
+    static Map<String, List<Segment>> podGroupSegments(List<CycleResult> cycles, List<Slot> slots) {
+        Map<String, List<Segment>> out = new LinkedHashMap<>();
+        for (int i = 0; i < slots.size(); i++) {
+            if (slots.get(i).index() < 0) continue;
+            for (PodGroupStatus g : cycles.get(slots.get(i).index()).podGroups()) {
+                List<Segment> segs = out.computeIfAbsent(g.podGroup(), k -> new ArrayList<>());
+                Segment last = segs.isEmpty() ? null : segs.get(segs.size() - 1);
+                if (last != null && last.to() == i - 1 && last.phase().equals(g.phase())
+                        && Objects.equals(last.reason(), g.reason()) && last.running() == g.running()) {
+                    segs.set(segs.size() - 1, new Segment(last.from(), i, last.queue(), last.phase(), last.reason(),
+                            last.running(), last.minMember()));
+                } else {
+                    segs.add(new Segment(i, i, g.queue(), g.phase(), g.reason(), g.running(), g.minMember()));
+                }
+            }
+        }
+        return out;
     }
 
     private static List<String> queueNames(SimulationResult r) {
@@ -106,131 +328,57 @@ public final class TimelineReport {
         return Explainer.dimensions(dims);
     }
 
-    private static String chart(SimulationResult r, String dim, List<String> queues) {
-        List<CycleResult> cycles = r.cycles();
-        long max = 1;
-        for (CycleResult c : cycles) {
-            for (QueueStatus q : c.queues()) max = Math.max(max, Math.max(q.deserved().milli(dim), q.allocated().milli(dim)));
-        }
-        int plotW = W - LEFT - RIGHT, plotH = H - TOP - BOTTOM;
-        StringBuilder sb = new StringBuilder();
-        sb.append("<h3>").append(esc(dim)).append("</h3>\n");
-        sb.append("<svg class=\"chart\" data-resource=\"").append(esc(dim)).append("\" width=\"").append(W)
-                .append("\" height=\"").append(H).append("\" viewBox=\"0 0 ").append(W).append(' ').append(H)
-                .append("\" role=\"img\" aria-label=\"").append(esc(dim)).append(" allocated and deserved per queue\">\n");
-        sb.append("<title>").append(esc(dim)).append(": allocated (solid) and deserved (dashed) per queue, by cycle</title>\n");
-        // Axes, the y range, and cycle ticks.
-        sb.append(line(LEFT, TOP, LEFT, TOP + plotH, "#444", null)).append(line(LEFT, TOP + plotH, LEFT + plotW, TOP + plotH, "#444", null));
-        sb.append(text(LEFT - 6, TOP + 4, "end", Quantity.format(dim, max)));
-        sb.append(text(LEFT - 6, TOP + plotH + 4, "end", "0"));
-        sb.append(text(LEFT + plotW / 2, H - 6, "middle", "cycle"));
-        int first = cycles.get(0).cycle(), last = cycles.get(cycles.size() - 1).cycle();
-        sb.append(text(x(first, first, last, plotW), TOP + plotH + 16, "middle", Integer.toString(first)));
-        if (last != first) sb.append(text(x(last, first, last, plotW), TOP + plotH + 16, "middle", Integer.toString(last)));
-        // Cycles that evicted, labelled with their number.
-        for (CycleResult c : cycles) {
-            List<Eviction> ev = c.evictions();
-            if (ev.isEmpty()) continue;
-            double xc = x(c.cycle(), first, last, plotW);
-            sb.append("<g class=\"evictions\">").append(line(xc, TOP, xc, TOP + plotH, "#d00", "2,2"))
-                    .append(text(xc + 3, TOP + 10, "start", "cycle " + c.cycle() + ": " + ev.size() + " " + ev.get(0).action()))
-                    .append("</g>\n");
-        }
-        // One series per queue: allocated (solid, with points) and deserved (dashed).
-        for (int qi = 0; qi < queues.size(); qi++) {
-            String q = queues.get(qi);
-            String color = COLORS[qi % COLORS.length];
-            StringBuilder alloc = new StringBuilder(), deserved = new StringBuilder(), points = new StringBuilder();
-            double prevA = Double.NaN, prevD = Double.NaN;
-            for (int i = 0; i < cycles.size(); i++) {
-                QueueStatus s = status(cycles.get(i), q);
-                if (s == null) continue;
-                double xi = x(cycles.get(i).cycle(), first, last, plotW);
-                double ya = y(s.allocated().milli(dim), max, plotH), yd = y(s.deserved().milli(dim), max, plotH);
-                // Steps: nothing changes between two simulated cycles (idle cycles are skipped).
-                if (!Double.isNaN(prevA)) {
-                    alloc.append(fmt(xi)).append(',').append(fmt(prevA)).append(' ');
-                    deserved.append(fmt(xi)).append(',').append(fmt(prevD)).append(' ');
-                }
-                alloc.append(fmt(xi)).append(',').append(fmt(ya)).append(' ');
-                deserved.append(fmt(xi)).append(',').append(fmt(yd)).append(' ');
-                prevA = ya;
-                prevD = yd;
-                if (cycles.size() <= MAX_POINTS) {
-                    points.append(point(xi, ya, color, q + " cycle " + cycles.get(i).cycle() + ": allocated "
-                            + Quantity.format(dim, s.allocated().milli(dim)) + ", deserved "
-                            + Quantity.format(dim, s.deserved().milli(dim))));
-                }
-            }
-            sb.append("<g class=\"series\" data-queue=\"").append(esc(q)).append("\">\n")
-                    .append("<polyline class=\"allocated\" fill=\"none\" stroke=\"").append(color).append("\" stroke-width=\"2\" points=\"")
-                    .append(alloc.toString().trim()).append("\"><title>").append(esc(q)).append(" allocated</title></polyline>\n")
-                    .append("<polyline class=\"deserved\" fill=\"none\" stroke=\"").append(color)
-                    .append("\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\" points=\"").append(deserved.toString().trim())
-                    .append("\"><title>").append(esc(q)).append(" deserved</title></polyline>\n")
-                    .append(points).append('\n');
-            int ly = TOP + 12 + qi * 16;
-            sb.append(line(W - RIGHT + 10, ly - 4, W - RIGHT + 30, ly - 4, color, null))
-                    .append(text(W - RIGHT + 34, ly, "start", q)).append("</g>\n");
-        }
-        return sb.append("</svg>\n").toString();
-    }
-
-    /** A marker with a tooltip. */
-    private static String point(double x, double y, String color, String tooltip) {
-        return "<circle cx=\"" + fmt(x) + "\" cy=\"" + fmt(y) + "\" r=\"2.5\" fill=\"" + color + "\"><title>" + esc(tooltip)
-                + "</title></circle>";
-    }
-
     private static QueueStatus status(CycleResult c, String queue) {
         for (QueueStatus q : c.queues()) if (q.queue().equals(queue)) return q;
         return null;
     }
 
-    /** Cycle {@code c} on an axis from {@code first} to {@code last}. */
-    private static double x(int c, int first, int last, int plotW) {
-        return LEFT + (last == first ? plotW / 2.0 : (double) (c - first) * plotW / (last - first));
+    private static String strings(List<String> values) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < values.size(); i++) sb.append(i == 0 ? "" : ",").append(JsonReport.str(values.get(i)));
+        return sb.append(']').toString();
     }
 
-    private static double y(long v, long max, int plotH) {
-        return TOP + plotH - (double) v * plotH / max;
-    }
+    // ---- tables -----------------------------------------------------------------------------------------------
 
-    private static String line(double x1, double y1, double x2, double y2, String color, String dash) {
-        return "<line x1=\"" + fmt(x1) + "\" y1=\"" + fmt(y1) + "\" x2=\"" + fmt(x2) + "\" y2=\"" + fmt(y2) + "\" stroke=\""
-                + color + "\"" + (dash == null ? "" : " stroke-dasharray=\"" + dash + "\"") + "/>";
-    }
-
-    private static String text(double x, double y, String anchor, String s) {
-        return "<text x=\"" + fmt(x) + "\" y=\"" + fmt(y) + "\" text-anchor=\"" + anchor + "\">" + esc(s) + "</text>";
-    }
-
-    private static String fmt(double d) {
-        return String.format(Locale.ROOT, "%.1f", d);
-    }
-
-    private static void decisions(StringBuilder sb, SimulationResult r) {
-        List<String[]> rows = new ArrayList<>();
-        for (CycleResult c : r.cycles()) {
-            for (Eviction e : c.evictions()) {
-                rows.add(new String[] {Integer.toString(c.cycle()), "evict (" + e.action() + ")", e.pod(), e.node(),
-                        e.forPodGroup(), e.rule()});
-            }
-            for (Binding b : c.bindings()) rows.add(new String[] {Integer.toString(c.cycle()), "bind", b.pod(), b.node(), "", b.rule()});
-        }
-        if (rows.isEmpty()) {
+    /**
+     * One {@code <details id="cycle-N">} per cycle that decided something (the markers open them), with an idle
+     * line for each collapsed stretch, and the rules' sentences once, under their short ids.
+     */
+    private static void decisions(StringBuilder sb, SimulationResult r, List<Slot> slots, RuleLegend rules) {
+        if (r.cycles().stream().allMatch(CycleResult::decidedNothing)) {
             sb.append("<p>No bindings or evictions.</p>\n");
             return;
         }
-        sb.append("<table class=\"decisions\">\n<tr><th>cycle</th><th>decision</th><th>pod</th><th>node</th><th>for</th><th>rule</th></tr>\n");
-        for (String[] row : rows) {
-            sb.append("<tr").append(row[1].startsWith("evict") ? " class=\"evict\"" : "").append(">");
-            for (int i = 0; i < row.length; i++) {
-                sb.append(i == 5 ? "<td class=\"rule\">" : "<td>").append(esc(row[i])).append("</td>");
+        for (Slot s : slots) {
+            CycleResult c = s.index() < 0 ? null : r.cycles().get(s.index());
+            if (s.idle() || c == null || c.decidedNothing()) {
+                sb.append("<p class=\"idle-line\">Cycle").append(s.from() == s.to() ? " " : "s ").append(esc(s.label()))
+                        .append(s.idle() ? ": idle, nothing changed.</p>\n" : ": no bindings or evictions.</p>\n");
+                continue;
             }
-            sb.append("</tr>\n");
+            sb.append("<details class=\"cycle\" id=\"cycle-").append(c.cycle()).append("\" data-cycle=\"").append(c.cycle())
+                    .append("\">\n<summary>Cycle ").append(c.cycle()).append(": ").append(c.bindings().size()).append(" bound, ")
+                    .append(c.evictions().size()).append(" evicted").append(c.evictions().isEmpty() ? "" : " (" + esc(evictionKinds(c)) + ")")
+                    .append("</summary>\n<table class=\"decisions\">\n<tr><th>decision</th><th>pod</th><th>node</th><th>for</th><th>rule</th></tr>\n");
+            for (Eviction e : c.evictions()) {
+                row(sb, "evict", "evict (" + e.action() + ")", e.pod(), e.node(), e.forPodGroup(), rules.id(e.rule()));
+            }
+            for (Binding b : c.bindings()) row(sb, "bind", "bind", b.pod(), b.node(), "", rules.id(b.rule()));
+            sb.append("</table>\n</details>\n");
         }
-        sb.append("</table>\n");
+        if (!rules.isEmpty()) {
+            sb.append("<h3>Rules</h3>\n<table class=\"rules\">\n<tr><th>id</th><th>rule</th></tr>\n");
+            rules.entries().forEach((id, rule) -> sb.append("<tr id=\"rule-").append(esc(id)).append("\"><td>").append(esc(id))
+                    .append("</td><td>").append(esc(rule)).append("</td></tr>\n"));
+            sb.append("</table>\n");
+        }
+    }
+
+    private static void row(StringBuilder sb, String cls, String decision, String pod, String node, String forGroup, String ruleId) {
+        sb.append("<tr class=\"").append(cls).append("\"><td>").append(esc(decision)).append("</td><td>").append(esc(pod))
+                .append("</td><td>").append(esc(node)).append("</td><td>").append(esc(forGroup))
+                .append("</td><td class=\"rule\">").append(esc(ruleId)).append("</td></tr>\n");
     }
 
     private static void finalTables(StringBuilder sb, SimulationResult r) {
@@ -262,15 +410,47 @@ public final class TimelineReport {
         sb.append("</table>\n");
     }
 
+    /** e.g. {@code cpu 32, mars-tech.com/gpu 10.6, memory 256Gi}; "-" when empty. */
     private static String compact(Resources r) {
         StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) {
-            sb.append(sb.length() == 0 ? "" : ", ").append(e.getKey()).append('=').append(e.getValue());
+        for (Map.Entry<String, Long> e : r.asMilliMap().entrySet()) {
+            if (e.getKey().equals("pods")) continue;
+            sb.append(sb.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(Quantity.human(e.getKey(), e.getValue()));
         }
         return sb.length() == 0 ? "-" : sb.toString();
     }
 
-    /** Escapes text and attribute values for XML. */
+    // ---- helpers ----------------------------------------------------------------------------------------------
+
+    private static String resource(String name) {
+        ClassLoader loader = TimelineReport.class.getClassLoader();
+        String path = name.startsWith("META-INF/") ? name : "dev/arbiter/authoring/" + name;
+        try (InputStream in = loader.getResourceAsStream(path)) {
+            if (in == null) throw new IllegalStateException("the report's " + path + " is missing from the classpath");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Script text inlined unchanged; it must not hold {@code </script} or {@code <!--}, which would end or confuse the
+     * element (neither ECharts' built file nor the page's script does).
+     */
+    static String scriptSafe(String script) {
+        String lower = script.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("</script") || lower.contains("<!--")) {
+            throw new IllegalStateException("a script to inline holds </script or <!--");
+        }
+        return script;
+    }
+
+    /** JSON inside a {@code <script>} element: every {@code <} (only ever inside strings) as {@code \u003c}. */
+    static String jsonInScript(String json) {
+        return json.replace("<", "\\u003c");
+    }
+
+    /** Escapes text and attribute values for HTML; control characters become spaces. */
     static String esc(String s) {
         if (s == null) return "";
         StringBuilder sb = new StringBuilder(s.length());
@@ -282,7 +462,7 @@ public final class TimelineReport {
                 case '"' -> sb.append("&quot;");
                 case '\'' -> sb.append("&#39;");
                 default -> {
-                    if (ch < 0x20 && ch != '\n' && ch != '\t') sb.append(' ');
+                    if ((ch < 0x20 && ch != '\n' && ch != '\t') || (ch >= 0x7f && ch < 0xa0)) sb.append(' ');
                     else sb.append(ch);
                 }
             }

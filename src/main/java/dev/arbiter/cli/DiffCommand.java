@@ -50,6 +50,10 @@ final class DiffCommand implements Callable<Integer> {
     public Integer call() {
         if (!output.equals("table") && !output.equals("json")) return Main.usage(spec, "--output must be table or json, got " + output);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        if (RulesLocation.problem("--candidate", candidate) != null) {
+            return Main.usage(spec, RulesLocation.problem("--candidate", candidate));
+        }
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook newBook = RuleBook.load(candidate); // the side being edited: if it is broken, say so first
         RuleBook oldBook = RuleBook.load(rules);
@@ -61,6 +65,8 @@ final class DiffCommand implements Callable<Integer> {
     }
 
     private SimulationResult simulate(RuleBook book, Manifests manifests) {
-        return new Simulator(new Scheduler(book, sim.schedulerConfig())).run(manifests, sim.simulation(false));
+        SimulationResult r = new Simulator(new Scheduler(book, sim.schedulerConfig())).run(manifests, sim.simulation(false));
+        Main.warnIfUnsettled(spec, r, sim.maxCycles);
+        return r;
     }
 }

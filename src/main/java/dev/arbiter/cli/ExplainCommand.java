@@ -63,6 +63,7 @@ final class ExplainCommand implements Callable<Integer> {
         if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected namespace/name, got " + subject);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
         if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) return Main.usage(spec, kubeconfig + ": no such file");
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
         try {
             Explainer.checkSubject(manifests, subject);
@@ -72,6 +73,7 @@ final class ExplainCommand implements Callable<Integer> {
         RuleBook book = RuleBook.load(rules);
         SchedulerConfig config = sim.schedulerConfig();
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
+        Main.warnIfUnsettled(spec, result, sim.maxCycles);
         Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
         spec.commandLine().getOut().print(output.equals("json") ? ExplanationText.json(e) : ExplanationText.render(e));
         spec.commandLine().getOut().flush();

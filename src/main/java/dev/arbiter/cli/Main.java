@@ -3,6 +3,8 @@ package dev.arbiter.cli;
 import dev.arbiter.engine.PolicyException;
 import dev.arbiter.engine.RuleCompileException;
 import dev.arbiter.manifest.ManifestException;
+import dev.arbiter.sim.SimulationResult;
+import dev.arbiter.sim.TerminalText;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,7 +12,9 @@ import picocli.CommandLine.Command;
 /**
  * The {@code arbiter} command. Exit codes: 0 success; 1 a failed check or an internal error; 2 invalid input
  * (manifests or arguments), with one line on stderr naming the file, object and field; 3 rules that do not compile
- * or ask for something unknown, one {@code file:line: message} line per problem.
+ * or ask for something unknown, one {@code file:line: message} line per problem; 4 {@code simulate} stopped at
+ * {@code --max-cycles} before the cluster settled (its output is printed all the same). Messages print names
+ * {@linkplain TerminalText#safe safe} for a terminal.
  */
 @Command(name = "arbiter", mixinStandardHelpOptions = true, version = "arbiter 0.1.0",
         description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
@@ -19,6 +23,7 @@ import picocli.CommandLine.Command;
 public final class Main {
     public static final int INVALID_INPUT = 2;
     public static final int RULES_BROKEN = 3;
+    public static final int CYCLE_LIMIT = 4;
 
     public static void main(String[] args) {
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
@@ -35,24 +40,34 @@ public final class Main {
 
     /** A command's invalid arguments: one {@code error:} line on stderr, exit {@link #INVALID_INPUT}. */
     static int usage(picocli.CommandLine.Model.CommandSpec spec, String message) {
-        spec.commandLine().getErr().println("error: " + message);
+        spec.commandLine().getErr().println("error: " + TerminalText.safe(message));
         return INVALID_INPUT;
+    }
+
+    /** One {@code warning:} line on stderr when a simulation stopped at the cycle limit; true if it did. */
+    static boolean warnIfUnsettled(picocli.CommandLine.Model.CommandSpec spec, SimulationResult r, int maxCycles) {
+        if (r.stable()) return false;
+        spec.commandLine().getErr().println("warning: stopped at --max-cycles " + maxCycles + " (cycle "
+                + (r.lastCycle() == null ? 0 : r.lastCycle().cycle()) + ") before the cluster settled; raise --max-cycles to see the rest");
+        spec.commandLine().getErr().flush();
+        return true;
     }
 
     private static int handle(Exception ex, PrintWriter err) {
         if (ex instanceof ManifestException m) {
-            err.println("error: " + m.getMessage());
+            err.println("error: " + TerminalText.safe(m.getMessage()));
             return INVALID_INPUT;
         }
         if (ex instanceof RuleCompileException r) {
-            for (String p : r.problems()) err.println("error: " + p);
+            for (String p : r.problems()) err.println("error: " + TerminalText.safe(p));
             return RULES_BROKEN;
         }
         if (ex instanceof PolicyException p) {
-            err.println("error: " + p.getMessage());
+            err.println("error: " + TerminalText.safe(p.getMessage()));
             return RULES_BROKEN;
         }
-        err.println("internal error: " + ex.getClass().getSimpleName() + ": " + String.valueOf(ex.getMessage()).replaceAll("\\s+", " "));
+        err.println("internal error: " + ex.getClass().getSimpleName() + ": "
+                + TerminalText.safe(String.valueOf(ex.getMessage()).replaceAll("\\s+", " ")));
         return 1;
     }
 }

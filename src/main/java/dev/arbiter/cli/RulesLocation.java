@@ -1,5 +1,6 @@
 package dev.arbiter.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Where the shipped policy lives: {@code -Darbiter.rules}, else {@code $ARBITER_HOME/rules}, else {@code ./rules}. */
@@ -12,5 +13,18 @@ final class RulesLocation {
         String home = System.getenv("ARBITER_HOME");
         if (home != null && !home.isBlank()) return Path.of(home, "rules");
         return Path.of("rules");
+    }
+
+    /**
+     * Why {@code folder}, given as {@code option}, cannot be a rules folder (a path that does not exist or is not a
+     * directory: invalid input, exit 2), or null. A folder whose rules do not compile is the rules' problem (exit 3).
+     */
+    static String problem(String option, Path folder) {
+        if (!Files.exists(folder)) {
+            return option + ": " + folder + ": no such directory"
+                    + (option.equals("--rules") && folder.equals(defaultFolder()) ? " (the default; pass --rules DIR or set ARBITER_HOME)" : "");
+        }
+        if (!Files.isDirectory(folder)) return option + ": " + folder + ": not a directory";
+        return null;
     }
 }

@@ -1,6 +1,7 @@
 package dev.arbiter.cli;
 
 import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.SchedulerConfig;
 import dev.arbiter.live.Durations;
 import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.LiveConfig;
@@ -42,7 +43,8 @@ final class RunCommand implements Callable<Integer> {
     Path kubeconfig;
 
     @Option(names = "--scheduler-name", paramLabel = "NAME",
-            description = "spec.schedulerName to answer; repeat for several (default: arbiter). Use volcano to replace Volcano's scheduler.")
+            description = "spec.schedulerName to answer; repeat for several (default: arbiter and volcano, as simulate)."
+                    + " Beside a running Volcano scheduler, pass arbiter alone.")
     List<String> schedulerNames;
 
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
@@ -122,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private LiveConfig config(Duration every) {
-        LinkedHashSet<String> names = new LinkedHashSet<>(schedulerNames == null ? List.of("arbiter") : schedulerNames);
+        LinkedHashSet<String> names = new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames);
         LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every);
         if (!scoring.equals("binpack")) {
             config = new LiveConfig(config.schedulerNames(), config.period(), false, config.leaseNamespace(),

@@ -23,7 +23,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code arbiter simulate}: runs the real scheduler on manifests, cycle after cycle, with no cluster. */
+/**
+ * {@code arbiter simulate}: runs the real scheduler on manifests, cycle after cycle, with no cluster. Exit 0 when the
+ * cluster settled; 4 (after printing everything, with a warning on stderr) when {@code --max-cycles} stopped it first.
+ */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         description = "Run scheduling cycles on manifests (files or folders of YAML) until nothing changes.")
 final class SimulateCommand implements Callable<Integer> {
@@ -45,6 +48,9 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE", description = "Also write a self-contained HTML timeline report to FILE.")
     Path report;
 
+    @Option(names = "--wide", description = "Print each decision's whole rule sentence instead of its short id and a legend.")
+    boolean wide;
+
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Manifest files or folders.")
     List<Path> paths;
 
@@ -52,15 +58,16 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         if (!output.equals("table") && !output.equals("json")) return Main.usage(spec, "--output must be table or json, got " + output);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook book = RuleBook.load(rules);
         SchedulerConfig config = sim.schedulerConfig();
         SimulationResult result = new Simulator(new Scheduler(book, config))
                 .run(manifests, sim.simulation(recreateEvicted));
         if (report != null && !writeReport(result)) return 1;
-        spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result));
+        spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result, wide));
         spec.commandLine().getOut().flush();
-        return 0;
+        return Main.warnIfUnsettled(spec, result, sim.maxCycles) ? Main.CYCLE_LIMIT : 0;
     }
 
     /** Writes the HTML timeline report; false (with one line on stderr) when the file cannot be written. */
@@ -68,6 +75,10 @@ final class SimulateCommand implements Callable<Integer> {
         String title = "Arbiter simulation of " + String.join(", ", paths.stream().map(Path::toString).toList());
         try {
             Files.writeString(report, TimelineReport.write(result, title), StandardCharsets.UTF_8);
+            spec.commandLine().getErr().println("wrote report " + report.toAbsolutePath().normalize() + " ("
+                    + result.cycles().size() + " cycles, " + result.queues().size() + " queues, "
+                    + result.podGroups().size() + " PodGroups)");
+            spec.commandLine().getErr().flush();
             return true;
         } catch (IOException e) {
             spec.commandLine().getErr().println("error: cannot write report " + report + ": " + e.getMessage());

@@ -15,7 +15,8 @@ final class SimulationOptions {
             description = "Simulated length of a cycle in seconds, for time-based policy such as the minimum runtime (default: ${DEFAULT-VALUE}).")
     long cycleSeconds;
 
-    @Option(names = "--scheduler-name", paramLabel = "NAME", description = "spec.schedulerName values to answer (default: arbiter, volcano).")
+    @Option(names = "--scheduler-name", paramLabel = "NAME",
+            description = "spec.schedulerName to answer; repeat for several (default: arbiter and volcano, as run).")
     List<String> schedulerNames;
 
     @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
@@ -30,8 +31,8 @@ final class SimulationOptions {
     }
 
     SchedulerConfig schedulerConfig() {
-        return new SchedulerConfig(schedulerNames == null ? SchedulerConfig.simulatorDefault().schedulerNames()
-                : new LinkedHashSet<>(schedulerNames), scoring);
+        return new SchedulerConfig(new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames),
+                scoring);
     }
 
     Simulator.Options simulation(boolean recreateEvicted) {

@@ -33,6 +33,7 @@ final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         RuleBook book = RuleBook.load(rules);
         PrintWriter out = spec.commandLine().getOut();
         int count = 0;

@@ -5,6 +5,7 @@ import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.specs.SpecListener;
+import dev.arbiter.specs.SpecReport;
 import dev.arbiter.specs.SpecRules;
 import io.cucumber.core.gherkin.FeatureParserException;
 import java.io.IOException;
@@ -33,7 +34,8 @@ import picocli.CommandLine.Model.CommandSpec;
  *
  * <p>Exit codes: 0 every scenario passed; 1 a scenario failed (or no scenario ran); 2 a feature path that does not
  * exist or a feature file Gherkin cannot read; 3 rules that do not compile ({@code file:line: message} lines) or ask for
- * something unknown. Undefined steps fail their scenario. Cucumber's report goes to stdout.
+ * something unknown. Undefined steps fail their scenario, named with the closest sentences of the vocabulary. The
+ * report ({@link SpecReport}: steps with their feature file and line, messages without stack traces) goes to stdout.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Run the Gherkin acceptance specs against a rules folder before deploying it.",
@@ -70,6 +72,7 @@ final class VerifyCommand implements Callable<Integer> {
         for (Path p : paths) {
             if (!Files.exists(p)) return Main.usage(spec, p + ": no such file or directory");
         }
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         RuleBook book = SpecRules.load(rules);
         // Rules that compile but ask for an unknown sort key fail here, as `simulate` would (exit 3).
         new Scheduler(book, SchedulerConfig.simulatorDefault())
@@ -99,9 +102,8 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     private String[] cucumberArguments(List<Path> paths) {
-        List<String> argv = new ArrayList<>(List.of("--glue", GLUE, "--plugin", SpecListener.class.getName()));
-        if (report.equals("pretty")) argv.addAll(List.of("--plugin", "pretty"));
-        argv.addAll(List.of("--plugin", "summary"));
+        List<String> argv = new ArrayList<>(List.of("--glue", GLUE, "--plugin", SpecListener.class.getName(), "--plugin",
+                (report.equals("pretty") ? SpecReport.class : SpecReport.Summary.class).getName(), "--no-summary"));
         if (html != null) argv.addAll(List.of("--plugin", "html:" + html));
         if (tags != null && !tags.isBlank()) argv.addAll(List.of("--tags", tags));
         if (System.console() == null || System.getenv("NO_COLOR") != null) argv.add("--monochrome");

@@ -1,11 +1,19 @@
 package dev.arbiter.engine;
 
+import java.util.List;
 import java.util.Set;
 
 /**
  * Mechanism settings (not policy): which {@code spec.schedulerName}s this scheduler answers, and how nodes are scored.
  */
 public record SchedulerConfig(Set<String> schedulerNames, String scoring) {
+    /**
+     * The {@code spec.schedulerName}s every command answers unless told otherwise ({@code simulate}, {@code explain},
+     * {@code diff}, {@code verify} and {@code run} alike, so a simulation decides the pods the live scheduler would):
+     * Arbiter's own name, and Volcano's, so manifests written for Volcano work unchanged.
+     */
+    public static final List<String> DEFAULT_NAMES = List.of("arbiter", "volcano");
+
     public SchedulerConfig {
         schedulerNames = Set.copyOf(schedulerNames);
         if (!scoring.equals("binpack") && !scoring.equals("spread")) {
@@ -13,8 +21,8 @@ public record SchedulerConfig(Set<String> schedulerNames, String scoring) {
         }
     }
 
-    /** The simulator's default: answers pods of {@code arbiter} and {@code volcano}, binpack scoring. */
+    /** The default: answers pods of {@link #DEFAULT_NAMES}, binpack scoring. */
     public static SchedulerConfig simulatorDefault() {
-        return new SchedulerConfig(Set.of("arbiter", "volcano"), "binpack");
+        return new SchedulerConfig(Set.copyOf(DEFAULT_NAMES), "binpack");
     }
 }

@@ -216,10 +216,12 @@ final class VictimSelector {
         return sb.toString();
     }
 
-    /** e.g. {@code nvidia.com/gpu 8, cpu 4}. */
+    /** e.g. {@code cpu 4, nvidia.com/gpu 10.7}, in each resource's own units. */
     static String lacks(Resources r) {
         StringBuilder sb = new StringBuilder();
-        r.asQuantities().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ').append(v));
+        for (int i = 0; i < r.size(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(r.name(i)).append(' ').append(dev.arbiter.model.Quantity.human(r.name(i), r.milliAt(i)));
+        }
         return sb.toString();
     }
 

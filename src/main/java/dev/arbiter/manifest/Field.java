@@ -89,6 +89,11 @@ final class Field {
         return origin.error(line, path, problem);
     }
 
+    /** A notice line about this field, in the same form as {@link #error}'s message. */
+    String notice(String problem) {
+        return error(problem).getMessage();
+    }
+
     // ---- navigation ----
 
     /** The child at {@code keys} (one key per mapping level); absent when any level is missing. */

@@ -49,6 +49,8 @@ final class LeaderWorkerSetExpander {
         PodDraft worker = PodReader.read(workerTemplate, PodReader.DEFAULT_SCHEDULER);
         PodDraft leader = leaderTemplate.isPresent()
                 ? PodReader.read(leaderTemplate, PodReader.DEFAULT_SCHEDULER) : worker;
+        out.missingLimits(worker.missingLimits);
+        if (leader != worker) out.missingLimits(leader.missingLimits);
 
         String namedGroup = firstPresent(leader.annotations.get(PodSpec.GROUP_ANNOTATION),
                 worker.annotations.get(PodSpec.GROUP_ANNOTATION));

@@ -24,6 +24,12 @@ final class ManifestCollector {
     private final List<String> notices = new ArrayList<>();
     private final Map<String, String> firstSeenAt = new HashMap<>();
     private long nextCreationOrder;
+    /** Extended resource → how many pods or templates request it without a limit, and where the first does. */
+    private final Map<String, Integer> missingLimitCount = new java.util.TreeMap<>();
+    private final Map<String, String> missingLimitFirst = new HashMap<>();
+    /** The PriorityClass that is the global default, and where it was read; null until one is. */
+    private String globalDefault;
+    private String globalDefaultAt;
 
     /**
      * Registers {@code kind id} (e.g. {@code Pod team/p1}) as read from {@code origin} and returns its creation order.
@@ -83,12 +89,43 @@ final class ManifestCollector {
         notices.add(line);
     }
 
-    /** What was read so far, with the {@code default} queue first when no manifest defined it. */
+    /** Records a pod's (or template's) extended resources requested without a limit; see {@link PodDraft#missingLimits}. */
+    void missingLimits(Map<String, String> resourceToWhere) {
+        resourceToWhere.forEach((resource, where) -> {
+            missingLimitCount.merge(resource, 1, Integer::sum);
+            missingLimitFirst.putIfAbsent(resource, where);
+        });
+    }
+
+    /**
+     * Records PriorityClass {@code name} as the global default; a second one is refused, as the API server refuses it
+     * ("only one default can exist"), naming where the first was read.
+     */
+    void claimGlobalDefault(String name, Field globalDefaultField) {
+        if (globalDefault != null) {
+            throw globalDefaultField.error("PriorityClass " + globalDefault + " (" + globalDefaultAt + ") is already the global"
+                    + " default; only one PriorityClass may be");
+        }
+        globalDefault = name;
+        globalDefaultAt = globalDefaultField.origin().location();
+    }
+
+    /**
+     * What was read so far, with the {@code default} queue first when no manifest defined it, and notices about what
+     * is legal but suspicious: pods bound to nodes the manifests do not define, and nodes their bound pods already
+     * over-commit (pods that Succeeded or Failed hold nothing).
+     */
     Manifests manifests() {
         List<QueueSpec> allQueues = new ArrayList<>(queues);
         if (allQueues.stream().noneMatch(q -> q.name().equals(QueueSpec.DEFAULT))) {
             allQueues.add(0, QueueSpec.defaultQueue());
         }
-        return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, notices);
+        List<String> all = new ArrayList<>(notices);
+        missingLimitCount.forEach((resource, n) -> all.add(missingLimitFirst.get(resource) + ": " + resource
+                + " is requested without a limit" + (n == 1 ? "" : " (and in " + (n - 1) + (n == 2 ? " other pod or template" : " other pods or templates") + ")")
+                + "; the API server refuses such a pod, since a resource that cannot be overcommitted needs a limit equal"
+                + " to its request; simulated as if the limit were the request"));
+        all.addAll(StartingState.notices(nodes, pods, firstSeenAt));
+        return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all);
     }
 }

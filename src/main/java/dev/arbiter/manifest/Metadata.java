@@ -11,10 +11,15 @@ record Metadata(String namespace, String name, Map<String, String> labels, Map<S
                 Integer arrivalCycle) {
     static final String DEFAULT_NAMESPACE = "default";
 
-    /** Reads {@code object.metadata}; an arrival-cycle annotation that is not a non-negative integer is an error. */
+    /**
+     * Reads {@code object.metadata}; an arrival-cycle annotation that is not a non-negative integer is an error, and so
+     * are label and annotation keys or label values the API server would refuse ({@link ApiValidation}).
+     */
     static Metadata read(Field object) {
         Field metadata = object.get("metadata");
         Field annotations = metadata.get("annotations");
+        ApiValidation.labels(metadata.get("labels"));
+        ApiValidation.annotations(annotations);
         return new Metadata(metadata.get("namespace").string(), metadata.get("name").string(),
                 metadata.get("labels").stringMap(), annotations.stringMap(),
                 arrivalCycle(annotations.get(ManifestLoader.ARRIVAL_CYCLE_ANNOTATION)));

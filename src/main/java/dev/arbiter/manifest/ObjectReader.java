@@ -1,5 +1,6 @@
 package dev.arbiter.manifest;
 
+import dev.arbiter.model.PriorityClassSpec;
 import java.util.Set;
 import org.yaml.snakeyaml.nodes.Node;
 
@@ -60,6 +61,10 @@ final class ObjectReader {
     private static String id(Field object, String type) {
         String name = object.get("metadata", "name").string();
         if (name == null) throw object.get("metadata", "name").error("is required");
+        if (KNOWN.contains(type)) {
+            ApiValidation.objectName(object.get("metadata", "name"));
+            ApiValidation.namespace(object.get("metadata", "namespace"));
+        }
         String namespace = object.get("metadata", "namespace").string();
         if (CLUSTER_SCOPED.contains(type)) return name;
         if (namespace == null) return KNOWN.contains(type) ? Metadata.DEFAULT_NAMESPACE + "/" + name : name;
@@ -95,11 +100,15 @@ final class ObjectReader {
             }
             case PRIORITY_CLASS -> {
                 claim(object);
-                out.add(PriorityClassReader.read(object, meta));
+                PriorityClassSpec pc = PriorityClassReader.read(object, meta);
+                if (pc.globalDefault()) out.claimGlobalDefault(pc.name(), object.get("globalDefault"));
+                out.add(pc);
             }
             case POD -> {
                 long creationOrder = claim(object);
-                out.add(PodReader.read(object, PodReader.DEFAULT_SCHEDULER).toSpec(creationOrder));
+                PodDraft pod = PodReader.read(object, PodReader.DEFAULT_SCHEDULER);
+                out.missingLimits(pod.missingLimits);
+                out.add(pod.toSpec(creationOrder));
             }
             case POD_GROUP -> out.add(PodGroupReader.read(object, meta, claim(object)));
             case PYTORCH_JOB -> {

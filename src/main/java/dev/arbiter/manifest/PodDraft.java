@@ -31,6 +31,11 @@ final class PodDraft {
     boolean terminating;
     /** {@code status.startTime} in epoch seconds, or {@link PodSpec#UNKNOWN_START}. */
     long startedAt = PodSpec.UNKNOWN_START;
+    /**
+     * Extended resources requested without a limit → where (e.g. {@code a.yaml:3: Pod ns/p:
+     * spec.containers[0].resources.limits}): the API server would refuse the pod; the manifest loader says so.
+     */
+    Map<String, String> missingLimits = Map.of();
 
     /** An independent copy, for stamping out several pods from one template. */
     PodDraft copy() {
@@ -51,6 +56,7 @@ final class PodDraft {
         c.arrivalCycle = arrivalCycle;
         c.terminating = terminating;
         c.startedAt = startedAt;
+        c.missingLimits = missingLimits;
         return c;
     }
 

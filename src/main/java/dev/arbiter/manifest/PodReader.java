@@ -30,12 +30,14 @@ final class PodReader {
         d.terminating = pod.get("metadata", "deletionTimestamp").isPresent();
         d.schedulerName = spec.get("schedulerName").string(defaultScheduler);
         d.nodeName = spec.get("nodeName").string();
+        ApiValidation.podPhase(pod.get("status", "phase"));
         d.phase = pod.get("status", "phase").string();
         d.startedAt = startTime(pod.get("status", "startTime"));
         d.priorityClassName = spec.get("priorityClassName").string();
         d.priority = spec.get("priority").integer();
         d.preemptionPolicy = preemptionPolicy(spec.get("preemptionPolicy"), null);
         d.requests = effectiveRequests(spec);
+        d.missingLimits = missingLimits(spec);
         d.nodeSelector = spec.get("nodeSelector").stringMap();
         d.tolerations = tolerations(spec.get("tolerations"));
         return d;
@@ -84,6 +86,24 @@ final class PodReader {
         return containers.add(sidecars).max(initPeak)
                 .add(overhead == null ? Resources.NONE : overhead)
                 .add(Resources.of("pods", 1));
+    }
+
+    /**
+     * Extended resources requested without a limit: the API server refuses such a pod ("Limit must be set for non
+     * overcommitable resources"); the simulator reads the request and says so. Every container's resources are
+     * checked on the way (requests within limits; extended resources whole and equal to their limits).
+     */
+    private static Map<String, String> missingLimits(Field spec) {
+        Map<String, String> missing = new java.util.LinkedHashMap<>();
+        for (String list : new String[] {"initContainers", "containers"}) {
+            for (Field c : spec.get(list).items()) {
+                Field limits = c.get("resources", "limits");
+                for (String name : ApiValidation.resources(c.get("resources"))) {
+                    missing.putIfAbsent(name, limits.notice("").replaceAll(":\\s*$", ""));
+                }
+            }
+        }
+        return missing;
     }
 
     /** A container's requests; a resource with a limit but no request requests its limit (Kubernetes defaulting). */

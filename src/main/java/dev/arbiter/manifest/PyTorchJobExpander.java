@@ -72,6 +72,7 @@ final class PyTorchJobExpander {
         if (!specs.isPresent()) throw specs.error("is required");
         List<Replicas> found = new ArrayList<>();
         specs.entries().forEach((key, spec) -> found.add(replicas(key, spec)));
+        found.forEach(r -> out.missingLimits(r.template().missingLimits));
         found.sort((a, b) -> REPLICA_TYPES.indexOf(a.type()) - REPLICA_TYPES.indexOf(b.type()));
         return found;
     }

@@ -113,7 +113,7 @@ public final class Caps {
         if (bounds.isEmpty()) return "unlimited";
         StringBuilder sb = new StringBuilder();
         bounds.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(": ")
-                .append(Quantity.format(k, Math.max(0, v))));
+                .append(Quantity.human(k, Math.max(0, v))));
         return "{" + sb + "}";
     }
 }

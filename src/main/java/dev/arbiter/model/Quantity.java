@@ -103,6 +103,31 @@ public final class Quantity {
         return Long.toString(amount / 1000);
     }
 
+    /**
+     * A stored amount as people read it, still a valid quantity: a whole count as it is; a fraction of a count with
+     * one decimal from 10 up and at most two below ({@code 10591m} → {@code 10.6}, {@code 2500m} → {@code 2.5}),
+     * under 10m in milli-units ({@code 5m}); bytes in the largest binary unit they reach, with at most one decimal
+     * ({@code 96Gi}, {@code 1.5Gi}, {@code 512}). Shares and tables use it; JSON output keeps {@link #format}.
+     */
+    public static String human(String resource, long amount) {
+        if (isBytes(resource)) {
+            String[] suffixes = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+            long abs = Math.abs(amount);
+            int k = -1;
+            while (k + 1 < suffixes.length && abs >= 1L << (10 * (k + 2))) k++;
+            if (k < 0) return Long.toString(amount);
+            long unit = 1L << (10 * (k + 1));
+            if (amount % unit == 0) return (amount / unit) + suffixes[k];
+            return BigDecimal.valueOf(amount).divide(BigDecimal.valueOf(unit), 1, RoundingMode.HALF_UP)
+                    .stripTrailingZeros().toPlainString() + suffixes[k];
+        }
+        if (amount % 1000 == 0) return Long.toString(amount / 1000);
+        long abs = Math.abs(amount);
+        if (abs < 10) return amount + "m";
+        return BigDecimal.valueOf(amount, 3).setScale(abs >= 10_000 ? 1 : 2, RoundingMode.HALF_UP)
+                .stripTrailingZeros().toPlainString();
+    }
+
     private static String formatBytes(long whole) {
         if (whole != 0) {
             String[] suffixes = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};

@@ -312,10 +312,13 @@ public final class Resources {
         return h;
     }
 
+    /** For people (reasons, logs): amounts in each resource's own units, e.g. {@code {memory: 96Gi, nvidia.com/gpu: 10.7}}. */
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();
-        asQuantities().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(": ").append(v));
+        for (int i = 0; i < names.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(names[i]).append(": ").append(Quantity.human(names[i], values[i]));
+        }
         return "{" + sb + "}";
     }
 }

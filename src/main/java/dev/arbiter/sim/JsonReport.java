@@ -12,8 +12,10 @@ import java.util.Map;
  * Writes a simulation as the documented JSON shape:
  * {@code {"cycles":[{"cycle","bindings":[{"pod","node","rule"}],"evictions":[{"pod","node","action","for","rule"}]}],
  * "pods":[{"pod","phase","node"}],"podGroups":[{"podGroup","queue","phase","minMember","running","reason"}],
- * "queues":[{"queue","parent","weight","state","deserved","allocated"}]}}, quantities as Kubernetes quantity
- * strings; {@code parent} is {@code root} for a top-level queue.
+ * "queues":[{"queue","parent","weight","state","deserved","allocated"}],"notices":[line],"stable":true|false}},
+ * quantities as Kubernetes quantity strings; {@code parent} is {@code root} for a top-level queue; {@code notices}
+ * are the one-line notices about the input (kinds skipped, suspicious objects) that the table output prints first;
+ * {@code stable} is false when the run stopped at the cycle limit.
  */
 public final class JsonReport {
     private JsonReport() {}
@@ -65,7 +67,13 @@ public final class JsonReport {
                     .append(",\"allocated\":").append(quantities(q.allocated())).append('}');
             sep = ",";
         }
-        return sb.append("]}\n").toString();
+        sb.append("],\n \"notices\":[");
+        sep = "";
+        for (String n : r.notices()) {
+            sb.append(sep).append("\n  ").append(str(n));
+            sep = ",";
+        }
+        return sb.append("],\n \"stable\":").append(r.stable()).append("}\n").toString();
     }
 
     private static String quantities(Resources r) {

@@ -206,9 +206,7 @@ public final class Simulator {
             java.util.Set<String> out = new java.util.TreeSet<>();
             Map<String, Resources> used = new HashMap<>();
             for (PodSpec p : pods.values()) {
-                if (p.isBound() && !"Succeeded".equals(p.phase()) && !"Failed".equals(p.phase())) {
-                    used.merge(p.nodeName(), p.requests(), Resources::add);
-                }
+                if (p.isBound() && !finished(p)) used.merge(p.nodeName(), p.requests(), Resources::add);
             }
             for (NodeSpec n : m.nodes()) {
                 Resources u = used.getOrDefault(n.name(), Resources.NONE);
@@ -217,11 +215,17 @@ public final class Simulator {
             return out;
         }
 
+        /** A pod that Succeeded or Failed: it stays where it ran, holding nothing, and is never scheduled again. */
+        private static boolean finished(PodSpec p) {
+            return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
+        }
+
         List<PodOutcome> outcomes() {
             List<PodOutcome> out = new ArrayList<>();
             for (PodSpec p : m.pods()) {
                 PodSpec now = pods.get(p.key());
                 if (now == null) out.add(new PodOutcome(p.key(), "Evicted", null));
+                else if (finished(now)) out.add(new PodOutcome(p.key(), now.phase(), now.nodeName()));
                 else out.add(new PodOutcome(p.key(), now.isBound() ? "Running" : "Pending", now.nodeName()));
             }
             return out;

@@ -5,6 +5,7 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.model.Quantity;
 import dev.arbiter.model.Resources;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,14 +14,24 @@ import java.util.TreeSet;
 
 /**
  * Writes a simulation for people: each cycle's decisions with the rule behind them and a one-line view of every
- * queue's allocated/deserved accelerators, then kubectl-style tables of pods, PodGroups and queues.
+ * queue's allocated/deserved accelerators, then kubectl-style tables of pods, PodGroups and queues. Amounts read in
+ * the resource's own units ({@code 10.6} GPUs, {@code 256Gi}); names are printed {@linkplain TerminalText#safe safe}
+ * for a terminal.
+ *
+ * <p>A decision names its rule by a short id ({@code [reclaim]}) and the rules' sentences follow the cycles once,
+ * under "Rules:"; {@code wide} prints each decision's whole sentence instead.
  */
 public final class TableReport {
     private TableReport() {}
 
     public static String write(SimulationResult r) {
+        return write(r, false);
+    }
+
+    public static String write(SimulationResult r, boolean wide) {
         StringBuilder sb = new StringBuilder();
-        for (String n : r.notices()) sb.append("notice: ").append(n).append('\n');
+        for (String n : r.notices()) sb.append("notice: ").append(TerminalText.safe(n)).append('\n');
+        RuleLegend rules = RuleLegend.of(r.cycles());
         List<CycleResult> cycles = r.cycles();
         for (int i = 0; i < cycles.size(); i++) {
             CycleResult c = cycles.get(i);
@@ -36,14 +47,23 @@ public final class TableReport {
             sb.append("Cycle ").append(c.cycle()).append(": ").append(c.bindings().size()).append(" bound, ")
                     .append(c.evictions().size()).append(" evicted  |  ").append(shares(c.queues())).append('\n');
             for (Binding b : c.bindings()) {
-                sb.append("  bind   ").append(b.pod()).append(" -> ").append(b.node()).append("   [").append(b.rule()).append("]\n");
+                sb.append("  bind   ").append(TerminalText.safe(b.pod())).append(" -> ").append(TerminalText.safe(b.node()))
+                        .append("   [").append(rule(b.rule(), rules, wide)).append("]\n");
             }
             for (Eviction e : c.evictions()) {
-                sb.append("  evict  ").append(e.pod()).append(" from ").append(e.node()).append(" (").append(e.action())
-                        .append(" for ").append(e.forPodGroup()).append(")   [").append(e.rule()).append("]\n");
+                sb.append("  evict  ").append(TerminalText.safe(e.pod())).append(" from ").append(TerminalText.safe(e.node()))
+                        .append(" (").append(TerminalText.safe(e.action())).append(" for ").append(TerminalText.safe(e.forPodGroup()))
+                        .append(")   [").append(rule(e.rule(), rules, wide)).append("]\n");
             }
         }
-        sb.append(r.stable() ? "Stable after " : "Stopped (cycle limit) after ").append(r.cycles().size()).append(" cycle(s).\n\n");
+        sb.append(r.stable() ? "Stable after " : "Stopped (cycle limit) after ").append(r.cycles().size()).append(" cycle(s).\n");
+        if (!wide && !rules.isEmpty()) {
+            sb.append("\nRules:\n");
+            int width = rules.entries().keySet().stream().mapToInt(String::length).max().orElse(0);
+            rules.entries().forEach((id, sentence) -> sb.append("  ").append(TerminalText.safe(id))
+                    .append(" ".repeat(width - id.length() + 3)).append(TerminalText.safe(sentence)).append('\n'));
+        }
+        sb.append('\n');
 
         List<String[]> pods = new ArrayList<>();
         pods.add(new String[] {"POD", "PHASE", "NODE"});
@@ -69,6 +89,10 @@ public final class TableReport {
         return sb.toString();
     }
 
+    private static String rule(String rule, RuleLegend rules, boolean wide) {
+        return TerminalText.safe(wide ? rule : rules.id(rule));
+    }
+
     private static boolean quiet(CycleResult c) {
         return c.bindings().isEmpty() && c.evictions().isEmpty();
     }
@@ -84,7 +108,7 @@ public final class TableReport {
         for (String d : dims) {
             sb.append(d).append(" allocated/deserved:");
             for (QueueStatus q : queues) {
-                sb.append(' ').append(q.queue()).append(' ').append(amount(q.allocated(), d)).append('/')
+                sb.append(' ').append(TerminalText.safe(q.queue())).append(' ').append(amount(q.allocated(), d)).append('/')
                         .append(amount(q.deserved(), d));
             }
         }
@@ -95,26 +119,37 @@ public final class TableReport {
         return dim.contains("gpu") || dim.contains("npu") || dim.contains("tpu") || dim.contains("neuron");
     }
 
+    /** An amount in the resource's own units, e.g. {@code 10.6} GPUs rather than {@code 10591m}. */
     private static String amount(Resources r, String dim) {
-        return dev.arbiter.model.Quantity.format(dim, r.milli(dim));
+        return Quantity.human(dim, r.milli(dim));
     }
 
+    /** e.g. {@code cpu=32,mars-tech.com/gpu=10.6,memory=256Gi}; "-" when empty. */
     private static String compact(Resources r) {
         if (r.isEmpty()) return "-";
         StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) {
-            sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append('=').append(e.getValue());
+        for (Map.Entry<String, Long> e : r.asMilliMap().entrySet()) {
+            sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append('=').append(Quantity.human(e.getKey(), e.getValue()));
         }
         return sb.toString();
     }
 
-    /** Columns padded to their widest cell, three spaces apart (kubectl style); the first row is the header. */
+    /**
+     * Columns padded to their widest cell, three spaces apart (kubectl style); the first row is the header. Cells are
+     * printed {@linkplain TerminalText#safe safe} for a terminal.
+     */
     public static String table(List<String[]> rows) {
         int cols = rows.get(0).length;
-        int[] width = new int[cols];
-        for (String[] row : rows) for (int i = 0; i < cols; i++) width[i] = Math.max(width[i], row[i].length());
-        StringBuilder sb = new StringBuilder();
+        List<String[]> safe = new ArrayList<>(rows.size());
         for (String[] row : rows) {
+            String[] s = new String[cols];
+            for (int i = 0; i < cols; i++) s[i] = TerminalText.safe(row[i]);
+            safe.add(s);
+        }
+        int[] width = new int[cols];
+        for (String[] row : safe) for (int i = 0; i < cols; i++) width[i] = Math.max(width[i], row[i].length());
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : safe) {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < cols; i++) {
                 line.append(row[i]);

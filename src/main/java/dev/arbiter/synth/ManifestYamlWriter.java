@@ -16,16 +16,19 @@ import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Writes {@link Manifests} as multi-document Kubernetes YAML that {@code ManifestLoader} reads back into equal
  * manifests: PriorityClasses, Queues (except an implicit default queue), Nodes, then PodGroups each followed by their
  * pods, then bare pods in their place among them — the order of creation. Pods carry their requests without the
- * implicit {@code pods: 1} (the loader adds it), {@code spec.schedulerName}, {@code status.phase} and
- * {@code status.startTime}.
+ * implicit {@code pods: 1} (the loader adds it) and limits equal to them for extended resources (as the API server
+ * requires), {@code spec.schedulerName}, {@code status.phase} and {@code status.startTime}.
  *
- * <p>A small writer of our own: every scalar is double-quoted (so "true", "0" and "1e3" stay strings) and streamed,
- * so a 100k-pod cluster never sits in memory as text.
+ * <p>A small writer of our own, streamed, so a 100k-pod cluster never sits in memory as text. It writes YAML the way
+ * people write it: keys and string values plain ({@code name: q-00}, {@code nvidia.com/gpu: 16Gi}), double-quoted
+ * only where YAML would read the plain text as something else or not at all ({@code "8"}, {@code "true"},
+ * {@code "1e3"}, {@code "2026-11-29T10:00:00Z"}, {@code "a: b"}, {@code ""}); integers are written as integers.
  */
 public final class ManifestYamlWriter {
     private final Writer out;
@@ -155,9 +158,11 @@ public final class ManifestYamlWriter {
                 if (t.effect() != null) out.write("    effect: " + q(t.effect()) + "\n");
             }
         }
-        out.write("  containers:\n  - name: \"main\"\n    resources:\n");
+        out.write("  containers:\n  - name: main\n    resources:\n");
         Resources requests = p.requests().subtract(Resources.of("pods", 1));
         resources(3, "requests", requests);
+        Resources extended = extended(requests);
+        if (!extended.isEmpty()) resources(3, "limits", extended);
         if (p.phase() != null || p.startedAt() != PodSpec.UNKNOWN_START) {
             out.write("status:\n");
             if (p.phase() != null) line(1, "phase", p.phase());
@@ -165,6 +170,18 @@ public final class ManifestYamlWriter {
                 line(1, "startTime", java.time.Instant.ofEpochSecond(p.startedAt()).toString());
             }
         }
+    }
+
+    /**
+     * The extended resources of {@code r} (domain-prefixed, outside kubernetes.io, such as nvidia.com/gpu): Kubernetes
+     * cannot overcommit them, so a pod must set their limit to its request.
+     */
+    private static Resources extended(Resources r) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        r.asMilliMap().forEach((name, amount) -> {
+            if (name.contains("/") && !name.contains("kubernetes.io/")) out.put(name, amount);
+        });
+        return Resources.ofMilli(out);
     }
 
     private void begin(String apiVersion, String kind) throws IOException {
@@ -198,8 +215,24 @@ public final class ManifestYamlWriter {
         for (Map.Entry<String, String> e : r.asQuantities().entrySet()) line(indent + 1, e.getKey(), e.getValue());
     }
 
+    /** Text YAML reads back as this same string when written plain: no quotes, colons, spaces or leading signs. */
+    private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?");
+    /**
+     * Plain text that YAML 1.1 (SnakeYAML) or 1.2 reads as something other than a string: booleans, null, integers
+     * (decimal, binary, octal, hex, sexagesimal), floats, and timestamps.
+     */
+    private static final Pattern NOT_A_STRING = Pattern.compile("(?i)y|n|yes|no|true|false|on|off|null"
+            + "|[-+]?(0|[1-9][0-9_]*)|0b[01_]+|0x[0-9a-f_]+|0o?[0-7_]+|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+"
+            + "|[-+]?([0-9][0-9_]*)?\\.[0-9._]*(e[-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(\\.[0-9_]*)?e[-+]?[0-9]+"
+            + "|[-+]?\\.inf|\\.nan|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*");
+
+    /** A YAML scalar for the string {@code s}: plain when that reads back as {@code s}, else double-quoted. */
+    static String q(String s) {
+        return PLAIN.matcher(s).matches() && !NOT_A_STRING.matcher(s).matches() ? s : quoted(s);
+    }
+
     /** A double-quoted YAML scalar. */
-    private static String q(String s) {
+    private static String quoted(String s) {
         StringBuilder b = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -55,8 +55,33 @@ class ExplainTest {
 
         String text = ExplanationText.render(e);
         assertTrue(text.contains(RECLAIM), text);
-        assertTrue(text.matches("(?s).*tenantb\\s+mars-tech.com/gpu\\s+32 -> 16\\s+16\\n.*"), text);
+        // ALLOCATED, then BOUND and HELD (the cycle held room for tenant A's nominated pods), then DESERVED.
+        assertTrue(text.matches("(?s).*tenantb\\s+mars-tech.com/gpu\\s+32 -> 16\\s+16\\s+0\\s+16\\n.*"), text);
         assertTrue(text.contains("after reclaim evicted 2 pod(s) in cycle " + RECLAIM_CYCLE), text);
+    }
+
+    @Test
+    void capacityHeldForTheNominatedGangIsShownApartFromWhatIsBound() {
+        Explanation e = explain(SEED, SEED_RUN, "a01/qwen2-72b-unified-pg");
+        Explanation.Share a = share(e, "tenanta", GPU);
+        assertEquals(16_000, a.allocatedAfter(), "the queue's allocation counts the room made for its gang");
+        assertEquals(16_000, a.held());
+        assertEquals(0, a.bound(), "none of its pods is bound in the reclaim cycle");
+        assertEquals(0, share(e, "tenantb", GPU).held());
+        assertEquals(16_000, share(e, "tenantb", GPU).bound());
+        String text = ExplanationText.render(e);
+        assertTrue(text.contains("QUEUE     RESOURCE            ALLOCATED        BOUND   HELD    DESERVED"), text);
+        assertTrue(text.matches("(?s).*tenanta\\s+mars-tech.com/gpu\\s+0 -> 16\\s+0\\s+16\\s+16\\n.*"), text);
+        assertTrue(text.contains("HELD: capacity the cycle's evictions freed, kept for the pods it nominated until they bind;"), text);
+    }
+
+    @Test
+    void withoutHeldCapacityTheTableKeepsItsFourColumns() {
+        Explanation e = explain(SEED, SEED_RUN, "b01/tenantb-heavy-training-master-0");
+        String text = ExplanationText.render(e);
+        assertTrue(!e.shares().isEmpty() && e.shares().stream().allMatch(s -> s.held() == 0), e.shares().toString());
+        assertTrue(text.contains("QUEUE     RESOURCE            ALLOCATED    DESERVED"), text);
+        assertTrue(!text.contains("HELD"), text);
     }
 
     @Test
@@ -199,7 +224,9 @@ class ExplainTest {
         assertEquals(RECLAIM_CYCLE, json.get("cycle"));
         List<Map<String, Object>> shares = (List<Map<String, Object>>) json.get("shares");
         assertTrue(shares.contains(Map.of("queue", "tenantb", "resource", GPU, "deserved", "16", "allocatedBefore", "32",
-                "allocatedAfter", "16")), shares.toString());
+                "allocatedAfter", "16", "held", "0")), shares.toString());
+        assertTrue(shares.contains(Map.of("queue", "tenanta", "resource", GPU, "deserved", "16", "allocatedBefore", "0",
+                "allocatedAfter", "16", "held", "16")), shares.toString());
         assertEquals(Map.of("minMember", 1, "members", 4, "running", 2, "placeable", 2), json.get("gang"));
         assertTrue(((Map<String, Object>) json.get("rulesFired")).containsKey("Queue tenantb"), json.toString());
     }

@@ -117,4 +117,157 @@ class SimulateCommandTest {
         assertTrue(r.out().contains("PODGROUP"), r.out());
         assertTrue(r.out().contains("QUEUE"), r.out());
     }
+
+    @Test
+    void decisionsCarryShortRuleIdsWithEachSentenceOnceAndWideSpellsThemOut() {
+        CliRunner r = CliRunner.run("simulate", "deploy/examples/seed");
+        assertEquals(0, r.exit(), r.err());
+        String sentence = "reclaim: a queue below its deserved share takes back from reclaimable queues above theirs";
+        assertTrue(r.out().contains("(reclaim for a01/qwen2-72b-unified-pg)   [reclaim]"), r.out());
+        assertTrue(r.out().contains("\nRules:\n  gang      gang: a job starts only when minMember of its tasks can run together\n"
+                + "  reclaim   " + sentence + "\n"), r.out());
+        assertEquals(1, r.out().split(java.util.regex.Pattern.quote(sentence), -1).length - 1, "the sentence once");
+        assertTrue(r.out().lines().allMatch(l -> l.length() <= 160 || l.startsWith("QUEUE") || l.contains("allocated/deserved")
+                || l.startsWith("default") || l.startsWith("tenant")), "no decision line carries a whole sentence");
+
+        CliRunner wide = CliRunner.run("simulate", "--wide", "deploy/examples/seed");
+        assertEquals(0, wide.exit(), wide.err());
+        assertTrue(wide.out().contains("(reclaim for a01/qwen2-72b-unified-pg)   [" + sentence + "]"), wide.out());
+        assertTrue(!wide.out().contains("\nRules:\n"), "no legend with --wide");
+    }
+
+    @Test
+    void sharesReadInTheResourcesOwnUnits() throws IOException {
+        // Three equal queues that each want 16 GPUs share 32: 10.67 each, printed as 10.7, not 10666m.
+        StringBuilder yaml = new StringBuilder();
+        for (int n = 1; n <= 4; n++) {
+            yaml.append(NODE.replace("n1", "n" + n)).append("---\n");
+        }
+        for (String q : new String[] {"qa", "qb", "qc"}) {
+            yaml.append("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: ").append(q)
+                    .append("}\nspec: {weight: 1}\n---\n");
+            for (int i = 0; i < 2; i++) {
+                yaml.append("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p-").append(q).append(i).append("\n  namespace: ns\n")
+                        .append("  annotations: {scheduling.volcano.sh/queue-name: ").append(q).append("}\n")
+                        .append("spec:\n  schedulerName: arbiter\n  containers: [{name: c, resources: {requests: {nvidia.com/gpu: \"8\"}, ")
+                        .append("limits: {nvidia.com/gpu: \"8\"}}}]\n---\n");
+            }
+        }
+        Path f = Files.writeString(dir.resolve("three.yaml"), yaml.toString());
+        CliRunner r = CliRunner.run("simulate", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().matches("(?s).*qa \\d+/10\\.7 qb \\d+/10\\.7 qc \\d+/10\\.7.*"), r.out());
+        assertTrue(!r.out().contains("10666m"), r.out());
+        assertTrue(r.out().contains("nvidia.com/gpu=10.7"), "the queue table too: " + r.out());
+        CliRunner json = CliRunner.run("simulate", "--output", "json", f.toString());
+        assertTrue(json.out().contains("\"nvidia.com/gpu\":\"10666m\""), "JSON keeps exact Kubernetes quantities: " + json.out());
+    }
+
+    @Test
+    void namesWithTerminalEscapesArePrintedEscaped() throws IOException {
+        // An annotation value is not a name the API server checks; it reaches the output as a queue name.
+        Path f = Files.writeString(dir.resolve("esc.yaml"), NODE + """
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: p
+                  namespace: ns
+                  annotations: {scheduling.volcano.sh/queue-name: "evil\\e[31mred\\a"}
+                spec:
+                  schedulerName: arbiter
+                  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+                """);
+        CliRunner r = CliRunner.run("simulate", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(!r.out().contains("\u001b") && !r.out().contains("\u0007"), "no raw escape reaches the terminal");
+        assertTrue(r.out().contains("evil\\x1b[31mred\\x07"), r.out());
+    }
+
+    @Test
+    void theReportSaysWhereItWrote() {
+        Path report = dir.resolve("seed.html");
+        CliRunner r = CliRunner.run("simulate", "--report", report.toString(), "deploy/examples/seed");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("wrote report " + report.toAbsolutePath() + " (5 cycles, 3 queues, 2 PodGroups)", r.err().strip());
+        assertTrue(Files.isRegularFile(report));
+    }
+
+    @Test
+    void hittingTheCycleLimitWarnsAndExits4WithTheOutputPrinted() {
+        CliRunner r = CliRunner.run("simulate", "--max-cycles", "2", "deploy/examples/seed");
+        assertEquals(Main.CYCLE_LIMIT, r.exit(), r.err());
+        assertEquals("warning: stopped at --max-cycles 2 (cycle 2) before the cluster settled; raise --max-cycles to see the rest",
+                r.err().strip());
+        assertTrue(r.out().contains("Stopped (cycle limit) after 2 cycle(s)."), r.out());
+        CliRunner json = CliRunner.run("simulate", "--max-cycles", "2", "--output", "json", "deploy/examples/seed");
+        assertEquals(Main.CYCLE_LIMIT, json.exit());
+        assertTrue(json.out().contains("\"stable\":false"), json.out());
+        assertTrue(CliRunner.run("simulate", "--output", "json", "deploy/examples/seed").out().contains("\"stable\":true"));
+    }
+
+    @Test
+    void aRulesFolderThatDoesNotExistIsInvalidInput() {
+        for (String command : new String[] {"simulate", "explain", "diff", "verify", "validate"}) {
+            String[] args = switch (command) {
+                case "explain" -> new String[] {"explain", "--rules", "/nonexistent", "a01/qwen2-72b-unified-pg", "deploy/examples/seed"};
+                case "diff" -> new String[] {"diff", "--rules", "/nonexistent", "--candidate", "rules", "deploy/examples/seed"};
+                case "verify" -> new String[] {"verify", "--rules", "/nonexistent", "features/gang.feature"};
+                case "validate" -> new String[] {"validate", "--rules", "/nonexistent"};
+                default -> new String[] {"simulate", "--rules", "/nonexistent", "deploy/examples/seed"};
+            };
+            CliRunner r = CliRunner.run(args);
+            assertEquals(2, r.exit(), command + ": " + r.err());
+            assertEquals("error: --rules: /nonexistent: no such directory", r.err().strip(), command);
+        }
+        String before = System.getProperty("arbiter.rules");
+        System.setProperty("arbiter.rules", "/nonexistent-default");
+        try {
+            CliRunner missingDefault = CliRunner.run("simulate", "deploy/examples/seed");
+            assertEquals(2, missingDefault.exit());
+            assertEquals("error: --rules: /nonexistent-default: no such directory (the default; pass --rules DIR or set ARBITER_HOME)",
+                    missingDefault.err().strip());
+        } finally {
+            if (before == null) System.clearProperty("arbiter.rules");
+            else System.setProperty("arbiter.rules", before);
+        }
+        CliRunner file = CliRunner.run("diff", "--candidate", "README.md", "deploy/examples/seed");
+        assertEquals(2, file.exit(), file.err());
+        assertEquals("error: --candidate: README.md: not a directory", file.err().strip());
+    }
+
+    @Test
+    void noticesAppearInTheJsonOutputToo() throws IOException {
+        Path f = Files.writeString(dir.resolve("cm.yaml"), NODE + """
+                ---
+                apiVersion: v1
+                kind: ConfigMap
+                metadata: {name: settings, namespace: team}
+                """);
+        CliRunner table = CliRunner.run("simulate", f.toString());
+        assertTrue(table.out().contains("notice: " + f + ":6: skipped v1 ConfigMap team/settings: not a kind Arbiter schedules"), table.out());
+        CliRunner json = CliRunner.run("simulate", "--output", "json", f.toString());
+        assertEquals(0, json.exit(), json.err());
+        assertTrue(json.out().contains("\"notices\":[\n  \"" + f + ":6: skipped v1 ConfigMap team/settings: not a kind Arbiter schedules\"]"),
+                json.out());
+    }
+
+    @Test
+    void everyCommandAnswersArbiterAndVolcanoByDefault() throws IOException {
+        StringBuilder yaml = new StringBuilder(NODE);
+        for (String scheduler : new String[] {"arbiter", "volcano", "default-scheduler"}) {
+            yaml.append("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p-").append(scheduler).append(", namespace: ns}\n")
+                    .append("spec:\n  schedulerName: ").append(scheduler).append("\n  containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n");
+        }
+        Path f = Files.writeString(dir.resolve("names.yaml"), yaml.toString());
+        CliRunner r = CliRunner.run("simulate", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("bind   ns/p-arbiter -> n1") && r.out().contains("bind   ns/p-volcano -> n1"), r.out());
+        assertTrue(r.out().matches("(?s).*ns/p-default-scheduler\\s+Pending\\s+<none>.*"), "another scheduler's pod: " + r.out());
+        assertEquals(java.util.List.of("arbiter", "volcano"), dev.arbiter.engine.SchedulerConfig.DEFAULT_NAMES);
+        for (String command : new String[] {"simulate", "explain", "diff", "run"}) {
+            String help = CliRunner.run(command, "--help").out().replaceAll("\\s+", " ");
+            assertTrue(help.contains("(default: arbiter and volcano"), command + " --help states the one default: " + help);
+        }
+    }
 }

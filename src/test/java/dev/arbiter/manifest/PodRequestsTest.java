@@ -65,9 +65,9 @@ class PodRequestsTest {
                         """, Resources.of("cpu", "1250m", "memory", "120Mi", "pods", 1)),
                 Arguments.of("accept every Kubernetes quantity form", """
                         containers:
-                          - resources: {requests: {cpu: 1.5, memory: 1G, ephemeral-storage: 1e3, example.com/foo: .5}}
-                        """, Resources.of("cpu", "1500m", "memory", "1G", "ephemeral-storage", 1000,
-                        "example.com/foo", "500m", "pods", 1)));
+                          - resources: {requests: {cpu: .5, memory: 1.5G, ephemeral-storage: 1e3, example.com/foo: "2"}}
+                        """, Resources.of("cpu", "500m", "memory", "1500M", "ephemeral-storage", 1000,
+                        "example.com/foo", 2, "pods", 1)));
     }
 
     @ParameterizedTest(name = "{0}")

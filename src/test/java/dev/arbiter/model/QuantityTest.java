@@ -115,4 +115,25 @@ class QuantityTest {
         assertEquals(2L << 40, perNode);
         assertEquals(20_000L << 40, Math.multiplyExact(perNode, 10_000L));
     }
+
+    @ParameterizedTest(name = "{0} {1} reads as {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            nvidia.com/gpu | 10591        | 10.6
+            nvidia.com/gpu | 16000        | 16
+            nvidia.com/gpu | 4126         | 4.13
+            cpu            | 2500         | 2.5
+            cpu            | 250          | 0.25
+            cpu            | 5            | 5m
+            cpu            | 0            | 0
+            memory         | 274877906944 | 256Gi
+            memory         | 1610612736   | 1.5Gi
+            memory         | 1610612737   | 1.5Gi
+            memory         | 512          | 512
+            memory         | 3072         | 3Ki
+            """)
+    void shares_read_in_the_resources_own_units(String resource, long amount, String expected) {
+        assertEquals(expected, Quantity.human(resource, amount));
+        assertEquals(Quantity.parseAmount(resource, expected), Quantity.parseAmount(resource, Quantity.human(resource, amount)),
+                "still a quantity Kubernetes reads");
+    }
 }

@@ -60,7 +60,7 @@ class ResourcesTest {
         assertEquals("cpu", res.name(0));
         assertEquals(250, res.milliAt(0));
         assertEquals("pods", res.name(2));
-        assertEquals("{cpu: 250m, memory: 1Gi, pods: 1}", res.toString());
+        assertEquals("{cpu: 0.25, memory: 1Gi, pods: 1}", res.toString(), "for people: each resource in its own units");
         assertEquals(Map.of("cpu", "250m", "memory", "1Gi", "pods", "1"), res.asQuantities());
         assertEquals(Map.of("cpu", 250L, "memory", 1073741824L, "pods", 1000L), res.asMilliMap());
     }

@@ -41,11 +41,20 @@ class VerifyCommandTest {
         }
     }
 
+    /** {@code arbiter verify --report summary ARGS}. */
     private static Run verify(String... args) {
+        return run(Stream.concat(Stream.of("verify", "--report", "summary"), Stream.of(args)));
+    }
+
+    /** {@code arbiter verify ARGS}, with the default (pretty) report. */
+    private static Run verifyPretty(String... args) {
+        return run(Stream.concat(Stream.of("verify"), Stream.of(args)));
+    }
+
+    private static Run run(Stream<String> argv) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        String[] argv = Stream.concat(Stream.of("verify", "--report", "summary"), Stream.of(args)).toArray(String[]::new);
-        int exit = Main.run(argv, new PrintWriter(out, true), new PrintWriter(err, true));
+        int exit = Main.run(argv.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
         return new Run(exit, out.toString(), err.toString());
     }
 
@@ -151,4 +160,39 @@ class VerifyCommandTest {
         assertTrue(r.err().contains("features/no-such.feature: no such file or directory"), r.err());
     }
 
+    @Test
+    void thePrettyReportShowsStepsWithTheirFileAndLineAndNoJava() {
+        Run r = verifyPretty("--rules", "rules", "features/seed-story.feature");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().matches("(?s).*\\n  \u2714 Given GPUs are \"mars-tech.com/gpu\" +# features/seed-story\\.feature:\\d+\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\nScenario: .+ # features/seed-story\\.feature:\\d+\\n.*"), r.out());
+        for (String java : new String[] {"dev.arbiter.specs.", "java.lang.String", "(int,int)", "file:///"}) {
+            assertFalse(r.out().contains(java), "mentions " + java + ": " + r.out());
+        }
+    }
+
+    @Test
+    void anUndefinedStepNamesTheClosestDocumentedStepsNotJavaSnippets() {
+        Run r = verifyPretty("--rules", "rules", FIXTURES.resolve("undefined-step.feature").toString());
+        assertEquals(1, r.exit(), r.out());
+        assertTrue(r.out().contains("  ? And a clsuter of 2 nodes"), r.out());
+        assertTrue(r.out().contains("# src/test/resources/specs/undefined-step.feature:4\n"), r.out());
+        assertTrue(r.out().contains("no step reads \"a clsuter of 2 nodes\". The closest steps in docs/writing-specs.md:\n"
+                + "        Given a cluster of <n> node[s] with <g> GPU[s] each\n"), r.out());
+        for (String java : new String[] {"@Given(", "public void", "PendingException", "snippets", "dev.arbiter.specs."}) {
+            assertFalse(r.out().contains(java), "mentions " + java + ": " + r.out());
+        }
+        assertTrue(r.out().contains("1 scenarios (1 undefined)"), r.out());
+    }
+
+    @Test
+    void aFailureShowsTheMessageWithoutAStackTrace() {
+        Run r = verifyPretty("--rules", "rules", FIXTURES.resolve("wrong-outcome.feature").toString(),
+                FIXTURES.resolve("mistyped-clause.feature").toString());
+        assertEquals(1, r.exit(), r.out());
+        assertTrue(r.out().contains("\n      \"train\" should be running\n"), r.out());
+        assertTrue(r.out().contains("What the scheduler did:"), "the failed scenario's log is shown: " + r.out());
+        assertTrue(r.out().contains("cannot read \", very urgent\""), r.out());
+        assertFalse(r.out().contains("\tat ") || r.out().contains("Exception:") || r.out().contains("AssertionError"), r.out());
+    }
 }

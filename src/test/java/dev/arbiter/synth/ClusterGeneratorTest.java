@@ -107,4 +107,25 @@ class ClusterGeneratorTest {
         assertTrue(sim.toString().contains("Cycle 1:"), sim.toString());
         assertTrue(Files.size(file) > 10_000);
     }
+
+    @Test
+    void theYamlReadsAsPeopleWriteItWithoutQuotedKeys() {
+        String yaml = ManifestYamlWriter.toYaml(ClusterGenerator.generate(new SynthSpec(20, 120, 3, 7, 0.5, 64, 1)));
+        assertTrue(yaml.lines().noneMatch(l -> l.stripLeading().matches("(- )?\"[^\"]*\":.*")), "a quoted key");
+        assertTrue(yaml.contains("\nkind: PriorityClass\nmetadata:\n  name: batch-low\nvalue: 100\nglobalDefault: false\n"), yaml.substring(0, 400));
+        assertTrue(yaml.contains("    memory: 2Ti\n"), "plain quantities");
+        assertTrue(yaml.contains("    nvidia.com/gpu: \"8\"\n"), "a number-like string stays a string");
+        assertTrue(yaml.contains("      limits:\n        nvidia.com/gpu: "), "GPU limits, as the API server requires");
+    }
+
+    @Test
+    void stringsYamlWouldReadAsSomethingElseAreQuoted() {
+        for (String s : List.of("8", "true", "no", "on", "null", "1e3", "0x1f", "0o17", "1:30", ".5", "2026-11-29", "2026-11-29T10:00:00Z",
+                "a: b", "", "-x", "x y", "#c", "*a")) {
+            assertEquals('"', ManifestYamlWriter.q(s).charAt(0), s + " must be quoted");
+        }
+        for (String s : List.of("q-00", "500m", "16Gi", "nvidia.com/gpu", "scheduling.k8s.io/v1", "PreemptLowerPriority", "node-00001")) {
+            assertEquals(s, ManifestYamlWriter.q(s), s + " is written plain");
+        }
+    }
 }
