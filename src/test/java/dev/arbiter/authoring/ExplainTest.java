@@ -1,6 +1,7 @@
 package dev.arbiter.authoring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -105,6 +106,12 @@ class ExplainTest {
         assertTrue(e.rulesFired().get("PodGroup b01/tenantb-heavy-training").contains(e.rule()),
                 "the rule that bound it fired on its PodGroup: " + e.rulesFired());
         assertTrue(e.rulesFired().containsKey("Queue tenantb"), e.rulesFired().toString());
+        // The rules fired are those of the cycle explained (cycle 1), not of every cycle: reclaim from tenantb happened
+        // only in cycle 61.
+        assertEquals(1, e.cycle());
+        assertFalse(e.rulesFired().get("Queue tenantb").contains(RECLAIM), e.rulesFired().toString());
+        assertTrue(SEED_RUN.cycles().stream().anyMatch(c -> c.rulesFiredOn("Queue", "tenantb").contains(RECLAIM)),
+                "it fired in another cycle");
     }
 
     @Test
