@@ -1,0 +1,118 @@
+package dev.arbiter.policy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The policy's settings: the numbers and orders a platform engineer tunes, read from {@code policy.yaml} beside the
+ * rules (see {@link PolicySettingsReader}) and inserted into every rules session as one fact, so rules read them
+ * ({@code PolicySettings( $min : churn.minRuntimeSeconds )}) instead of repeating literals. The Java mechanism reads
+ * the rest (orders, budgets, scoring, limits) from here too. {@link #defaults()} is the shipped behaviour.
+ *
+ * @param churn how reluctantly to evict (see {@link Churn})
+ * @param orders who is served first: queues, jobs within a queue, tasks within a job
+ * @param victims the order victims are taken in, and what a victim that would break its gang brings
+ * @param scoring how nodes are scored: binpack or spread, with optional per-resource weights
+ * @param shares which resource dimensions queue shares leave out (kube-scheduler's {@code IgnoredResources})
+ * @param cycle how the cycle's steps run: admission order, nominated jobs first, the eviction actions in order
+ * @param limits what one rules session may do: firings and time
+ */
+public record PolicySettings(Churn churn, Orders orders, Victims victims, Scoring scoring, Shares shares, Cycle cycle,
+                             Limits limits) {
+    /**
+     * Churn control: a pod that has run less than {@code minRuntimeSeconds} is not reclaimed (nor preempted, when
+     * {@code minRuntimeAgainstPreemption}); each cycle evicts at most {@code maxEvictionsPerCycle} pods in all and
+     * {@code maxEvictionsPerQueuePerCycle} from one victim queue (0 = unlimited); with {@code hysteresis}, reclaim
+     * never evicts a unit that could reclaim its way straight back.
+     */
+    public record Churn(long minRuntimeSeconds, boolean minRuntimeAgainstPreemption, int maxEvictionsPerCycle,
+                        int maxEvictionsPerQueuePerCycle, boolean hysteresis) {}
+
+    public record Orders(List<OrderKey<QueueKey>> queues, List<OrderKey<JobKey>> jobs, List<OrderKey<TaskKey>> tasks) {
+        public Orders {
+            queues = List.copyOf(queues);
+            jobs = List.copyOf(jobs);
+            tasks = List.copyOf(tasks);
+        }
+    }
+
+    public record Victims(List<VictimKey> order, BreakingGang breakingGang) {
+        public Victims {
+            order = List.copyOf(order);
+        }
+    }
+
+    /**
+     * {@code weights}: per resource, how much it counts when choosing among nodes that fit (Volcano's binpack
+     * arguments); empty means the scarcest resource the pod asks for decides alone.
+     */
+    public record Scoring(ScoringMode mode, Map<String, Integer> weights) {
+        public Scoring {
+            weights = Map.copyOf(weights);
+        }
+    }
+
+    public record Shares(Set<String> ignoredResources) {
+        public Shares {
+            ignoredResources = Set.copyOf(ignoredResources);
+        }
+    }
+
+    /**
+     * {@code admission}: queues take turns one job each, or each queue admits all it can in queue order;
+     * {@code nominatedFirst}: jobs whose room the last cycle's evictions made are allocated before anyone else;
+     * {@code evictions}: the eviction actions that run after allocation, in order.
+     */
+    public record Cycle(AdmissionOrder admission, boolean nominatedFirst, List<EvictionAction> evictions) {
+        public Cycle {
+            evictions = List.copyOf(evictions);
+        }
+    }
+
+    /**
+     * One rules phase may fire at most {@code max(minFirings, firingsPerFact × facts)} rules and run at most
+     * {@code deadline}; past either the cycle fails, naming the rule.
+     */
+    public record Limits(long firingsPerFact, long minFirings, Duration deadline) {
+        /** The firing limit of one phase over {@code facts} facts. */
+        public long firingLimit(long facts) {
+            return Math.max(minFirings, firingsPerFact * facts);
+        }
+    }
+
+    /** Convenience for rules: the minimum runtime before reclaim, in seconds. */
+    public long getMinRuntimeSeconds() {
+        return churn.minRuntimeSeconds();
+    }
+
+    /** Convenience for rules: whether the minimum runtime also shields pods from preemption. */
+    public boolean isMinRuntimeAgainstPreemption() {
+        return churn.minRuntimeAgainstPreemption();
+    }
+
+    /** The shipped behaviour, as {@code rules/policy.yaml} states it. */
+    public static PolicySettings defaults() {
+        return new PolicySettings(
+                new Churn(60, false, 100, 20, true),
+                new Orders(
+                        List.of(new OrderKey<>(QueueKey.PRIORITY, Direction.DESC), new OrderKey<>(QueueKey.SHARE, Direction.ASC),
+                                new OrderKey<>(QueueKey.NAME, Direction.ASC)),
+                        List.of(new OrderKey<>(JobKey.PRIORITY, Direction.DESC), new OrderKey<>(JobKey.CREATION, Direction.ASC),
+                                new OrderKey<>(JobKey.NAME, Direction.ASC)),
+                        List.of(new OrderKey<>(TaskKey.PRIORITY, Direction.DESC), new OrderKey<>(TaskKey.LEADER, Direction.FIRST),
+                                new OrderKey<>(TaskKey.CREATION, Direction.ASC), new OrderKey<>(TaskKey.NAME, Direction.ASC))),
+                new Victims(List.of(VictimKey.SURPLUS_FIRST, VictimKey.CLOSEST_QUEUE_FIRST, VictimKey.QUEUE_SERVED_LAST_FIRST,
+                        VictimKey.PRIORITY_ASC, VictimKey.LEADER_LAST, VictimKey.NEWEST_FIRST), BreakingGang.EVICT_WHOLE_GANG),
+                new Scoring(ScoringMode.BINPACK, Map.of()),
+                new Shares(Set.of("pods")),
+                new Cycle(AdmissionOrder.INTERLEAVED, true, List.of(EvictionAction.PREEMPT, EvictionAction.RECLAIM)),
+                new Limits(20, 200_000, Duration.ofSeconds(30)));
+    }
+
+    /** These settings with another scoring mode (the CLI's {@code --scoring} overrides the policy's). */
+    public PolicySettings withScoring(ScoringMode mode) {
+        return new PolicySettings(churn, orders, victims, new Scoring(mode, scoring.weights()), shares, cycle, limits);
+    }
+}

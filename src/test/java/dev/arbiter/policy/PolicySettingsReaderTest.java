@@ -1,0 +1,98 @@
+package dev.arbiter.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** {@code policy.yaml}: what it states replaces the base, the rest stays; every mistake is one file:line line. */
+class PolicySettingsReaderTest {
+    private static final PolicySettings BASE = PolicySettings.defaults();
+
+    private static PolicySettings read(String yaml) {
+        return PolicySettingsReader.read(yaml, "p/policy.yaml", BASE);
+    }
+
+    @Test
+    void theShippedFileStatesTheDefaults() throws Exception {
+        String shipped = Files.readString(Path.of("rules/policy.yaml"));
+        assertEquals(BASE, PolicySettingsReader.read(shipped, "rules/policy.yaml", BASE));
+        // ... and states every one of them: read onto other settings, it gives the defaults back.
+        PolicySettings other = read("""
+                churn: {minRuntime: 1h, minRuntimeAgainstPreemption: true, maxEvictionsPerCycle: 1, maxEvictionsPerQueuePerCycle: 1, hysteresis: false}
+                order: {queues: [name desc], jobs: [name desc], tasks: [name desc]}
+                victims: {order: [oldest first], breakingGang: spare}
+                scoring: {mode: spread, weights: {cpu: 3}}
+                shares: {ignoredResources: []}
+                cycle: {admission: queue by queue, nominatedFirst: false, evictions: [reclaim]}
+                limits: {firingsPerFact: 1, minFirings: 1, deadline: 1s}
+                """);
+        assertEquals(BASE, PolicySettingsReader.read(shipped, "rules/policy.yaml", other));
+    }
+
+    @Test
+    void aFileStatesOnlyWhatItChanges() {
+        PolicySettings s = read("""
+                churn:
+                  minRuntime: 10m
+                scoring:
+                  weights: {nvidia.com/gpu: 10, cpu: 1}
+                cycle:
+                  admission: queue by queue
+                  evictions: [reclaim, preempt]
+                """);
+        assertEquals(600, s.churn().minRuntimeSeconds());
+        assertEquals(BASE.churn().maxEvictionsPerCycle(), s.churn().maxEvictionsPerCycle());
+        assertEquals(Map.of("nvidia.com/gpu", 10, "cpu", 1), s.scoring().weights());
+        assertEquals(ScoringMode.BINPACK, s.scoring().mode());
+        assertEquals(AdmissionOrder.QUEUE_BY_QUEUE, s.cycle().admission());
+        assertEquals(List.of(EvictionAction.RECLAIM, EvictionAction.PREEMPT), s.cycle().evictions());
+        assertEquals(BASE.orders(), s.orders());
+        assertEquals(BASE.limits(), s.limits());
+    }
+
+    @Test
+    void anEmptyFileChangesNothing() {
+        assertEquals(BASE, read(""));
+        assertEquals(BASE, read("# only a comment\n"));
+    }
+
+    @Test
+    void durationsTakeAUnit() {
+        assertEquals(Duration.ofMillis(500), read("limits: {deadline: 500ms}").limits().deadline());
+        assertEquals(Duration.ofSeconds(90), read("limits: {deadline: 90}").limits().deadline());
+        assertEquals(Duration.ofHours(1), read("limits: {deadline: 1h}").limits().deadline());
+        assertEquals(Set.of(), read("shares: {ignoredResources: []}").shares().ignoredResources());
+        assertEquals(List.of(EvictionAction.PREEMPT), read("cycle: {evictions: [preempt]}").cycle().evictions());
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+            "churn:\\n  minRuntime: soon                 | p/policy.yaml:2: churn.minRuntime:",
+            "churn:\\n  maxEvictionsPerCycle: -1         | p/policy.yaml:2: churn.maxEvictionsPerCycle:",
+            "churn:\\n  minRuntme: 10m                   | p/policy.yaml:2: churn.minRuntme: unknown setting",
+            "order:\\n  jobs: [priority sideways]        | p/policy.yaml:2: order.jobs[0]:",
+            "victims:\\n  order: [youngest first]        | p/policy.yaml:2: victims.order[0]: unknown victim order key \"youngest first\"",
+            "victims:\\n  breakingGang: shrug            | p/policy.yaml:2: victims.breakingGang:",
+            "scoring:\\n  mode: random                   | p/policy.yaml:2: scoring.mode:",
+            "cycle:\\n  evictions: [preempt, preempt]    | p/policy.yaml:2: cycle.evictions: names an action twice",
+            "cycle:\\n  evictions: [evict]               | p/policy.yaml:2: cycle.evictions[0]:",
+            "limits:\\n  firingsPerFact: 0               | p/policy.yaml:",
+            "flavour: vanilla                            | p/policy.yaml:1: flavour: unknown setting",
+            "churn: [1, 2]                               | p/policy.yaml:1: churn:",
+            "churn:\\n  minRuntime: 1m\\n  minRuntime: 2m | p/policy.yaml:3: churn.minRuntime: stated twice"})
+    void aMistakeIsOneLineWithFileLineAndField(String yaml, String expected) {
+        PolicySettingsReader.SettingsException e = assertThrows(PolicySettingsReader.SettingsException.class,
+                () -> read(yaml.replace("\\n", "\n")));
+        assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith(expected), e.getMessage());
+    }
+}
