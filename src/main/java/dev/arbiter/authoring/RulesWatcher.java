@@ -225,14 +225,21 @@ public final class RulesWatcher implements AutoCloseable {
     }
 
     /**
-     * The hash {@link RuleBook#generation()} gives the same files: SHA-256 over each {@code *.drl} regular file
-     * (symlinks followed), sorted by name, of its name then its bytes; the first 12 hex digits. A folder without rule
-     * files hashes to the empty string.
+     * The generation {@link RuleBook#load} would give the folder now ({@link RuleBook#generationOf}: the rule files,
+     * settings and pack files, a pack's bases included). When the folder cannot be read as a policy (no rule files, a
+     * broken {@code pack.yaml}), a hash of its raw {@code *.drl} and {@code *.yaml} files, so that a fix is still noticed;
+     * a folder without any hashes to the empty string.
      */
     public static String contentHash(Path folder) throws IOException {
+        try {
+            return RuleBook.generationOf(folder);
+        } catch (dev.arbiter.engine.RuleCompileException unreadable) {
+            // hashed raw below
+        }
         List<Path> files;
         try (Stream<Path> s = Files.list(folder)) {
-            files = s.filter(p -> p.getFileName().toString().endsWith(".drl") && Files.isRegularFile(p)).sorted().toList();
+            files = s.filter(p -> (p.getFileName().toString().endsWith(".drl") || p.getFileName().toString().endsWith(".yaml"))
+                    && Files.isRegularFile(p)).sorted().toList();
         }
         if (files.isEmpty()) return "";
         try {

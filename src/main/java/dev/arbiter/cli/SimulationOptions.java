@@ -19,14 +19,14 @@ final class SimulationOptions {
             description = "spec.schedulerName to answer; repeat for several (default: arbiter and volcano, as run).")
     List<String> schedulerNames;
 
-    @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack", description = "binpack or spread (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--scoring", paramLabel = "STRATEGY", description = "binpack or spread (default: the policy's, scoring.mode in policy.yaml).")
     String scoring;
 
     /** Why these options are invalid (one line), or null. */
     String problem() {
         if (maxCycles < 1) return "--max-cycles must be at least 1, got " + maxCycles;
         if (cycleSeconds < 1) return "--cycle-seconds must be at least 1, got " + cycleSeconds;
-        if (!scoring.equals("binpack") && !scoring.equals("spread")) return "--scoring must be binpack or spread, got " + scoring;
+        if (scoring != null && !scoring.equals("binpack") && !scoring.equals("spread")) return "--scoring must be binpack or spread, got " + scoring;
         return null;
     }
 

@@ -2,7 +2,12 @@ package dev.arbiter.cli;
 
 import dev.arbiter.authoring.MatchGrowth;
 import dev.arbiter.authoring.RuleInventory;
+import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
+import dev.arbiter.manifest.ManifestLoader;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.Manifests;
+import dev.arbiter.sim.TerminalText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,12 +20,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code arbiter validate}: compiles a rules folder. Broken rules print {@code file:line: message} per problem and
- * exit 3 (through {@link Main}); good rules list each file with its rules, then warn (exit 0, or 1 with
- * {@code --strict}) about rules whose matches grow with the square of the cluster.
+ * {@code arbiter validate}: compiles a policy folder (rules and settings), then runs it on a built-in reference cluster
+ * and on any clusters given and checks what it decides ({@link PolicyCheck}). A problem prints one
+ * {@code file:line: message} line each and exits 3; a sound policy lists each file with its rules, then warns (exit 0,
+ * or 1 with {@code --strict}) about rules whose matches grow with the square of the cluster.
  */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = "Compile the rule files, list their rules, and warn about rules whose matches grow quadratically.")
+        description = "Compile the policy, run it on a reference cluster (and on the clusters given) and check what it decides;"
+                + " list its rules and warn about rules whose matches grow quadratically.")
 final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -31,21 +38,39 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--strict", description = "Exit 1 when there are warnings.")
     boolean strict;
 
+    @picocli.CommandLine.Parameters(arity = "0..*", paramLabel = "PATH",
+            description = "Clusters (manifest files or folders) to run the policy on, besides the reference cluster.")
+    List<Path> clusters = List.of();
+
     @Override
     public Integer call() {
         if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         RuleBook book = RuleBook.load(rules);
+        List<ClusterSnapshot> given = new java.util.ArrayList<>();
+        for (Path c : clusters) {
+            Manifests m = ManifestLoader.load(List.of(c));
+            given.add(new ClusterSnapshot(m.nodes(), m.pods(), m.podGroups(), m.queues(), m.priorityClasses()));
+        }
+        List<String> findings = PolicyCheck.check(book, given);
+        if (!findings.isEmpty()) {
+            PrintWriter err = spec.commandLine().getErr();
+            for (String f : findings) err.println("error: " + TerminalText.safe(f));
+            err.flush();
+            return Main.RULES_BROKEN;
+        }
         PrintWriter out = spec.commandLine().getOut();
         int count = 0;
         for (Map.Entry<String, List<String>> file : RuleInventory.rulesByFile(book).entrySet()) {
-            out.println(rules.resolve(file.getKey()) + " (" + file.getValue().size() + (file.getValue().size() == 1 ? " rule)" : " rules)"));
+            Path source = book.files().stream().filter(f -> f.getFileName().toString().equals(file.getKey())).findFirst()
+                    .orElse(rules.resolve(file.getKey()));
+            out.println(source + " (" + file.getValue().size() + (file.getValue().size() == 1 ? " rule)" : " rules)"));
             for (String rule : file.getValue()) out.println("  " + rule);
             count += file.getValue().size();
         }
         MatchGrowth.Report growth = MatchGrowth.measure(book);
         for (String rule : growth.looping()) {
-            out.println("warning: rule \"" + rule + "\": kept firing (" + MatchGrowth.FIRING_LIMIT + " firings in one "
-                    + "phase on a " + growth.smallPods() + "-pod sample) without settling: its consequence re-triggers it; "
+            out.println("warning: rule \"" + rule + "\": kept firing (past the firing limit in one phase on a "
+                    + growth.smallPods() + "-pod sample) without settling: its consequence re-triggers it; "
                     + "add a guard (a condition its consequence makes false) or no-loop");
         }
         for (MatchGrowth.Growth g : growth.quadratic()) {

@@ -1,9 +1,8 @@
 package dev.arbiter.cli;
 
+import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
-import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.sim.TerminalText;
 import dev.arbiter.specs.SpecListener;
 import dev.arbiter.specs.SpecReport;
 import dev.arbiter.specs.SpecRules;
@@ -39,7 +38,7 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Run the Gherkin acceptance specs against a rules folder before deploying it.",
-                "Exit 0 when every scenario passes, 1 when one fails, 3 when the rules do not compile."})
+                "Exit 0 when every scenario passes, 1 when one fails, 3 when the rules do not compile or fail validate's checks."})
 final class VerifyCommand implements Callable<Integer> {
     static final String GLUE = "dev.arbiter.specs";
     static final String DEFAULT_TAGS = "not @engine-bug";
@@ -74,9 +73,14 @@ final class VerifyCommand implements Callable<Integer> {
         }
         if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         RuleBook book = SpecRules.load(rules);
-        // Rules that compile but ask for an unknown sort key fail here, as `simulate` would (exit 3).
-        new Scheduler(book, SchedulerConfig.simulatorDefault())
-                .schedule(new ClusterSnapshot(List.of(), List.of(), List.of(), List.of(), List.of()), 0);
+        // Rules that compile but loop, throw or leave decisions unmade fail here, as `validate` reports them (exit 3),
+        // instead of failing every scenario.
+        List<String> findings = PolicyCheck.check(book, List.of());
+        if (!findings.isEmpty()) {
+            for (String f : findings) spec.commandLine().getErr().println("error: " + TerminalText.safe(f));
+            spec.commandLine().getErr().flush();
+            return Main.RULES_BROKEN;
+        }
 
         long before = SpecListener.scenariosStarted();
         byte status;

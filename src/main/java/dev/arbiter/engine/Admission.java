@@ -4,12 +4,14 @@ import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
 import dev.arbiter.model.Caps;
 import dev.arbiter.model.Resources;
+import dev.arbiter.policy.AdmissionOrder;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Step 3 of a cycle: Pending jobs become Inqueue, in job order, while their minimum resources fit the admission budget
- * of their queue and of every ancestor ({@code AdmissionBudget}); an {@code AdmissionDenied} keeps a job Pending with
+ * of their queue and of every ancestor ({@code AdmissionBudget}), queues taking turns one job each or queue by queue
+ * ({@code cycle.admission}); an {@code AdmissionDenied} keeps a job Pending with
  * its reason, an {@code AdmissionGrant} admits it beyond the budget. In a fifo queue the first job refused blocks the
  * jobs behind it.
  */
@@ -35,32 +37,40 @@ final class Admission {
             AdmissionBudget b = policy.budgets().get(q.name());
             if (b != null) rooms.put(q, b.room());
         }
-        // Queues take turns in queue order, one job each (as Volcano's enqueue does), so sibling queues share their
-        // parent's admission room instead of the first sibling's backlog taking all of it.
+        // Interleaved: queues take turns in queue order, one job each (as Volcano's enqueue does), so sibling queues
+        // share their parent's admission room instead of the first sibling's backlog taking all of it. Queue by queue:
+        // each queue admits all it can before the next.
         Map<QueueState, java.util.Iterator<Job>> cursors = new java.util.LinkedHashMap<>();
         for (QueueState q : w.sortedQueues()) cursors.put(q, q.jobs.iterator());
+        boolean interleaved = policy.settings.cycle().admission() == AdmissionOrder.INTERLEAVED;
         while (!cursors.isEmpty()) {
-            for (java.util.Iterator<Map.Entry<QueueState, java.util.Iterator<Job>>> turn = cursors.entrySet().iterator(); turn.hasNext(); ) {
+            for (var turn = cursors.entrySet().iterator(); turn.hasNext(); ) {
                 Map.Entry<QueueState, java.util.Iterator<Job>> e = turn.next();
-                Job j = nextCandidate(e.getValue());
-                if (j == null) {
-                    turn.remove();
-                    continue;
-                }
-                QueueState q = e.getKey();
-                String refusal = admitAlongTree(q, j, rooms);
-                if (refusal == null || policy.grants().containsKey(j.id)) {
-                    j.phase = "Inqueue";
-                    continue;
-                }
-                AdmissionBudget b = policy.budgets().get(q.name());
-                j.setReason(refusal, b == null ? null : b.rule());
-                if (policy.fifo(q.name())) {
-                    blockBehind(q, j, e.getValue());
-                    turn.remove();
-                }
+                boolean more;
+                do {
+                    more = admitNext(e.getKey(), e.getValue(), rooms);
+                } while (more && !interleaved);
+                if (!more) turn.remove();
             }
         }
+    }
+
+    /** Admits or refuses the queue's next candidate job; false when the queue has no more to consider. */
+    private boolean admitNext(QueueState q, java.util.Iterator<Job> jobs, Map<QueueState, Caps> rooms) {
+        Job j = nextCandidate(jobs);
+        if (j == null) return false;
+        String refusal = admitAlongTree(q, j, rooms);
+        if (refusal == null || policy.grants().containsKey(j.id)) {
+            j.phase = "Inqueue";
+            return true;
+        }
+        AdmissionBudget b = policy.budgets().get(q.name());
+        j.setReason(refusal, b == null ? null : b.rule());
+        if (policy.fifo(q.name())) {
+            blockBehind(q, j, jobs);
+            return false;
+        }
+        return true;
     }
 
     /** The queue's next Pending job that no rule denied, or null. */

@@ -10,7 +10,8 @@ import java.util.PriorityQueue;
 
 /**
  * Step 4 of a cycle: queues in queue order (re-sorted after every job, so allocation interleaves by share), jobs in
- * job order, tasks in task order. Jobs holding nominated room go first. A queue that has reached its allocation
+ * job order, tasks in task order. Jobs holding nominated room go first (unless {@code cycle.nominatedFirst} is off:
+ * then they wait their turn, and the room stays held for them until it comes). A queue that has reached its allocation
  * ceiling is skipped; no placement may pass a capability along the queue tree. Each job is a {@link GangTransaction}:
  * its placements become bindings only if its {@code GangRequirement} holds, otherwise they are undone.
  */
@@ -36,7 +37,7 @@ final class Allocation {
     }
 
     void allocate() {
-        startNominatedJobs();
+        if (policy.settings.cycle().nominatedFirst()) startNominatedJobs();
         PriorityQueue<QueueState> order = new PriorityQueue<>(queueOrder);
         for (QueueState q : state.queues.values()) {
             q.cursor = 0;

@@ -30,8 +30,12 @@ final class CycleState {
     long now;
     Resources guaranteed = Resources.NONE;
 
-    static CycleState index(ClusterSnapshot snap, Set<String> schedulerNames) {
+    /** Resources left out of queue shares (the policy's {@code shares.ignoredResources}). */
+    private Set<String> ignoredResources = Set.of("pods");
+
+    static CycleState index(ClusterSnapshot snap, Set<String> schedulerNames, Set<String> ignoredResources) {
         CycleState s = new CycleState();
+        s.ignoredResources = ignoredResources;
         s.now = snap.now();
         for (NodeSpec n : snap.nodes()) {
             NodeState ns = new NodeState(n, s.nodes.size());
@@ -45,7 +49,8 @@ final class CycleState {
         }
         s.linkTree();
         s.fitGuaranteesToCluster();
-        for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(s.effectiveGuarantee(q));
+        for (QueueState q : s.queues.values()) q.effectiveGuarantee = s.effectiveGuarantee(q);
+        for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(q.effectiveGuarantee);
         for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
         for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
         s.holdNominatedRoom(snap.nominations());
@@ -164,7 +169,7 @@ final class CycleState {
             if (!p.isBound()) orphans.add(p);
             return;
         }
-        Task t = new Task(p, job, node);
+        Task t = new Task(p, job, node, ignoredResources);
         tasks.add(t);
         if (node != null) {
             node.tasks.add(t);

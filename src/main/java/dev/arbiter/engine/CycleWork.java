@@ -30,16 +30,19 @@ final class CycleWork {
     CycleWork(CycleState state, Policy policy, SchedulerConfig config) {
         this.state = state;
         this.policy = policy;
-        this.fitter = new NodeFitter(state.nodes,
-                config.scoring().equals("spread") ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK);
-        this.victims = new VictimSelector(state, fitter, policy.victimOrder());
-        this.queueOrder = Orders.queues(policy.orders());
-        Comparator<Job> jobOrder = Orders.jobs(policy.orders());
+        dev.arbiter.policy.PolicySettings settings = policy.settings;
+        boolean spread = config.scoring() != null ? config.scoring().equals("spread")
+                : settings.scoring().mode() == dev.arbiter.policy.ScoringMode.SPREAD;
+        this.fitter = new NodeFitter(state.nodes, spread ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK,
+                settings.scoring().weights());
+        this.victims = new VictimSelector(state, fitter, settings.victims());
+        this.queueOrder = Orders.queues(settings.orders().queues());
+        Comparator<Job> jobOrder = Orders.jobs(settings.orders().jobs());
         for (QueueState q : state.queues.values()) {
             q.jobs.sort(jobOrder);
             q.limit = policy.limits().get(q.name());
         }
-        Comparator<Task> taskOrder = Orders.tasks(policy.orders());
+        Comparator<Task> taskOrder = Orders.tasks(settings.orders().tasks());
         for (Job j : state.jobs.values()) j.pending.sort(taskOrder);
         for (Task t : state.tasks) t.protection = policy.protectedTasks().get(t.id());
     }

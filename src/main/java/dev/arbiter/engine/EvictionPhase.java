@@ -2,7 +2,6 @@ package dev.arbiter.engine;
 
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.Nomination;
-import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.NoPreemption;
 import dev.arbiter.facts.PreemptGrant;
@@ -10,6 +9,7 @@ import dev.arbiter.facts.Protected;
 import dev.arbiter.facts.ReclaimGrant;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
+import dev.arbiter.policy.PolicySettings;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -73,7 +73,7 @@ final class EvictionPhase {
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
                 if (budgetSpent()) {
-                    refuse(j, "preempt", budgetSpentReason(), churnRule());
+                    refuse(j, "preempt", budgetSpentReason(), setting("maxEvictionsPerCycle"));
                     continue;
                 }
                 int below = grant.lowerPriorityOnly() ? countBelow(candidates, j.priority) : candidates.size();
@@ -82,7 +82,7 @@ final class EvictionPhase {
                 if (pool.isEmpty()) {
                     o = noCandidates(q, j, grant, running);
                 } else if (queueBudgetSpent(q.name())) {
-                    o = Outcome.refused(queueBudgetReason(q.name()), churnRule());
+                    o = Outcome.refused(queueBudgetReason(q.name()), setting("maxEvictionsPerQueuePerCycle"));
                 } else {
                     Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
                     // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
@@ -138,8 +138,8 @@ final class EvictionPhase {
 
     /** The earliest time one of these running tasks passes the churn policy's minimum runtime, or -1. */
     private long firstExpiry(List<Task> tasks) {
-        ChurnSettings churn = policy.churn();
-        if (churn == null || churn.minRuntimeSeconds() <= 0) return -1;
+        PolicySettings.Churn churn = policy.settings.churn();
+        if (churn.minRuntimeSeconds() <= 0) return -1;
         long first = -1;
         for (Task t : tasks) {
             if (t.protection == null || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
@@ -177,12 +177,16 @@ final class EvictionPhase {
         for (QueueState q : w.sortedQueues()) {
             List<ReclaimGrant> grants = policy.reclaimGrants().getOrDefault(q.name(), List.of());
             Map<String, Resources> floors = new HashMap<>();
-            for (ReclaimGrant g : grants) floors.put(g.victimQueue(), g.victimFloor());
+            Map<String, Resources> ceilings = new HashMap<>();
+            Resources ceiling = grants.isEmpty() ? q.deserved() : Resources.NONE;
+            for (ReclaimGrant g : grants) {
+                floors.put(g.victimQueue(), g.victimFloor());
+                ceilings.put(g.victimQueue(), g.reclaimerCeiling());
+                ceiling = ceiling.max(g.reclaimerCeiling());
+            }
             String rule = grants.isEmpty() ? null : grants.get(0).rule();
-            Resources ceiling = grants.isEmpty() ? q.deserved() : grants.get(0).reclaimerCeiling();
-            boolean hysteresis = policy.churn() != null && policy.churn().hysteresis();
-            Object key = List.of("reclaim", q.name());
-            List<Task> pool = null;
+            boolean hysteresis = policy.settings.churn().hysteresis();
+            Map<java.util.Set<String>, List<Task>> pools = new HashMap<>();
             Outcome queueRefusal = null;
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
@@ -199,9 +203,16 @@ final class EvictionPhase {
                     o = Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet()))
                             + " have given back down to their floor this cycle", rule);
                 } else if (budgetSpent()) {
-                    o = Outcome.refused(budgetSpentReason(), churnRule());
+                    o = Outcome.refused(budgetSpentReason(), setting("maxEvictionsPerCycle"));
                 } else {
-                    if (pool == null) pool = runningUnprotected(floors.keySet());
+                    // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
+                    // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
+                    Resources need = j.startNeed();
+                    Map<String, Resources> usable = new HashMap<>();
+                    floors.forEach((v, floor) -> {
+                        if (q.allocated.plusWithinIn(need, ceilings.get(v), need)) usable.put(v, floor);
+                    });
+                    List<Task> pool = pools.computeIfAbsent(new java.util.TreeSet<>(usable.keySet()), this::runningUnprotected);
                     if (pool.isEmpty()) {
                         List<Task> all = runningIn(floors.keySet());
                         o = all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
@@ -210,8 +221,9 @@ final class EvictionPhase {
                                 + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet())) + ") is protected", all);
                     } else {
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
-                                && floors.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
-                        o = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, floors, null, q, hysteresis,
+                                && usable.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
+                        Object key = List.of("reclaim", q.name(), new java.util.TreeSet<>(usable.keySet()));
+                        o = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
                                 key), ceiling, "reclaim", rule);
                     }
                 }
@@ -244,13 +256,13 @@ final class EvictionPhase {
 
     /** Why no rule lets the queue reclaim: it holds its deserved share, or no other queue is above its own. */
     private String noGrantReason(QueueState q) {
-        if (q.fact != null && q.fact.isOverused()) {
+        if (q.fairShare != null && q.fairShare.isOverused()) {
             return "queue \"" + q.name() + "\" already holds its deserved share " + q.deserved();
         }
         List<String> above = new ArrayList<>();
         List<String> notReclaimable = new ArrayList<>();
         for (QueueState o : state.queues.values()) {
-            if (o == q || o.fact == null || !o.fact.isAboveDeserved()) continue;
+            if (o == q || o.fairShare == null || !o.fairShare.isAboveDeserved()) continue;
             (o.spec.reclaimable() ? above : notReclaimable).add(o.name());
         }
         if (above.isEmpty() && notReclaimable.isEmpty()) return "no other queue holds more than its deserved share";
@@ -357,7 +369,7 @@ final class EvictionPhase {
                 // More victims only overspend more: once over budget, the rest of the search is wasted.
                 String overBudget = overspends(victimCount, victimsPerQueue);
                 if (overBudget != null) {
-                    refusal = Outcome.refused(overBudget, churnRule());
+                    refusal = Outcome.refused(overBudget, setting(overBudget.contains("per queue") ? "maxEvictionsPerQueuePerCycle" : "maxEvictionsPerCycle"));
                     break;
                 }
                 // The plan made room under the lowest capability that bound (or, for a queue already past it, swapped
@@ -415,14 +427,15 @@ final class EvictionPhase {
                 + blocker.hardCap().excess(blocker.allocated.add(t.share())), blocker.limit == null ? null : blocker.limit.rule());
     }
 
-    /** Hysteresis is churn policy; floors and the rest are the grant's. */
+    /** Hysteresis is a churn setting; floors and the rest are the grant's. */
     private String victimRefusalRule(String grantRule) {
         String why = victims.lastRefusal();
-        return why != null && why.contains("hysteresis") && policy.churn() != null ? policy.churn().rule() : grantRule;
+        return why != null && why.contains("hysteresis") ? setting("hysteresis") : grantRule;
     }
 
-    private String churnRule() {
-        return policy.churn() == null ? null : policy.churn().rule();
+    /** Where a refusal that a setting decided comes from: {@code policy.yaml churn.<name>}. */
+    private static String setting(String name) {
+        return RuleBook.SETTINGS_FILE + " churn." + name;
     }
 
     /**
@@ -430,24 +443,23 @@ final class EvictionPhase {
      * elsewhere (a victim from it could only overspend).
      */
     private boolean queueBudgetSpent(String queue) {
-        ChurnSettings churn = policy.churn();
-        int maxQ = churn == null ? 0 : churn.maxEvictionsPerQueuePerCycle();
+        int maxQ = policy.settings.churn().maxEvictionsPerQueuePerCycle();
         return maxQ > 0 && evictedPerQueue.getOrDefault(queue, 0) >= maxQ;
     }
 
     private String queueBudgetReason(String queue) {
-        return "the eviction budget of " + policy.churn().maxEvictionsPerQueuePerCycle() + " pods per queue per cycle"
+        return "the eviction budget of " + policy.settings.churn().maxEvictionsPerQueuePerCycle() + " pods per queue per cycle"
                 + " is spent in queue \"" + queue + "\"";
     }
 
     /** The cycle's cluster-wide eviction budget is used up: no search could be committed. */
     private boolean budgetSpent() {
-        ChurnSettings churn = policy.churn();
-        return churn != null && churn.maxEvictionsPerCycle() > 0 && evictions.size() >= churn.maxEvictionsPerCycle();
+        int max = policy.settings.churn().maxEvictionsPerCycle();
+        return max > 0 && evictions.size() >= max;
     }
 
     private String budgetSpentReason() {
-        return "the eviction budget of " + policy.churn().maxEvictionsPerCycle() + " pods per cycle is spent";
+        return "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle is spent";
     }
 
     /**
@@ -456,8 +468,7 @@ final class EvictionPhase {
      * it, so a gang that needs more victims than one cycle's budget still starts — alone in its cycle.
      */
     private String overspends(int victimCount, Map<String, Integer> victimsPerQueue) {
-        ChurnSettings churn = policy.churn();
-        if (churn == null) return null;
+        PolicySettings.Churn churn = policy.settings.churn();
         int max = churn.maxEvictionsPerCycle();
         if (max > 0 && !evictions.isEmpty() && evictions.size() + victimCount > max) {
             return "eviction budget of " + max + " pods per cycle would be exceeded (" + evictions.size()

@@ -25,7 +25,10 @@ import java.util.TreeSet;
  *
  * <p>Scoring: {@code binpack} (default) takes the node with the <em>least</em> free primary dimension that still
  * fits — filling GPU nodes one by one and keeping whole nodes free for large gangs; {@code spread} takes the node
- * with the <em>most</em>. Ties go to the earlier node. A pod shape that fitted nowhere is remembered until capacity is
+ * with the <em>most</em>. Ties go to the earlier node. With per-resource weights (the policy's
+ * {@code scoring.weights}, Volcano's binpack arguments), the first {@value #WEIGHED_CANDIDATES} nodes that fit in that
+ * order are scored instead — {@code sum(weight × (used + request) / allocatable) / sum(weight)}, highest first for
+ * binpack, lowest for spread — and the best wins. A pod shape that fitted nowhere is remembered until capacity is
  * released, so the thousandth identical task of a gang that cannot start costs a map lookup.
  */
 final class NodeFitter {
@@ -37,8 +40,12 @@ final class NodeFitter {
 
     private record IndexKey(Constraints constraints, String dimension) {}
 
+    /** How many fitting nodes weighted scoring compares (the fullest, or emptiest, in the primary dimension). */
+    static final int WEIGHED_CANDIDATES = 16;
+
     private final List<NodeState> nodes;
     private final Scoring scoring;
+    private final Map<String, Integer> weights;
     private final Map<Constraints, List<NodeState>> eligible = new HashMap<>();
     private final Map<Constraints, java.util.Set<NodeState>> eligibleSets = new HashMap<>();
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
@@ -69,8 +76,13 @@ final class NodeFitter {
     private final List<NodeState> touched = new ArrayList<>();
 
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
+        this(nodes, scoring, Map.of());
+    }
+
+    NodeFitter(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights) {
         this.nodes = nodes;
         this.scoring = scoring;
+        this.weights = weights;
         for (NodeState n : nodes) if (n.hasReleasing()) releasing.add(n);
     }
 
@@ -169,12 +181,37 @@ final class NodeFitter {
         Iterable<NodeState> candidates = scoring == Scoring.BINPACK
                 ? index.tailSet(NodeState.probe(dim, req.milli(dim)), true)
                 : index;
+        NodeState best = null;
+        double bestScore = 0;
+        int compared = 0;
         for (NodeState n : candidates) {
             if (n.free().milli(dim) < req.milli(dim)) break;
-            if (req.fitsIn(n.free())) return n;
+            if (!req.fitsIn(n.free())) continue;
+            if (weights.isEmpty()) return n;
+            double score = weightedScore(n, req);
+            if (best == null || (scoring == Scoring.BINPACK ? score > bestScore : score < bestScore)) {
+                best = n;
+                bestScore = score;
+            }
+            if (++compared == WEIGHED_CANDIDATES) break;
         }
+        if (best != null) return best;
         failedAt.put(shape, stamp());
         return null;
+    }
+
+    /** Volcano's binpack score of the node with the pod on it: the weighted mean of each resource's use after it. */
+    private double weightedScore(NodeState n, Resources req) {
+        double sum = 0;
+        long total = 0;
+        for (Map.Entry<String, Integer> w : weights.entrySet()) {
+            long alloc = n.spec.allocatable().milli(w.getKey());
+            if (alloc <= 0 || w.getValue() <= 0) continue;
+            double used = (double) (n.used().milli(w.getKey()) + req.milli(w.getKey())) / alloc;
+            sum += w.getValue() * used;
+            total += w.getValue();
+        }
+        return total == 0 ? 0 : sum / total;
     }
 
     /** The best node that will hold the pod once its terminating pods are gone (for pipelining), or null. */

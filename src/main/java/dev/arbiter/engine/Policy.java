@@ -4,49 +4,103 @@ import dev.arbiter.facts.AdmissionBudget;
 import dev.arbiter.facts.AdmissionDenied;
 import dev.arbiter.facts.AdmissionGrant;
 import dev.arbiter.facts.AllocationLimit;
-import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.DequeuePolicy;
 import dev.arbiter.facts.GangPolicy;
 import dev.arbiter.facts.GangRequirement;
 import dev.arbiter.facts.NoPreemption;
-import dev.arbiter.facts.OrderPolicy;
 import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.Protected;
 import dev.arbiter.facts.ReclaimGrant;
-import dev.arbiter.facts.VictimOrder;
+import dev.arbiter.policy.DequeueStrategy;
+import dev.arbiter.policy.PolicySettings;
 import java.util.List;
 import java.util.Map;
 
 /**
- * What the rules decided for one cycle, as plain data the Java phases obey. A missing entry means the rules granted
- * nothing: no budget means no admission, no limit means no allocation, no grant means no eviction; no
- * {@link ChurnSettings} means no churn control, no {@link DequeuePolicy} means traverse.
+ * What the rules decided for one cycle, as plain data the Java steps obey: the policy facts, combined per key as
+ * {@link PolicyKinds} says, and the policy's settings. A missing decision means the rules granted nothing: no budget
+ * means no admission, no limit means no allocation, no grant means no eviction; no {@link DequeuePolicy} means
+ * traverse.
  */
-record Policy(Map<String, AdmissionBudget> budgets, Map<String, AdmissionDenied> denials,
-              Map<String, AdmissionGrant> grants,
-              Map<String, AllocationLimit> limits, Map<String, GangRequirement> gangs,
-              Map<String, OrderPolicy> orders, Map<String, PreemptGrant> preemptGrants,
-              Map<String, List<ReclaimGrant>> reclaimGrants, Map<String, Protected> protectedTasks,
-              VictimOrder victimOrder, Map<String, DequeuePolicy> dequeue, ChurnSettings churn,
-              Map<String, NoPreemption> noPreemption, GangPolicy gangPolicy, long rulesFired) {
+final class Policy {
+    final PolicySettings settings;
+    /** Rule firings in the session that decided this. */
+    final long rulesFired;
+    /** Conflicting decisions met while combining (two rules deciding one thing differently), one line each. */
+    final List<PolicyKinds.Conflict> conflicts;
+    private final Map<Class<?>, Map<String, Object>> decisions;
 
-    /**
-     * The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). The
-     * general policy reads the PodGroup as Volcano does: the per-role minimums ({@code minTaskMember}) count only when
-     * {@code minMember} is at least their sum — Volcano's job controller writes a minimum for every role, so an
-     * elastic job's roles add up to more than its {@code minMember}, and then only {@code minMember} counts.
-     */
+    Policy(PolicySettings settings, Map<Class<?>, Map<String, Object>> decisions, List<PolicyKinds.Conflict> conflicts, long rulesFired) {
+        this.settings = settings;
+        this.decisions = decisions;
+        this.conflicts = List.copyOf(conflicts);
+        this.rulesFired = rulesFired;
+    }
+
+    /** Every decision of one kind, by key. */
+    @SuppressWarnings("unchecked")
+    <F> Map<String, F> all(Class<F> type) {
+        return (Map<String, F>) decisions.getOrDefault(type, Map.of());
+    }
+
+    /** The cluster-wide decision of a singleton kind, or null. */
+    <F> F singleton(Class<F> type) {
+        return all(type).get("");
+    }
+
+    Map<String, AdmissionBudget> budgets() {
+        return all(AdmissionBudget.class);
+    }
+
+    Map<String, AdmissionDenied> denials() {
+        return all(AdmissionDenied.class);
+    }
+
+    Map<String, AdmissionGrant> grants() {
+        return all(AdmissionGrant.class);
+    }
+
+    Map<String, AllocationLimit> limits() {
+        return all(AllocationLimit.class);
+    }
+
+    Map<String, PreemptGrant> preemptGrants() {
+        return all(PreemptGrant.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    Map<String, List<ReclaimGrant>> reclaimGrants() {
+        return (Map<String, List<ReclaimGrant>>) (Map<String, ?>) all(ReclaimGrant.class);
+    }
+
+    Map<String, Protected> protectedTasks() {
+        return all(Protected.class);
+    }
+
+    Map<String, DequeuePolicy> dequeue() {
+        return all(DequeuePolicy.class);
+    }
+
+    Map<String, NoPreemption> noPreemption() {
+        return all(NoPreemption.class);
+    }
+
+    /** The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). */
     GangRequirement gangFor(Job j) {
-        GangRequirement own = gangs.get(j.id);
-        if (own != null || gangPolicy == null) return own;
+        GangRequirement own = all(GangRequirement.class).get(j.id);
+        GangPolicy general = singleton(GangPolicy.class);
+        if (own != null || general == null) return own;
+        // The general policy reads the PodGroup as Volcano does: per-role minimums count only when minMember is at
+        // least their sum (Volcano's job controller writes a minimum for every role, so an elastic job's roles add up
+        // to more than its minMember, and then only minMember counts).
         int roles = 0;
         for (int m : j.minTaskMember.values()) roles += m;
-        return new GangRequirement(j.id, j.minMember, j.minMember < roles ? Map.of() : j.minTaskMember, gangPolicy.rule());
+        return new GangRequirement(j.id, j.minMember, j.minMember < roles ? Map.of() : j.minTaskMember, general.rule());
     }
 
     /** Whether a queue's head job blocks the jobs behind it. */
     boolean fifo(String queue) {
-        DequeuePolicy d = dequeue.get(queue);
-        return d != null && "fifo".equals(d.strategy());
+        DequeuePolicy d = dequeue().get(queue);
+        return d != null && d.strategy() == DequeueStrategy.FIFO;
     }
 }

@@ -1,40 +1,44 @@
 package dev.arbiter.engine;
 
-import dev.arbiter.facts.AdmissionBudget;
-import dev.arbiter.facts.AdmissionDenied;
-import dev.arbiter.facts.AdmissionGrant;
-import dev.arbiter.facts.AllocationLimit;
-import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.facts.ClusterFact;
-import dev.arbiter.facts.DequeuePolicy;
-import dev.arbiter.facts.GangPolicy;
-import dev.arbiter.facts.GangRequirement;
+import dev.arbiter.facts.DeservedShare;
 import dev.arbiter.facts.JobFact;
-import dev.arbiter.facts.NoPreemption;
-import dev.arbiter.facts.OrderPolicy;
-import dev.arbiter.facts.PriorityLookup;
-import dev.arbiter.facts.PriorityFromPods;
-import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.PriorityClassFact;
-import dev.arbiter.facts.Protected;
+import dev.arbiter.facts.PriorityFromPods;
+import dev.arbiter.facts.PriorityLookup;
+import dev.arbiter.facts.PriorityOf;
 import dev.arbiter.facts.QueueFact;
-import dev.arbiter.facts.ReclaimGrant;
+import dev.arbiter.facts.QueueShare;
+import dev.arbiter.facts.ShareTerms;
 import dev.arbiter.facts.TaskFact;
-import dev.arbiter.facts.VictimOrder;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.PriorityClassSpec;
+import dev.arbiter.policy.DequeueStrategy;
+import dev.arbiter.policy.JobPhase;
+import dev.arbiter.policy.PolicySettings;
+import dev.arbiter.policy.PreemptionPolicy;
+import dev.arbiter.policy.QueuePhase;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import org.kie.api.runtime.ClassObjectFilter;
 import org.kie.api.runtime.KieSession;
 
 /**
- * Runs the rules over one cycle's facts. Phase order is fixed here, not by salience: {@code classify} resolves the
- * priority class names in use, then queues, jobs and running tasks are inserted with their priorities, then
- * {@code fair-share} (deserved shares) and {@code policy} (admission, limits, gang, order, grants, victims) fire.
- * Derived values are copied back onto the cycle's jobs, tasks and queues; policy facts are returned as a {@link Policy}.
+ * Runs the rules over one cycle's facts, one way: Java inserts immutable input facts, the rules insert policy facts,
+ * Java reads those back through {@link PolicyKinds} and never reads a fact it inserted. Three phases, in an order
+ * fixed here, not by salience:
+ * <ol>
+ *   <li>{@code classify}: one {@link PriorityLookup} per priority class name in use; the rules decide a
+ *       {@link PriorityOf} for each, and every job and pod takes its value;</li>
+ *   <li>{@code fair-share}: queues, jobs and running tasks go in; the rules say on what terms each queue shares
+ *       ({@link ShareTerms}, or a {@link DeservedShare} outright); Java computes every queue's share
+ *       ({@link FairShares}) and inserts it as a {@link QueueShare};</li>
+ *   <li>{@code policy}: the rules decide everything the next steps obey (admission, limits, gang, grants, protection).</li>
+ * </ol>
+ * The policy's settings are a fact from the start. Every phase runs under the settings' limits ({@link RuleLimits}):
+ * a rule that keeps firing, runs past the deadline or throws fails the cycle with a {@link PolicyException} naming it.
  */
 final class PolicyEvaluation {
     static final List<String> AGENDA = List.of("classify", "fair-share", "policy");
@@ -42,57 +46,79 @@ final class PolicyEvaluation {
     private PolicyEvaluation() {}
 
     static Policy run(RuleBook rules, CycleState state, List<PriorityClassSpec> priorityClasses,
-                      Map<String, Double> timings, RuleTrace trace) {
+                      Map<String, Double> timings, RuleTrace trace, SessionHook hook) {
+        PolicySettings settings = rules.settings();
         KieSession session = rules.newSession();
+        RuleLimits limits = new RuleLimits(settings.limits(), rules);
         try {
             session.addEventListener(trace);
+            session.addEventListener(limits);
+            hook.opened(session);
+            session.insert(settings);
             long fired = 0;
-            // 1. Priorities: one lookup per priority class name in use, resolved by the classify rules.
+            // 1. Priorities: one lookup per priority class name in use, decided by the classify rules.
             long t0 = System.nanoTime();
-            Map<String, PriorityLookup> lookups = resolvePriorities(session, state, priorityClasses);
-            fired += fire(session, "classify", timings, t0);
-            // Pods come in runs of the same class: look a class up once per run.
-            String lastName = null;
-            int lastValue = 0;
-            for (Task t : state.tasks) {
-                if (t.pod.priority() != null) {
-                    t.priority = t.pod.priority();
-                    continue;
-                }
-                String name = t.pod.priorityClassName();
-                if (name == null || !name.equals(lastName)) {
-                    lastName = name;
-                    lastValue = lookup(lookups, name).getValue();
-                }
-                t.priority = lastValue;
-            }
-            PriorityFromPods fromPods = null;
-            for (PriorityFromPods p : all(session, PriorityFromPods.class)) fromPods = p;
-            for (Job j : state.jobs.values()) j.priority = jobPriority(j, lookups, fromPods);
-            trace.priorityResolved(state.jobs.values(), lookups, fromPods);
-            // 2. Queues, jobs and running tasks, with their priorities; then fair share and policy.
+            int lookups = insertPriorityLookups(session, state, priorityClasses);
+            fired += fire(session, "classify", limits, lookups + priorityClasses.size(), timings, t0, hook);
+            List<PolicyKinds.Conflict> conflicts = new ArrayList<>();
+            Map<String, Object> decided = collect(session, PriorityOf.class, conflicts);
+            PriorityFromPods fromPods = (PriorityFromPods) collect(session, PriorityFromPods.class, conflicts).get("");
+            assignPriorities(state, decided, fromPods);
+            trace.priorityResolved(state.jobs.values(), decided, fromPods);
+            // 2. Queues, jobs and running tasks, with their priorities; the rules' share terms; Java's fair shares.
             long t1 = System.nanoTime();
-            insertFacts(session, state);
+            int facts = insertFacts(session, state);
             timings.put("rules.insert", (System.nanoTime() - t1) / 1e6);
-            fired += fire(session, "fair-share", timings, System.nanoTime());
-            fired += fire(session, "policy", timings, System.nanoTime());
-            return collect(session, fired);
+            fired += fire(session, "fair-share", limits, facts, timings, System.nanoTime(), hook);
+            @SuppressWarnings("unchecked")
+            Map<String, ShareTerms> terms = (Map<String, ShareTerms>) (Map<String, ?>) collect(session, ShareTerms.class, conflicts);
+            @SuppressWarnings("unchecked")
+            Map<String, DeservedShare> stated = (Map<String, DeservedShare>) (Map<String, ?>) collect(session, DeservedShare.class, conflicts);
+            FairShares.compute(state, terms, stated).forEach((q, share) -> {
+                q.fairShare = share;
+                session.insert(share);
+            });
+            // 3. Policy.
+            fired += fire(session, "policy", limits, facts, timings, System.nanoTime(), hook);
+            Map<Class<?>, Map<String, Object>> decisions = new HashMap<>();
+            for (PolicyKinds.Kind<?> kind : PolicyKinds.all()) {
+                if (kind.combine() == PolicyKinds.Combine.DERIVED) continue;
+                decisions.put(kind.type(), kind.group().equals("policy") ? collect(session, kind.type(), conflicts)
+                        : decisionsOf(kind.type(), decided, fromPods, terms, stated));
+            }
+            Policy policy = new Policy(settings, decisions, conflicts, fired);
+            hook.closing(session, policy.conflicts);
+            return policy;
         } finally {
             session.dispose();
         }
     }
 
-    private static long fire(KieSession session, String group, Map<String, Double> timings, long since) {
-        session.getAgenda().getAgendaGroup(group).setFocus();
-        long n = session.fireAllRules();
+    /** The decisions of the earlier phases, already combined. */
+    private static Map<String, Object> decisionsOf(Class<?> type, Map<String, Object> decided, PriorityFromPods fromPods,
+                                                   Map<String, ShareTerms> terms, Map<String, DeservedShare> stated) {
+        if (type == PriorityOf.class) return decided;
+        if (type == PriorityFromPods.class) return fromPods == null ? Map.of() : Map.of("", fromPods);
+        if (type == ShareTerms.class) return new HashMap<>(terms);
+        return new HashMap<>(stated);
+    }
+
+    private static long fire(KieSession session, String group, RuleLimits limits, long facts, Map<String, Double> timings,
+                             long since, SessionHook hook) {
+        long n = limits.fire(session, group, facts);
         timings.put("rules." + group, (System.nanoTime() - since) / 1e6);
+        hook.fired(session, group);
         return n;
     }
 
-    private static Map<String, PriorityLookup> resolvePriorities(KieSession s, CycleState state,
-                                                                 List<PriorityClassSpec> classes) {
+    /** Every fact of a registered kind in the session, combined per key as the kind says. */
+    private static Map<String, Object> collect(KieSession s, Class<?> type, List<PolicyKinds.Conflict> conflicts) {
+        return PolicyKinds.combine(PolicyKinds.of(type), s.getObjects(new ClassObjectFilter(type)), conflicts);
+    }
+
+    private static int insertPriorityLookups(KieSession s, CycleState state, List<PriorityClassSpec> classes) {
         for (PriorityClassSpec pc : classes) {
-            s.insert(new PriorityClassFact(pc.name(), pc.value(), pc.globalDefault(), pc.preemptionPolicy()));
+            s.insert(new PriorityClassFact(pc.name(), pc.value(), pc.globalDefault(), PreemptionPolicy.of(pc.preemptionPolicy())));
         }
         Map<String, PriorityLookup> lookups = new HashMap<>();
         for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
@@ -104,103 +130,75 @@ final class PolicyEvaluation {
             last = name;
         }
         lookups.values().forEach(s::insert);
-        return lookups;
+        return lookups.size();
     }
 
     /**
-     * The job's priority: its PodGroup's class; for a PodGroup that names none, the highest priority of its pods when
-     * the rules say so ({@link PriorityFromPods}), else the default class.
+     * Every task takes its pod's {@code spec.priority}, else its class's decided value; every job its PodGroup's
+     * class's, or (a PodGroup naming none, when the rules say so) the highest of its pods'. A name no rule decided
+     * counts as zero.
      */
-    private static int jobPriority(Job j, Map<String, PriorityLookup> lookups, PriorityFromPods fromPods) {
-        if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
-            return lookup(lookups, j.priorityClassName).getValue();
+    private static void assignPriorities(CycleState state, Map<String, Object> decided, PriorityFromPods fromPods) {
+        // Pods come in runs of the same class: look a class up once per run.
+        String lastName = null;
+        int lastValue = 0;
+        for (Task t : state.tasks) {
+            if (t.pod.priority() != null) {
+                t.priority = t.pod.priority();
+                continue;
+            }
+            String name = t.pod.priorityClassName();
+            if (name == null || !name.equals(lastName)) {
+                lastName = name;
+                lastValue = value(decided, name);
+            }
+            t.priority = lastValue;
         }
-        int max = Integer.MIN_VALUE;
-        for (Task t : j.running) max = Math.max(max, t.priority);
-        for (Task t : j.pending) max = Math.max(max, t.priority);
-        return max;
+        for (Job j : state.jobs.values()) {
+            if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
+                j.priority = value(decided, j.priorityClassName);
+                continue;
+            }
+            int max = Integer.MIN_VALUE;
+            for (Task t : j.running) max = Math.max(max, t.priority);
+            for (Task t : j.pending) max = Math.max(max, t.priority);
+            j.priority = max;
+        }
     }
 
-    /** A lookup no rule resolved counts as priority zero. */
-    private static PriorityLookup lookup(Map<String, PriorityLookup> lookups, String name) {
-        PriorityLookup l = lookups.get(name);
-        return l == null ? new PriorityLookup(name) : l;
+    private static int value(Map<String, Object> decided, String name) {
+        PriorityOf p = (PriorityOf) decided.get(name == null ? "" : name);
+        return p == null ? 0 : p.value();
     }
 
-    private static void insertFacts(KieSession s, CycleState state) {
+    /** The input facts; returns how many. */
+    private static int insertFacts(KieSession s, CycleState state) {
+        int n = 1;
         s.insert(new ClusterFact(state.clusterTotal, state.guaranteed));
         for (QueueState q : state.queues.values()) {
             q.allocated = state.allocatedOf(q);
-            q.fact = new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(), q.open(),
-                    q.spec.reclaimable(), q.spec.capability(), state.effectiveGuarantee(q), state.requestOf(q),
-                    q.allocated, state.inqueueOf(q), q.spec.dequeueStrategy(), q.spec.deserved());
-            s.insert(q.fact);
+            q.request = state.requestOf(q);
+            s.insert(new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(),
+                    QueuePhase.of(q.spec.state()), q.open(), q.spec.reclaimable(), q.spec.capability(),
+                    q.effectiveGuarantee, q.request, q.allocated, state.inqueueOf(q),
+                    DequeueStrategy.of(q.spec.dequeueStrategy()), q.spec.deserved()));
+            n++;
         }
         for (Job j : state.jobs.values()) {
             int never = 0;
             for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
             s.insert(new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
-                    j.initialPhase, j.implicit, j.pending.size(), j.running.size(), j.creationOrder, j.priority, never));
+                    JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
+                    j.priority, never));
+            n++;
         }
         for (Task t : state.tasks) {
             if (!t.running()) continue;
             long ran = t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
             s.insert(new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
-                    t.pod.preemptionPolicy(), true, t.pod.preemptableMarker(), t.leader(), ran));
+                    PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), ran));
+            n++;
         }
-    }
-
-    /**
-     * Of two protections for one task, the one that covers more (protected from all evictions beats reclaim only);
-     * between equals, the first rule by name, so the reason shown does not depend on the session's iteration order.
-     */
-    private static Protected stronger(Protected a, Protected b) {
-        if (a.coversPreemption() != b.coversPreemption()) return a.coversPreemption() ? a : b;
-        return a.rule().compareTo(b.rule()) <= 0 ? a : b;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> java.util.Collection<T> all(KieSession s, Class<T> type) {
-        return (java.util.Collection<T>) s.getObjects(new org.kie.api.runtime.ClassObjectFilter(type));
-    }
-
-    /** Several facts of one kind may concern one job (two denials); keep one chosen by rule name, not by chance. */
-    private static Policy collect(KieSession s, long fired) {
-        Map<String, AdmissionBudget> budgets = new HashMap<>();
-        Map<String, AdmissionDenied> denials = new HashMap<>();
-        Map<String, AdmissionGrant> grants = new HashMap<>();
-        Map<String, AllocationLimit> limits = new HashMap<>();
-        Map<String, GangRequirement> gangs = new HashMap<>();
-        Map<String, OrderPolicy> orders = new HashMap<>();
-        Map<String, PreemptGrant> preempt = new HashMap<>();
-        Map<String, List<ReclaimGrant>> reclaim = new HashMap<>();
-        Map<String, Protected> protectedTasks = new HashMap<>();
-        VictimOrder victimOrder = null;
-        Map<String, DequeuePolicy> dequeue = new HashMap<>();
-        ChurnSettings churn = null;
-        Map<String, NoPreemption> noPreemption = new HashMap<>();
-        GangPolicy gangPolicy = null;
-        // One pass per policy fact type: the session's store is kept per class, so the jobs and tasks are not walked.
-        for (AdmissionBudget b : all(s, AdmissionBudget.class)) budgets.put(b.queue(), b);
-        for (AdmissionDenied d : all(s, AdmissionDenied.class)) {
-            denials.merge(d.job(), d, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
-        }
-        for (AdmissionGrant g : all(s, AdmissionGrant.class)) grants.put(g.job(), g);
-        for (AllocationLimit l : all(s, AllocationLimit.class)) limits.put(l.queue(), l);
-        for (GangRequirement g : all(s, GangRequirement.class)) gangs.put(g.job(), g);
-        for (OrderPolicy op : all(s, OrderPolicy.class)) orders.put(op.scope(), op);
-        for (PreemptGrant p : all(s, PreemptGrant.class)) preempt.put(p.queue(), p);
-        for (ReclaimGrant r : all(s, ReclaimGrant.class)) reclaim.computeIfAbsent(r.reclaimer(), k -> new ArrayList<>()).add(r);
-        for (Protected p : all(s, Protected.class)) protectedTasks.merge(p.task(), p, PolicyEvaluation::stronger);
-        for (VictimOrder v : all(s, VictimOrder.class)) victimOrder = v;
-        for (DequeuePolicy d : all(s, DequeuePolicy.class)) dequeue.put(d.queue(), d);
-        for (ChurnSettings c : all(s, ChurnSettings.class)) churn = c;
-        for (NoPreemption n : all(s, NoPreemption.class)) {
-            noPreemption.merge(n.job(), n, (a, b) -> a.rule().compareTo(b.rule()) <= 0 ? a : b);
-        }
-        for (GangPolicy g : all(s, GangPolicy.class)) gangPolicy = g;
-        reclaim.values().forEach(l -> l.sort(java.util.Comparator.comparing(ReclaimGrant::victimQueue)));
-        return new Policy(budgets, denials, grants, limits, gangs, orders, preempt, reclaim, protectedTasks, victimOrder,
-                dequeue, churn, noPreemption, gangPolicy, fired);
+        return n;
     }
 }

@@ -1,7 +1,7 @@
 package dev.arbiter.engine;
 
 import dev.arbiter.facts.AllocationLimit;
-import dev.arbiter.facts.QueueFact;
+import dev.arbiter.facts.QueueShare;
 import dev.arbiter.model.Caps;
 import dev.arbiter.model.QueueSpec;
 import dev.arbiter.model.Resources;
@@ -23,12 +23,17 @@ final class QueueState {
     int depth = 1;
     /** Why the queue cannot take part in the tree (unknown parent, a cycle); such a queue is treated as Closed. */
     String treeError;
-    QueueFact fact;
+    /** The queue's fair share, as the fair-share step computed it this cycle. */
+    QueueShare fairShare;
     AllocationLimit limit;
     Resources allocated = Resources.NONE;
+    /** What the queue's subtree asks for: running plus pending tasks. */
+    Resources request = Resources.NONE;
     int cursor;
     /** Its own guarantee: {@code spec.guarantee}, scaled down when all guarantees together pass the cluster. */
     Resources guarantee;
+    /** What the queue reserves: its own guarantee or, if larger, what its children's guarantees add up to. */
+    Resources effectiveGuarantee = Resources.NONE;
     /** Something the queue's status should say although the queue works (e.g. a guarantee scaled down), or null. */
     String note;
 
@@ -42,7 +47,7 @@ final class QueueState {
     }
 
     Resources deserved() {
-        return fact == null ? Resources.NONE : fact.getDeserved();
+        return fairShare == null ? Resources.NONE : fairShare.getDeserved();
     }
 
     double share() {

@@ -1,5 +1,7 @@
 package dev.arbiter.engine;
 
+import dev.arbiter.policy.PolicySettings;
+import dev.arbiter.policy.PolicySettingsReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,8 +10,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.kie.api.KieBase;
 import org.kie.api.KieServices;
@@ -22,72 +28,196 @@ import org.kie.api.definition.rule.Rule;
 import org.kie.api.runtime.KieSession;
 
 /**
- * A compiled policy: every {@code *.drl} file of one folder, loaded from the file system (never the classpath), so
- * platform engineers can edit rules without rebuilding Arbiter.
+ * A compiled policy: the {@code *.drl} files and the settings ({@code policy.yaml}) of one folder, loaded from the file
+ * system (never the classpath), so platform engineers can edit rules without rebuilding Arbiter.
  *
- * <p>Compiling is all-or-nothing: {@link #load} either returns a complete rule book or throws
- * {@link RuleCompileException} listing every problem as {@code file:line: message}; a caller holding a working
- * rule book keeps it. The {@link #generation()} is a content hash of the files, stamped on decisions.
+ * <p>A folder may be a <b>pack</b>: an overlay on another policy. Its {@code pack.yaml} names the base folder
+ * ({@code extends}, relative to the pack) and the base rules it turns off ({@code disable}, by rule name); each
+ * {@code *.drl} file of the pack adds a file or replaces the base's file of the same name, and its {@code policy.yaml}
+ * states only the settings it changes. Packs may extend packs.
+ *
+ * <p>Loading is all-or-nothing: {@link #load} either returns a complete rule book or throws
+ * {@link RuleCompileException} listing every problem as {@code file:line: message}; a caller holding a working rule
+ * book keeps it. The {@link #generation()} is a content hash of every file that went in, stamped on decisions.
  */
 public final class RuleBook {
+    public static final String SETTINGS_FILE = "policy.yaml";
+    public static final String PACK_FILE = "pack.yaml";
     private static final AtomicLong BUILDS = new AtomicLong();
+
+    /** The files a folder (and its bases) contributes, after overlaying. */
+    private record Sources(List<Path> drl, List<Path> settings, List<String> disabled, List<Path> packs) {}
 
     private final Path folder;
     private final List<Path> files;
     private final KieBase kieBase;
     private final String generation;
+    private final PolicySettings settings;
+    private final Map<String, String> ruleLocations;
 
-    private RuleBook(Path folder, List<Path> files, KieBase kieBase, String generation) {
+    private RuleBook(Path folder, List<Path> files, KieBase kieBase, String generation, PolicySettings settings,
+                     Map<String, String> ruleLocations) {
         this.folder = folder;
         this.files = files;
         this.kieBase = kieBase;
         this.generation = generation;
+        this.settings = settings;
+        this.ruleLocations = ruleLocations;
     }
 
-    /** Compiles every {@code *.drl} file in {@code folder} (not recursive, sorted by name). */
+    /** Compiles the policy of {@code folder}: its rules and settings, overlaid on its base when it is a pack. */
     public static RuleBook load(Path folder) {
-        List<Path> files = drlFiles(folder);
+        Sources sources = sources(folder, new ArrayList<>());
+        PolicySettings settings = PolicySettings.defaults();
+        try {
+            for (Path p : sources.settings()) settings = PolicySettingsReader.read(read(p), p.toString(), settings);
+        } catch (PolicySettingsReader.SettingsException e) {
+            throw new RuleCompileException(List.of(e.getMessage()));
+        }
+        List<String> forbidden = RuleText.forbiddenCalls(sources.drl());
+        if (!forbidden.isEmpty()) throw new RuleCompileException(forbidden);
         KieServices ks = KieServices.Factory.get();
         KieFileSystem kfs = ks.newKieFileSystem();
         ReleaseId rid = ks.newReleaseId("dev.arbiter.rules", "policy-" + BUILDS.incrementAndGet(), "1.0.0");
         kfs.generateAndWritePomXML(rid);
-        for (Path p : files) {
+        for (Path p : sources.drl()) {
             kfs.write("src/main/resources/rules/" + p.getFileName(), ks.getResources().newFileSystemResource(p.toFile()));
         }
         KieBuilder kb = ks.newKieBuilder(kfs).buildAll();
         List<String> problems = new ArrayList<>();
+        Map<String, Path> byName = new LinkedHashMap<>();
+        for (Path p : sources.drl()) byName.put(p.getFileName().toString(), p);
         for (Message m : kb.getResults().getMessages(Message.Level.ERROR)) {
-            String line = describe(folder, m);
+            String line = describe(folder, byName, m);
             if (line != null && !problems.contains(line)) problems.add(line);
         }
         if (!problems.isEmpty()) throw new RuleCompileException(problems);
         KieBase base = ks.newKieContainer(rid).getKieBase();
         ks.getRepository().removeKieModule(rid);
-        return new RuleBook(folder, List.copyOf(files), base, hash(files));
+        Map<String, String> locations = locations(sources.drl());
+        disable(base, sources, locations);
+        return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations);
     }
 
-    private static List<Path> drlFiles(Path folder) {
+    /**
+     * The generation {@link #load} would give {@code folder}'s policy now, without compiling it: a hash of every file
+     * that would go in (a pack's and its bases').
+     */
+    public static String generationOf(Path folder) {
+        return hash(inputs(sources(folder, new ArrayList<>())));
+    }
+
+    /** The folders {@code folder}'s policy reads: the folder, and for a pack each base it extends. */
+    public static List<Path> foldersOf(Path folder) {
+        List<Path> seen = new ArrayList<>();
+        sources(folder, seen);
+        return List.copyOf(seen);
+    }
+
+    private static List<Path> inputs(Sources sources) {
+        List<Path> all = new ArrayList<>(sources.drl());
+        all.addAll(sources.settings());
+        all.addAll(sources.packs());
+        return all;
+    }
+
+    /**
+     * The files of {@code folder} after overlaying it on its base, if it is a pack. {@code seen} guards against a pack
+     * that extends itself through others.
+     */
+    private static Sources sources(Path folder, List<Path> seen) {
         if (!Files.isDirectory(folder)) {
             throw new RuleCompileException(List.of(folder + ": not a folder of .drl rule files"));
         }
+        Path real = folder.toAbsolutePath().normalize();
+        if (seen.contains(real)) {
+            throw new RuleCompileException(List.of(folder.resolve(PACK_FILE) + ":1: extends: packs extend each other in a circle"));
+        }
+        seen.add(real);
+        Path packFile = folder.resolve(PACK_FILE);
+        Pack pack = Files.isRegularFile(packFile) ? Pack.read(packFile) : null;
+        Map<String, Path> drl = new LinkedHashMap<>();
+        List<Path> settings = new ArrayList<>();
+        List<String> disabled = new ArrayList<>();
+        List<Path> packs = new ArrayList<>();
+        if (pack != null) {
+            Path baseFolder = folder.resolve(pack.extendsFolder()).normalize();
+            if (!Files.isDirectory(baseFolder)) {
+                throw new RuleCompileException(List.of(Pack.lineOf(List.of(packFile), "extends") + ": extends: "
+                        + pack.extendsFolder() + " (" + baseFolder + ") is not a folder"));
+            }
+            Sources base = sources(baseFolder, seen);
+            for (Path p : base.drl()) drl.put(p.getFileName().toString(), p);
+            settings.addAll(base.settings());
+            disabled.addAll(base.disabled());
+            packs.addAll(base.packs());
+            packs.add(packFile);
+            disabled.addAll(pack.disable());
+        }
+        for (Path p : ownDrlFiles(folder)) drl.put(p.getFileName().toString(), p);
+        if (drl.isEmpty()) throw new RuleCompileException(List.of(folder + ": no .drl rule files"));
+        Path own = folder.resolve(SETTINGS_FILE);
+        if (Files.isRegularFile(own)) settings.add(own);
+        List<Path> sorted = new ArrayList<>(drl.values());
+        sorted.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
+        return new Sources(sorted, settings, disabled, packs);
+    }
+
+    private static List<Path> ownDrlFiles(Path folder) {
         try (Stream<Path> s = Files.list(folder)) {
-            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".drl") && Files.isRegularFile(p))
-                    .sorted().toList();
-            if (files.isEmpty()) throw new RuleCompileException(List.of(folder + ": no .drl rule files"));
-            return files;
+            return s.filter(p -> p.getFileName().toString().endsWith(".drl") && Files.isRegularFile(p)).sorted().toList();
         } catch (IOException e) {
             throw new RuleCompileException(List.of(folder + ": " + e.getMessage()));
         }
     }
 
+    /** Removes the rules a pack disables; a name that matches no rule is a problem, with the pack's line. */
+    private static void disable(KieBase base, Sources sources, Map<String, String> locations) {
+        List<String> problems = new ArrayList<>();
+        for (String name : sources.disabled()) {
+            boolean removed = false;
+            for (KiePackage pkg : base.getKiePackages()) {
+                if (pkg.getRules().stream().anyMatch(r -> r.getName().equals(name))) {
+                    base.removeRule(pkg.getName(), name);
+                    locations.remove(name);
+                    removed = true;
+                }
+            }
+            if (!removed) problems.add(Pack.lineOf(sources.packs(), name) + ": disable: no rule named \"" + name + "\"");
+        }
+        if (!problems.isEmpty()) throw new RuleCompileException(problems);
+    }
+
+    /** Where each rule is declared: {@code file:line}, found by reading the files. */
+    private static Map<String, String> locations(List<Path> files) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Path p : files) {
+            String[] lines = read(p).split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                String rule = RuleText.ruleDeclared(lines[i]);
+                if (rule != null) out.putIfAbsent(rule, p + ":" + (i + 1));
+            }
+        }
+        return out;
+    }
+
+    static String read(Path p) {
+        try {
+            return Files.readString(p, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new RuleCompileException(List.of(p + ": cannot read: " + e.getMessage()));
+        }
+    }
+
     /** One line per message; drops Drools' follow-up "Parser returned a null Package" noise. */
-    private static String describe(Path folder, Message m) {
+    private static String describe(Path folder, Map<String, Path> byName, Message m) {
         String text = m.getText() == null ? "" : m.getText().replaceAll("\\s+", " ").trim();
         if (text.startsWith("Parser returned a null Package")) return null;
-        Path shown = m.getPath() == null ? folder : folder.resolve(Path.of(m.getPath()).getFileName());
+        Path shown = m.getPath() == null ? folder
+                : byName.getOrDefault(Path.of(m.getPath()).getFileName().toString(), folder.resolve(Path.of(m.getPath()).getFileName()));
         int line = m.getLine();
         if (line <= 0) {
-            java.util.regex.Matcher lm = java.util.regex.Pattern.compile("\\[Line: (\\d+)").matcher(text);
+            Matcher lm = Pattern.compile("\\[Line: (\\d+)").matcher(text);
             if (lm.find()) line = Integer.parseInt(lm.group(1));
         }
         return shown + ":" + Math.max(line, 0) + ": " + text;
@@ -114,16 +244,40 @@ public final class RuleBook {
         return folder;
     }
 
+    /** The rule files that went in, after overlaying (a pack's own and its base's), sorted by file name. */
     public List<Path> files() {
         return files;
     }
 
-    /** A short content hash of the rule files; equal folders have equal generations. */
+    /** The policy's settings: the defaults, overlaid by each {@code policy.yaml} from the base up. */
+    public PolicySettings settings() {
+        return settings;
+    }
+
+    /** This policy with another deadline per rules phase (the same compiled rules): validate runs with a short one. */
+    public RuleBook withDeadline(java.time.Duration deadline) {
+        PolicySettings.Limits l = settings.limits();
+        PolicySettings s = new PolicySettings(settings.churn(), settings.orders(), settings.victims(), settings.scoring(),
+                settings.shares(), settings.cycle(), new PolicySettings.Limits(l.firingsPerFact(), l.minFirings(), deadline));
+        return new RuleBook(folder, files, kieBase, generation, s, ruleLocations);
+    }
+
+    /** A short content hash of the policy's files; equal policies have equal generations. */
     public String generation() {
         return generation;
     }
 
-    /** The names of the rules, grouped by package, sorted. */
+    /** {@code file:line} where the named rule is declared, or null. */
+    public String locate(String rule) {
+        return ruleLocations.get(rule);
+    }
+
+    /** The compiled rules, by package, for tools that inspect them (validate). */
+    public KieBase kieBase() {
+        return kieBase;
+    }
+
+    /** The names of the rules, sorted. */
     public List<String> ruleNames() {
         List<String> names = new ArrayList<>();
         for (KiePackage pkg : kieBase.getKiePackages()) {
@@ -131,5 +285,45 @@ public final class RuleBook {
         }
         names.sort(null);
         return names;
+    }
+
+    /** A pack's {@code pack.yaml}: the folder it extends and the rules it turns off. */
+    private record Pack(Path file, String extendsFolder, List<String> disable) {
+        static Pack read(Path file) {
+            String text = RuleBook.read(file);
+            Object doc;
+            try {
+                doc = new org.yaml.snakeyaml.Yaml().load(text);
+            } catch (RuntimeException e) {
+                throw new RuleCompileException(List.of(file + ":1: invalid YAML: " + e.getMessage().replaceAll("\\s+", " ")));
+            }
+            if (!(doc instanceof Map<?, ?> m)) throw new RuleCompileException(List.of(file + ":1: must be a mapping with extends and disable"));
+            for (Object key : m.keySet()) {
+                if (!"extends".equals(key) && !"disable".equals(key)) {
+                    throw new RuleCompileException(List.of(lineOf(List.of(file), String.valueOf(key)) + ": " + key
+                            + ": unknown field (known: extends, disable)"));
+                }
+            }
+            if (!(m.get("extends") instanceof String base) || base.isBlank()) {
+                throw new RuleCompileException(List.of(file + ":1: extends: must name the folder this pack overlays, e.g. ../../rules"));
+            }
+            List<String> disable = new ArrayList<>();
+            Object d = m.get("disable");
+            if (d instanceof List<?> list) {
+                for (Object o : list) disable.add(String.valueOf(o));
+            } else if (d != null) {
+                throw new RuleCompileException(List.of(lineOf(List.of(file), "disable") + ": disable: must be a list of rule names"));
+            }
+            return new Pack(file, base, disable);
+        }
+
+        /** The first {@code file:line} among {@code files} whose text mentions {@code text}, else the first file's line 1. */
+        static String lineOf(List<Path> files, String text) {
+            for (Path f : files) {
+                String[] lines = RuleBook.read(f).split("\n", -1);
+                for (int i = 0; i < lines.length; i++) if (lines[i].contains(text)) return f + ":" + (i + 1);
+            }
+            return files.isEmpty() ? "pack.yaml:1" : files.get(0) + ":1";
+        }
     }
 }

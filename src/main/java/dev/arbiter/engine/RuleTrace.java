@@ -39,15 +39,15 @@ final class RuleTrace extends DefaultAgendaEventListener {
      * Each job's priority came from its class's lookup, or (a PodGroup naming no class) from its pods: the rule that
      * decided it fired for the job too.
      */
-    void priorityResolved(java.util.Collection<Job> jobs, Map<String, dev.arbiter.facts.PriorityLookup> lookups,
+    void priorityResolved(java.util.Collection<Job> jobs, Map<String, Object> decided,
                           dev.arbiter.facts.PriorityFromPods fromPods) {
         for (Job j : jobs) {
             String rule;
             if (j.priorityClassName == null && fromPods != null && !j.implicit && (!j.running.isEmpty() || !j.pending.isEmpty())) {
                 rule = fromPods.rule();
             } else {
-                dev.arbiter.facts.PriorityLookup l = lookups.get(j.priorityClassName);
-                rule = l == null ? null : l.getRule();
+                Object d = decided.get(j.priorityClassName == null ? "" : j.priorityClassName);
+                rule = d == null ? null : ((dev.arbiter.facts.PriorityOf) d).rule();
             }
             if (rule == null) continue;
             List<String> rules = fired.computeIfAbsent("PodGroup " + j.id, k -> new ArrayList<>(4));

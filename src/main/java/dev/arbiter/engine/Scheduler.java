@@ -4,6 +4,7 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.policy.EvictionAction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,8 @@ import java.util.Map;
  * One scheduling cycle: snapshot → rules → decisions. Nothing here writes to a cluster; the caller (simulator or
  * actuator) executes the returned {@link CycleResult}.
  *
- * <p>The steps, in the order Volcano runs its actions:
+ * <p>The steps, in the order Volcano runs its actions (the policy settings may reorder or drop the eviction actions,
+ * {@code cycle.evictions}, and choose how admission goes through the queues, {@code cycle.admission}):
  * <ol>
  *   <li>Index the snapshot into a working copy.</li>
  *   <li>Fire the rules: priorities, fair shares, and the policy facts the next steps obey.</li>
@@ -27,10 +29,21 @@ import java.util.Map;
 public final class Scheduler {
     private final RuleBook rules;
     private final SchedulerConfig config;
+    private final SessionHook hook;
 
     public Scheduler(RuleBook rules, SchedulerConfig config) {
+        this(rules, config, SessionHook.NONE);
+    }
+
+    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook) {
         this.rules = rules;
         this.config = config;
+        this.hook = hook;
+    }
+
+    /** The same scheduler, with {@code hook} watching each cycle's rules session (tools that observe the engine). */
+    public Scheduler withHook(SessionHook hook) {
+        return new Scheduler(rules, config, hook);
     }
 
     public RuleBook rules() {
@@ -39,7 +52,7 @@ public final class Scheduler {
 
     /** The same scheduler with another policy (hot reload swaps it in between cycles). */
     public Scheduler withRules(RuleBook newRules) {
-        return new Scheduler(newRules, config);
+        return new Scheduler(newRules, config, hook);
     }
 
     public CycleResult schedule(ClusterSnapshot snapshot, int cycle) {
@@ -47,12 +60,12 @@ public final class Scheduler {
         long t0 = System.nanoTime();
 
         // 1. Index the immutable snapshot into this cycle's working copy.
-        CycleState state = CycleState.index(snapshot, config.schedulerNames());
+        CycleState state = CycleState.index(snapshot, config.schedulerNames(), rules.settings().shares().ignoredResources());
         long t1 = lap(timings, "snapshot", t0);
 
         // 2. Fire the rules.
         RuleTrace trace = new RuleTrace();
-        Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace);
+        Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace, hook);
         long t2 = lap(timings, "rules", t1);
 
         trace.gangPolicy(state.jobs.values(), policy);
@@ -63,10 +76,14 @@ public final class Scheduler {
         // 4. Allocate.
         new Allocation(w).allocate();
         long t4 = lap(timings, "allocate", t3);
-        // 5. Preempt, then 6. reclaim.
+        // 5. and 6. The eviction actions, in the policy's order (preempt, then reclaim).
         EvictionPhase evict = new EvictionPhase(w);
-        evict.preempt();
-        evict.reclaim();
+        for (EvictionAction action : rules.settings().cycle().evictions()) {
+            switch (action) {
+                case PREEMPT -> evict.preempt();
+                case RECLAIM -> evict.reclaim();
+            }
+        }
         long t5 = lap(timings, "victims", t4);
         // 7. Status.
         StatusReport report = new StatusReport(w);

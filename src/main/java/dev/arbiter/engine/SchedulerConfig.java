@@ -4,7 +4,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Mechanism settings (not policy): which {@code spec.schedulerName}s this scheduler answers, and how nodes are scored.
+ * Mechanism settings (not policy): which {@code spec.schedulerName}s this scheduler answers, and, when set, a scoring
+ * mode ({@code binpack} or {@code spread}) that overrides the policy's ({@code scoring.mode} in {@code policy.yaml});
+ * null keeps the policy's.
  */
 public record SchedulerConfig(Set<String> schedulerNames, String scoring) {
     /**
@@ -16,13 +18,13 @@ public record SchedulerConfig(Set<String> schedulerNames, String scoring) {
 
     public SchedulerConfig {
         schedulerNames = Set.copyOf(schedulerNames);
-        if (!scoring.equals("binpack") && !scoring.equals("spread")) {
+        if (scoring != null && !scoring.equals("binpack") && !scoring.equals("spread")) {
             throw new IllegalArgumentException("scoring must be binpack or spread, got " + scoring);
         }
     }
 
-    /** The default: answers pods of {@link #DEFAULT_NAMES}, binpack scoring. */
+    /** The default: answers pods of {@link #DEFAULT_NAMES}, scoring as the policy says. */
     public static SchedulerConfig simulatorDefault() {
-        return new SchedulerConfig(Set.copyOf(DEFAULT_NAMES), "binpack");
+        return new SchedulerConfig(Set.copyOf(DEFAULT_NAMES), null);
     }
 }

@@ -2,7 +2,6 @@ package dev.arbiter.engine;
 
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
-import dev.arbiter.facts.ChurnSettings;
 import dev.arbiter.model.PodSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -56,8 +55,8 @@ final class StatusReport {
      * passes the minimum runtime (then reclaim may decide otherwise); else -1.
      */
     long wakeAt(long now) {
-        ChurnSettings churn = policy.churn();
-        if (churn == null || churn.minRuntimeSeconds() <= 0) return -1;
+        dev.arbiter.policy.PolicySettings.Churn churn = policy.settings.churn();
+        if (churn.minRuntimeSeconds() <= 0) return -1;
         boolean waiting = false;
         for (Job j : state.jobs.values()) {
             if (CycleWork.admitted(j) && j.hasPending() && !j.pipelined) {

@@ -28,11 +28,15 @@ final class Task {
     private final String id;
     private byte leader;
 
-    Task(PodSpec pod, Job job, NodeState node) {
+    /** Resources left out of {@link #share()}. */
+    private final java.util.Set<String> ignored;
+
+    Task(PodSpec pod, Job job, NodeState node, java.util.Set<String> ignored) {
         this.pod = pod;
         this.job = job;
         this.node = node;
         this.id = pod.key();
+        this.ignored = ignored;
     }
 
     String id() {
@@ -49,12 +53,13 @@ final class Task {
     }
 
     /**
-     * What the task counts for in queue shares, capabilities and admission: its request without the {@code pods}
-     * slot, which is a node limit, not something queues share.
+     * What the task counts for in queue shares, capabilities and admission: its request without the resources the
+     * policy leaves out of shares ({@code shares.ignoredResources}; by default the {@code pods} slot, which is a node
+     * limit, not something queues share).
      */
     Resources share() {
         Resources s = share;
-        if (s == null) share = s = pod.requests().without("pods");
+        if (s == null) share = s = pod.requests().without(ignored);
         return s;
     }
 

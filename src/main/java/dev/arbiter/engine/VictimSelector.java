@@ -1,6 +1,8 @@
 package dev.arbiter.engine;
 
-import dev.arbiter.facts.VictimOrder;
+import dev.arbiter.policy.BreakingGang;
+import dev.arbiter.policy.PolicySettings;
+import dev.arbiter.policy.VictimKey;
 import dev.arbiter.model.Caps;
 import dev.arbiter.model.Resources;
 import java.util.ArrayList;
@@ -16,7 +18,7 @@ import java.util.function.Supplier;
 /**
  * Finds the fewest victims that let one pending task run, on a copy of the cycle's numbers (nothing is changed
  * until the caller commits the plan). The rules decided who may be a victim (the {@code eligible} predicate built
- * from grants and {@code Protected} facts), the order ({@link VictimOrder}) and the floors (each victim queue must
+ * from grants and {@code Protected} facts), the order ({@code victims.order} in the settings) and the floors (each victim queue must
  * still exceed its floor before each eviction). This class only searches.
  *
  * <p>The heuristic, per candidate node: take victims in policy order until the task fits — a victim whose gang would
@@ -83,7 +85,8 @@ final class VictimSelector {
 
     private final CycleState state;
     private final NodeFitter fitter;
-    private final List<String> orderKeys;
+    private final List<VictimKey> orderKeys;
+    private final BreakingGang breakingGang;
     /** The last failed search per question, while no plan has been found for it since. */
     private final Map<SearchKey, Failure> failures = new HashMap<>();
     /**
@@ -99,10 +102,11 @@ final class VictimSelector {
     private Comparator<Task> planOrder;
     private Search searching;
 
-    VictimSelector(CycleState state, NodeFitter fitter, VictimOrder order) {
+    VictimSelector(CycleState state, NodeFitter fitter, PolicySettings.Victims victims) {
         this.state = state;
         this.fitter = fitter;
-        this.orderKeys = order == null ? List.of("newest first") : order.keys();
+        this.orderKeys = victims.order();
+        this.breakingGang = victims.breakingGang();
     }
 
     /** Why the last {@link #find} that returned null found no plan (one line, no trailing period). */
@@ -360,20 +364,17 @@ final class VictimSelector {
      */
     private Comparator<Task> victimComparator(Supplier<Search> search, Supplier<NodeState> node) {
         Comparator<Task> c = Comparator.comparing(t -> t.node == node.get() ? 0 : 1);
-        for (String key : orderKeys) {
-            Comparator<Task> k = switch (key.trim()) {
-                case "surplus first" -> Comparator.comparing(t -> search.get().isSurplus(t) ? 0 : 1);
-                case "closest queue first" -> Comparator.comparingInt(t -> distanceFromPreemptor(search.get(), t));
-                case "queue served last first" -> Comparator.<Task>comparingInt(t -> queuePriority(t))
+        for (VictimKey key : orderKeys) {
+            Comparator<Task> k = switch (key) {
+                case SURPLUS_FIRST -> Comparator.comparing(t -> search.get().isSurplus(t) ? 0 : 1);
+                case CLOSEST_QUEUE_FIRST -> Comparator.comparingInt(t -> distanceFromPreemptor(search.get(), t));
+                case QUEUE_SERVED_LAST_FIRST -> Comparator.<Task>comparingInt(t -> queuePriority(t))
                         .thenComparing(Comparator.<Task>comparingDouble(t -> queueShare(t)).reversed());
-                case "priority asc" -> Comparator.comparingInt(t -> t.priority);
-                case "priority desc" -> Comparator.<Task>comparingInt(t -> t.priority).reversed();
-                case "leader last" -> Comparator.comparing(t -> t.leader() ? 1 : 0);
-                case "newest first" -> Comparator.<Task>comparingLong(t -> t.pod.creationOrder()).reversed();
-                case "oldest first" -> Comparator.comparingLong(t -> t.pod.creationOrder());
-                default -> throw new PolicyException("victim order key \"" + key + "\" is unknown (known: surplus first,"
-                        + " closest queue first, queue served last first, priority asc|desc, leader last, newest first,"
-                        + " oldest first)");
+                case PRIORITY_ASC -> Comparator.comparingInt(t -> t.priority);
+                case PRIORITY_DESC -> Comparator.<Task>comparingInt(t -> t.priority).reversed();
+                case LEADER_LAST -> Comparator.comparing(t -> t.leader() ? 1 : 0);
+                case NEWEST_FIRST -> Comparator.<Task>comparingLong(t -> t.pod.creationOrder()).reversed();
+                case OLDEST_FIRST -> Comparator.comparingLong(t -> t.pod.creationOrder());
             };
             c = c.thenComparing(k);
         }
@@ -439,7 +440,10 @@ final class VictimSelector {
         /** The task alone, or its whole remaining gang if taking it would break the gang; null if that is not allowed. */
         List<Task> unitFor(Task t) {
             int remaining = t.job.liveMembers() - takenFrom(t.job);
-            if (remaining - 1 >= t.job.minMember || remaining <= 1) return List.of(t);
+            if (remaining - 1 >= t.job.minMember) return List.of(t);
+            // The member would break its gang: as the policy says, it is spared, or the whole gang goes.
+            if (breakingGang == BreakingGang.SPARE) return null;
+            if (remaining <= 1) return List.of(t);
             // Members bound this cycle cannot be evicted, so a gang that would break cannot go whole either.
             if (t.job.bound > 0) return null;
             List<Task> gang = new ArrayList<>();
@@ -475,8 +479,7 @@ final class VictimSelector {
             if (needed.isEmpty()) return FLOOR_REACHED;
             QueueState stop = QueueState.commonAncestor(victimQueue, terms.preemptorQueue());
             for (QueueState q : victimQueue.pathUpTo(stop)) {
-                Resources qFloor = q == victimQueue ? floor
-                        : q.fact == null ? Resources.NONE : q.fact.getDeserved().max(q.fact.getGuarantee());
+                Resources qFloor = q == victimQueue ? floor : q.deserved().max(q.effectiveGuarantee);
                 Resources now = allocatedNow(q);
                 if (now.withinIn(qFloor, needed)) return FLOOR_REACHED;
             }

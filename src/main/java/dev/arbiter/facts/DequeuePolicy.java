@@ -1,7 +1,9 @@
 package dev.arbiter.facts;
 
+import dev.arbiter.policy.DequeueStrategy;
+
 /**
- * How a queue hands out its jobs: {@code traverse} (a job that cannot start is skipped and the next is tried) or
- * {@code fifo} (the head job blocks the queue until it starts — strict ordering). {@code rule} inserted it.
+ * How a queue hands out its jobs: {@link DequeueStrategy#TRAVERSE} (a job that cannot start is skipped and the next
+ * is tried) or {@link DequeueStrategy#FIFO} (the head job blocks the queue until it starts). {@code rule} inserted it.
  */
-public record DequeuePolicy(String queue, String strategy, String rule) {}
+public record DequeuePolicy(String queue, DequeueStrategy strategy, String rule) {}

@@ -1,11 +1,13 @@
 package dev.arbiter.facts;
 
 import dev.arbiter.model.Resources;
+import dev.arbiter.policy.JobPhase;
 import java.util.Map;
 
 /**
- * A job: a PodGroup, or the implicit gang of one of a pod without one. {@code priority} is its priority class's
- * value as the priority rules resolved it. {@code phase} is the PodGroup phase at the start of the cycle.
+ * A job: a PodGroup, or the implicit gang of one of a pod without one. Immutable. {@code priority} is what the
+ * priority rules decided for it; {@code phase} is the PodGroup's phase at the start of the cycle;
+ * {@code pendingNeverPreempt} counts pending pods whose {@code preemptionPolicy} is Never.
  */
 public final class JobFact {
     private final String id;
@@ -14,23 +16,16 @@ public final class JobFact {
     private final Map<String, Integer> minTaskMember;
     private final Resources minResources;
     private final String priorityClassName;
-    private final String phase;
+    private final JobPhase phase;
     private final boolean implicit;
     private final int pendingTasks;
     private final int runningTasks;
     private final long creationOrder;
+    private final int priority;
     private final int pendingNeverPreempt;
 
-    private int priority;
-    private boolean priorityResolved;
-    private boolean mayPreempt = true;
-
-    /**
-     * {@code priority} is the value the priority rules resolved for the job's priority class;
-     * {@code pendingNeverPreempt} counts pending pods whose {@code preemptionPolicy} is Never.
-     */
     public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
-                   String priorityClassName, String phase, boolean implicit, int pendingTasks, int runningTasks,
+                   String priorityClassName, JobPhase phase, boolean implicit, int pendingTasks, int runningTasks,
                    long creationOrder, int priority, int pendingNeverPreempt) {
         this.id = id;
         this.queue = queue;
@@ -44,17 +39,7 @@ public final class JobFact {
         this.runningTasks = runningTasks;
         this.creationOrder = creationOrder;
         this.priority = priority;
-        this.priorityResolved = true;
         this.pendingNeverPreempt = pendingNeverPreempt;
-    }
-
-    /** A job whose priority is not yet known. */
-    public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
-                   String priorityClassName, String phase, boolean implicit, int pendingTasks, int runningTasks,
-                   long creationOrder) {
-        this(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks,
-                runningTasks, creationOrder, 0, 0);
-        this.priorityResolved = false;
     }
 
     public String getId() { return id; }
@@ -63,18 +48,17 @@ public final class JobFact {
     public Map<String, Integer> getMinTaskMember() { return minTaskMember; }
     public Resources getMinResources() { return minResources; }
     public String getPriorityClassName() { return priorityClassName; }
-    public String getPhase() { return phase; }
-    public boolean isPending() { return "Pending".equals(phase); }
+    public JobPhase getPhase() { return phase; }
+    public boolean isPending() { return phase == JobPhase.PENDING; }
     public boolean isImplicit() { return implicit; }
     public int getPendingTasks() { return pendingTasks; }
     public int getRunningTasks() { return runningTasks; }
     public long getCreationOrder() { return creationOrder; }
-    public int getPendingNeverPreempt() { return pendingNeverPreempt; }
     public int getPriority() { return priority; }
-    public boolean isPriorityResolved() { return priorityResolved; }
-    public boolean isMayPreempt() { return mayPreempt; }
+    public int getPendingNeverPreempt() { return pendingNeverPreempt; }
 
-    public void setPriority(int priority) { this.priority = priority; this.priorityResolved = true; }
-    public void setPriorityResolved(boolean priorityResolved) { this.priorityResolved = priorityResolved; }
-    public void setMayPreempt(boolean mayPreempt) { this.mayPreempt = mayPreempt; }
+    @Override
+    public String toString() {
+        return "JobFact[" + id + "]";
+    }
 }

@@ -1,13 +1,15 @@
 package dev.arbiter.facts;
 
-/** A PriorityClass: its value, whether it is the cluster default, and its preemption policy. */
+import dev.arbiter.policy.PreemptionPolicy;
+
+/** A PriorityClass: its value, whether it is the cluster default, and its preemption policy (null: unset). */
 public final class PriorityClassFact {
     private final String name;
     private final int value;
     private final boolean globalDefault;
-    private final String preemptionPolicy;
+    private final PreemptionPolicy preemptionPolicy;
 
-    public PriorityClassFact(String name, int value, boolean globalDefault, String preemptionPolicy) {
+    public PriorityClassFact(String name, int value, boolean globalDefault, PreemptionPolicy preemptionPolicy) {
         this.name = name;
         this.value = value;
         this.globalDefault = globalDefault;
@@ -17,5 +19,5 @@ public final class PriorityClassFact {
     public String getName() { return name; }
     public int getValue() { return value; }
     public boolean isGlobalDefault() { return globalDefault; }
-    public String getPreemptionPolicy() { return preemptionPolicy; }
+    public PreemptionPolicy getPreemptionPolicy() { return preemptionPolicy; }
 }

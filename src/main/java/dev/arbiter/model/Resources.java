@@ -164,6 +164,13 @@ public final class Resources {
         return ofMilli(out);
     }
 
+    /** This without the named dimensions. */
+    public Resources without(java.util.Set<String> dims) {
+        Resources r = this;
+        for (String d : dims) r = r.without(d);
+        return r;
+    }
+
     /** This without one dimension. */
     public Resources without(String dim) {
         int i = Arrays.binarySearch(names, dim);

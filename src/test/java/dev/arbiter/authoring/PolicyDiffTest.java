@@ -80,14 +80,12 @@ class PolicyDiffTest {
 
     @Test
     void aLongerMinimumRuntimeShowsTheSameReclaimLater() throws IOException {
-        // The churn settings with a ten-minute minimum runtime before reclaim instead of one minute.
+        // A pack over the shipped rules that changes one setting: ten minutes of minimum runtime before reclaim.
         Path tenMinutes = Files.createDirectories(dir.resolve("ten-minutes"));
-        try (Stream<Path> files = Files.list(Path.of("rules"))) {
-            for (Path f : files.toList()) Files.copy(f, tenMinutes.resolve(f.getFileName()));
-        }
-        String churn = Files.readString(tenMinutes.resolve("churn.drl"));
-        assertTrue(churn.contains("new ChurnSettings( 60,"), "the shipped minimum runtime is 60 s");
-        Files.writeString(tenMinutes.resolve("churn.drl"), churn.replace("new ChurnSettings( 60,", "new ChurnSettings( 600,"));
+        Files.writeString(tenMinutes.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
+        Files.writeString(tenMinutes.resolve("policy.yaml"), "churn:\n  minRuntime: 10m\n");
+        assertEquals(60, dev.arbiter.engine.RuleBook.load(Path.of("rules")).settings().churn().minRuntimeSeconds(),
+                "the shipped minimum runtime is 60 s");
 
         CliRunner r = CliRunner.run("diff", "--candidate", tenMinutes.toString(), SEED);
         assertEquals(0, r.exit(), r.err());

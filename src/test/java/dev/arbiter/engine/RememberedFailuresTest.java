@@ -32,7 +32,7 @@ class RememberedFailuresTest {
     private Task task(String name, int gpus) {
         PodSpec pod = new PodSpec("ns", name, "arbiter", null, "Pending", null, null, null,
                 Resources.of(GPU, gpus, "cpu", 1, "pods", 1), Map.of(), List.of(), Map.of(), Map.of(), 0, 0, false);
-        return new Task(pod, job, null);
+        return new Task(pod, job, null, java.util.Set.of("pods"));
     }
 
     @Test
@@ -47,7 +47,7 @@ class RememberedFailuresTest {
 
     @Test
     void aFailureSeenBeforeAnUndoneTransactionHoldsAgain() {
-        Task running = new Task(task("running", 2).pod, job, node);
+        Task running = new Task(task("running", 2).pod, job, node, java.util.Set.of("pods"));
         node.take(running.request());
         new GangTransaction(Map.of(), fitter).place(task("filler", 6), node);
         assertNull(fitter.best(task("big", 4).pod), "the node is full");
@@ -66,8 +66,8 @@ class RememberedFailuresTest {
         NodeState other = new NodeState(new NodeSpec("node-2", Map.of(), List.of(), false,
                 Resources.of(GPU, 8, "cpu", 64, "pods", 110), 0), 1);
         Job gang = new Job(new PodGroupSpec("ns", "gang", "q", 2, Map.of(), null, null, "Running", 0, 0), false);
-        Task here = new Task(task("here", 1).pod, gang, node);
-        Task there = new Task(task("there", 1).pod, gang, other);
+        Task here = new Task(task("here", 1).pod, gang, node, java.util.Set.of("pods"));
+        Task there = new Task(task("there", 1).pod, gang, other, java.util.Set.of("pods"));
         gang.running.add(here);
         gang.running.add(there);
         int mark = fitter.touchMark();

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,9 +49,9 @@ class VictimTermsTest {
     }
 
     private static Searched searched(ClusterSnapshot snapshot) {
-        CycleState state = CycleState.index(snapshot, SchedulerConfig.simulatorDefault().schedulerNames());
+        CycleState state = CycleState.index(snapshot, SchedulerConfig.simulatorDefault().schedulerNames(), Set.of("pods"));
         Policy policy = PolicyEvaluation.run(Shipped.RULES, state, snapshot.priorityClasses(), new LinkedHashMap<>(),
-                new RuleTrace());
+                new RuleTrace(), SessionHook.NONE);
         return new Searched(state, new CycleWork(state, policy, SchedulerConfig.simulatorDefault()));
     }
 

@@ -1,0 +1,138 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.policy.PolicySettings;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.kie.api.event.rule.BeforeMatchFiredEvent;
+import org.kie.api.event.rule.DefaultAgendaEventListener;
+import org.kie.api.runtime.KieSession;
+import org.kie.api.runtime.rule.ConsequenceException;
+
+/**
+ * Keeps a rules session from wedging the scheduler: every phase fires under a firing limit and a deadline, both from
+ * the policy's settings ({@code limits} in {@code policy.yaml}). Past the limit (a rule whose consequence re-triggers
+ * it, or two rules that feed each other), past the deadline (a rule whose consequence does not return), or when a
+ * consequence throws, the phase fails with one {@link PolicyException} line naming the rule and where it is.
+ *
+ * <p>A phase that runs past its deadline is halted between firings; a consequence that still does not return within a
+ * grace period is stopped ({@link Thread#stop()}, where the JVM still offers it — Java 17 does): the cycle fails, the
+ * thread survives and the session is thrown away. On a JVM without {@code Thread.stop} the thread stays stuck and the
+ * live scheduler's health check reports it.
+ */
+final class RuleLimits extends DefaultAgendaEventListener {
+    private static final Duration GRACE = Duration.ofSeconds(2);
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "arbiter-rule-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final PolicySettings.Limits limits;
+    private final RuleBook rules;
+    private final Map<String, Long> firings = new HashMap<>();
+    private volatile String current;
+    private volatile boolean timedOut;
+    /** Guards {@link #firing} against the watchdog: it stops the thread only while that thread fires rules. */
+    private final Object lock = new Object();
+    private boolean firing;
+
+    RuleLimits(PolicySettings.Limits limits, RuleBook rules) {
+        this.limits = limits;
+        this.rules = rules;
+    }
+
+    @Override
+    public void beforeMatchFired(BeforeMatchFiredEvent event) {
+        String rule = event.getMatch().getRule().getName();
+        current = rule;
+        firings.merge(rule, 1L, Long::sum);
+    }
+
+    /** Fires {@code group} to completion within the limits; returns the number of firings. */
+    long fire(KieSession session, String group, long facts) {
+        session.getAgenda().getAgendaGroup(group).setFocus();
+        long limit = Math.min(Integer.MAX_VALUE, limits.firingLimit(facts));
+        firings.clear();
+        current = null;
+        timedOut = false;
+        Thread worker = Thread.currentThread();
+        synchronized (lock) {
+            firing = true;
+        }
+        long deadline = limits.deadline().toMillis();
+        ScheduledFuture<?> halt = WATCHDOG.schedule(() -> {
+            timedOut = true;
+            session.halt();
+        }, deadline, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> stop = WATCHDOG.schedule(() -> stop(worker), deadline + GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        long n;
+        try {
+            n = session.fireAllRules((int) limit);
+        } catch (ConsequenceException e) {
+            String rule = e.getMatch().getRule().getName();
+            throw new PolicyException(where(rule) + "rule \"" + rule + "\" failed in phase " + group + ": "
+                    + describe(e.getCause() == null ? e : e.getCause()), rule);
+        } catch (ThreadDeath stopped) {
+            throw new PolicyException(where(current) + "rule \"" + current + "\" did not return within the deadline of "
+                    + deadline + " ms (limits.deadline in policy.yaml); it was stopped", current);
+        } finally {
+            synchronized (lock) {
+                firing = false;
+            }
+            halt.cancel(false);
+            stop.cancel(false);
+        }
+        if (timedOut) {
+            throw new PolicyException(where(current) + "phase " + group + " ran past the deadline of " + deadline
+                    + " ms (limits.deadline in policy.yaml); rule \"" + current + "\" was firing", current);
+        }
+        if (n >= limit) {
+            String busiest = busiest();
+            throw new PolicyException(where(busiest) + "rule \"" + busiest + "\" kept firing: " + limit + " firings in phase "
+                    + group + " over " + facts + " facts (limits in policy.yaml); its consequence re-triggers it or another rule",
+                    busiest);
+        }
+        return n;
+    }
+
+    @SuppressWarnings("removal")
+    private void stop(Thread worker) {
+        synchronized (lock) {
+            if (!firing) return;
+            try {
+                worker.stop();
+            } catch (UnsupportedOperationException notOnThisJvm) {
+                // Java 20+: nothing can stop it; the cycle stays stuck and the health check says so.
+            }
+        }
+    }
+
+    /** The rule that fired most in this phase. */
+    private String busiest() {
+        String best = current;
+        long most = -1;
+        for (Map.Entry<String, Long> e : firings.entrySet()) {
+            if (e.getValue() > most || (e.getValue() == most && e.getKey().compareTo(best) < 0)) {
+                best = e.getKey();
+                most = e.getValue();
+            }
+        }
+        return best;
+    }
+
+    /** {@code file:line: } of a rule, or nothing when unknown. */
+    private String where(String rule) {
+        String at = rule == null ? null : rules.locate(rule);
+        return at == null ? "" : at + ": ";
+    }
+
+    private static String describe(Throwable t) {
+        String m = t.getMessage();
+        return t.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m.replaceAll("\\s+", " ").trim());
+    }
+}

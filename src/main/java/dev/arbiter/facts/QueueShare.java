@@ -1,0 +1,38 @@
+package dev.arbiter.facts;
+
+import dev.arbiter.model.Caps;
+import dev.arbiter.model.Resources;
+
+/**
+ * A queue's fair share, as the Java fair-share step computed it from the rules' {@link ShareTerms} and
+ * {@link DeservedShare} facts, inserted before the policy rules fire: what it {@code deserved}s, the most it could
+ * ever deserve ({@code realCapability}: its capability within what other queues' guarantees leave), whether its
+ * allocation covers its share in every dimension ({@code overused}: Volcano's overused, it may not reclaim) and
+ * whether it holds more than its share in some dimension ({@code aboveDeserved}: others may reclaim that).
+ */
+public final class QueueShare {
+    private final String queue;
+    private final Resources deserved;
+    private final Caps realCapability;
+    private final boolean overused;
+    private final boolean aboveDeserved;
+
+    public QueueShare(String queue, Resources deserved, Caps realCapability, boolean overused, boolean aboveDeserved) {
+        this.queue = queue;
+        this.deserved = deserved;
+        this.realCapability = realCapability;
+        this.overused = overused;
+        this.aboveDeserved = aboveDeserved;
+    }
+
+    public String getQueue() { return queue; }
+    public Resources getDeserved() { return deserved; }
+    public Caps getRealCapability() { return realCapability; }
+    public boolean isOverused() { return overused; }
+    public boolean isAboveDeserved() { return aboveDeserved; }
+
+    @Override
+    public String toString() {
+        return "QueueShare[" + queue + " deserved " + deserved + "]";
+    }
+}
