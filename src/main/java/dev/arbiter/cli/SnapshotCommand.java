@@ -1,7 +1,7 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.authoring.KubeClients;
-import dev.arbiter.authoring.LiveSnapshot;
+import dev.arbiter.runtime.KubeClients;
+import dev.arbiter.runtime.LiveSnapshot;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -21,7 +21,7 @@ public final class LiveScheduler implements AutoCloseable {
     private final SchedulingLoop loop;
     private final Metrics metrics;
     private final LeaderElection election;
-    private dev.arbiter.authoring.RulesWatcher watcher;
+    private dev.arbiter.runtime.RulesWatcher watcher;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LiveScheduler.class);
 
     public LiveScheduler(KubernetesClient client, RuleBook rules, LiveConfig config, MeterRegistry registry) {
@@ -115,8 +115,8 @@ public final class LiveScheduler implements AutoCloseable {
     public synchronized void watchRules(java.nio.file.Path folder, java.time.Duration debounce, java.time.Duration poll)
             throws java.io.IOException {
         if (watcher != null) return;
-        watcher = new dev.arbiter.authoring.RulesWatcher(folder, loop.currentRules(), debounce, poll,
-                new dev.arbiter.authoring.RulesWatcher.Listener() {
+        watcher = new dev.arbiter.runtime.RulesWatcher(folder, loop.currentRules(), debounce, poll,
+                new dev.arbiter.runtime.RulesWatcher.Listener() {
                     @Override
                     public void reloaded(RuleBook rules, String previousGeneration) {
                         LOG.info("rules reloaded: generation {} (was {})", rules.generation(), previousGeneration);
@@ -125,7 +125,7 @@ public final class LiveScheduler implements AutoCloseable {
                     }
 
                     @Override
-                    public void reloadFailed(dev.arbiter.authoring.RulesWatcher.Failure failure) {
+                    public void reloadFailed(dev.arbiter.runtime.RulesWatcher.Failure failure) {
                         metrics.rulesReloadFailed();
                         for (String problem : failure.problems()) LOG.error("rules rejected: {}", problem);
                         String first = failure.problems().isEmpty() ? "does not compile" : failure.problems().get(0);

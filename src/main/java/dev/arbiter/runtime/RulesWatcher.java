@@ -1,4 +1,4 @@
-package dev.arbiter.authoring;
+package dev.arbiter.runtime;
 
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.RuleCompileException;
