@@ -3,6 +3,7 @@ package dev.arbiter.cli;
 import dev.arbiter.engine.PolicyException;
 import dev.arbiter.engine.RuleCompileException;
 import dev.arbiter.manifest.ManifestException;
+import dev.arbiter.runtime.KubeClients;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,7 +11,9 @@ import picocli.CommandLine.Command;
 /**
  * The {@code arbiter} command. Exit codes: 0 success; 1 a failed check or an internal error; 2 invalid input
  * (manifests or arguments), with one line on stderr naming the file, object and field; 3 rules that do not compile
- * or ask for something unknown, one {@code file:line: message} line per problem.
+ * or ask for something unknown, one {@code file:line: message} line per problem. A cluster that cannot be used
+ * (unreachable, TLS, DNS, credentials) is exit 1 with one line naming the server and the cause; a kubeconfig that
+ * cannot be read is exit 2.
  */
 @Command(name = "arbiter", mixinStandardHelpOptions = true, version = "arbiter 0.1.0",
         description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
@@ -20,8 +23,17 @@ public final class Main {
     public static final int INVALID_INPUT = 2;
     public static final int RULES_BROKEN = 3;
 
+    private static volatile boolean standalone;
+
     public static void main(String[] args) {
+        standalone = true;
+        LogLevel.configure(args);
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** True in the {@code arbiter} process itself (not when embedded): it may handle signals and exit. */
+    static boolean isStandalone() {
+        return standalone;
     }
 
     /** Runs the command line with the given streams and returns the exit code (used by tests and the launcher). */
@@ -47,6 +59,14 @@ public final class Main {
         if (ex instanceof RuleCompileException r) {
             for (String p : r.problems()) err.println("error: " + p);
             return RULES_BROKEN;
+        }
+        if (ex instanceof KubeClients.BadKubeconfig k) {
+            err.println("error: " + k.getMessage());
+            return INVALID_INPUT;
+        }
+        if (ex instanceof KubeClients.ClusterUnavailable c) {
+            err.println("error: " + c.getMessage());
+            return 1;
         }
         if (ex instanceof PolicyException p) {
             err.println("error: " + p.getMessage());
