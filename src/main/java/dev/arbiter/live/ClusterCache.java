@@ -1,6 +1,7 @@
 package dev.arbiter.live;
 
 import dev.arbiter.manifest.ManifestException;
+import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.manifest.ObjectTranslator;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
@@ -10,6 +11,7 @@ import dev.arbiter.model.PriorityClassSpec;
 import dev.arbiter.model.QueueSpec;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,27 +19,41 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The read side of live mode: informers on Nodes, Pods, PriorityClasses, Queues and PodGroups, each object translated
- * into a model record once per informer event (never per cycle), and {@link #snapshot()} freezing the records into
- * the {@link ClusterSnapshot} a cycle schedules, overlaid with the {@link AssumeCache}.
+ * into a model record once per informer event (never per cycle) and kept in snapshot order as it changes
+ * ({@link RecordIndex}), so that {@link #snapshot} costs in proportion to what changed since the last one: unchanged
+ * kinds are handed over as they are, a changed kind costs one array copy, and only pods assumed by the
+ * {@link AssumeCache} are rewritten. A pod whose update changes only its node, phase, start time or deletion is not
+ * translated again: its record is derived from the previous one.
  *
  * <p>Creation order is the object's creationTimestamp in epoch milliseconds shifted left 20 bits, tie-broken by the
  * order in which this cache first saw the object. {@code onChange} runs (on an informer thread) whenever a
  * translated record appears, changes or disappears; status-only changes that translate to the same record do not
- * count. This class never writes to the API.
+ * count. The simulator's {@value ManifestLoader#ARRIVAL_CYCLE_ANNOTATION} annotation means nothing live and is
+ * ignored, whatever its value.
+ *
+ * <p><b>Objects that cannot be read never hide what they use.</b> An object that does not translate (a field Arbiter
+ * reads more strictly than Kubernetes) keeps its last readable record. A running pod that was never readable makes
+ * its node <em>unknown</em>: the snapshot shows that node cordoned, so nothing is placed on it, until the pod can be
+ * read or is gone. Each such object is listed by {@link #unreadable()} (the actuator reports it as an event, the
+ * metrics count it). This class never writes to the API.
  */
 public final class ClusterCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
@@ -51,33 +67,61 @@ public final class ClusterCache implements AutoCloseable {
     private final AtomicLong seen = new AtomicLong();
     private final Map<String, Long> tieBreaks = new ConcurrentHashMap<>();
 
-    private final Map<String, NodeSpec> nodes = new ConcurrentHashMap<>();
-    private final Map<String, PodSpec> pods = new ConcurrentHashMap<>();
+    private final RecordIndex<NodeSpec> nodes = new RecordIndex<>(Comparator.comparing(NodeSpec::name));
+    private final RecordIndex<PodSpec> pods = new RecordIndex<>(
+            Comparator.comparingLong(PodSpec::creationOrder).thenComparing(PodSpec::key));
+    private final RecordIndex<PriorityClassSpec> priorityClasses = new RecordIndex<>(Comparator.comparing(PriorityClassSpec::name));
+    private final RecordIndex<QueueSpec> queues = new RecordIndex<>(Comparator.comparing(QueueSpec::name));
+    private final RecordIndex<PodGroupSpec> podGroups = new RecordIndex<>(
+            Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
     private final Map<String, PodIdentity> podIdentities = new ConcurrentHashMap<>();
-    private final Map<String, PriorityClassSpec> priorityClasses = new ConcurrentHashMap<>();
-    private final Map<String, QueueSpec> queues = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> queueStatuses = new ConcurrentHashMap<>();
-    private final Map<String, PodGroupSpec> podGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> podGroupStatuses = new ConcurrentHashMap<>();
+    private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
+    /** Nodes holding a running pod that could never be read, with those pods. */
+    private final Map<String, Set<String>> unknownNodes = new ConcurrentHashMap<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
-    /** Per record map, the keys its handler has seen (translated, or rejected with a warning). */
-    private final Map<Map<String, ?>, java.util.Set<String>> handled = new java.util.IdentityHashMap<>();
+    private final List<RecordIndex<?>> informed = List.of(nodes, pods, priorityClasses, queues, podGroups);
+    /** Per record index, the keys its handler has seen (translated, or found unreadable). */
+    private final Map<RecordIndex<?>, Set<String>> handled = new ConcurrentHashMap<>();
 
     /** What events and latency metrics need about a pod beyond its record. */
     public record PodIdentity(String uid, Instant created) {}
+
+    /**
+     * An object the cache cannot read: {@code id} is "Kind ns/name", {@code message} one line saying what is wrong
+     * and what the scheduler does about it.
+     */
+    public record Unreadable(String id, String kind, EventRecorder.Involved involved, String message) {}
 
     public ClusterCache(KubernetesClient client, AssumeCache assumed, Runnable onChange) {
         this.client = client;
         this.json = client.getKubernetesSerialization();
         this.assumed = assumed;
         this.onChange = onChange;
+        for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
     }
 
     /** Starts the five informers (list, then watch); returns at once. See {@link #hasSynced()}. */
     public synchronized void start() {
         if (!informers.isEmpty()) return;
         informers.add(client.nodes().inform(handler(this::putNode, this::removeNode), 0));
-        informers.add(client.pods().inAnyNamespace().inform(handler(this::putPod, this::removePod), 0));
+        informers.add(client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod obj) {
+                putPod(null, obj);
+            }
+
+            @Override
+            public void onUpdate(Pod oldObj, Pod newObj) {
+                putPod(oldObj, newObj);
+            }
+
+            @Override
+            public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
+                removePod(obj);
+            }
+        }, 0));
         informers.add(client.scheduling().v1().priorityClasses()
                 .inform(handler(this::putPriorityClass, this::removePriorityClass), 0));
         informers.add(client.resources(VolcanoQueue.class).inform(handler(this::putQueue, this::removeQueue), 0));
@@ -89,11 +133,10 @@ public final class ClusterCache implements AutoCloseable {
      * True once every informer has completed its first list and its handler has translated every listed object
      * (fabric8 reports an informer synced when its store is filled, before the handler has seen every add).
      */
-    public boolean hasSynced() {
+    public synchronized boolean hasSynced() {
         if (informers.isEmpty() || !informers.stream().allMatch(SharedIndexInformer::hasSynced)) return false;
-        List<Map<String, ?>> records = List.of(nodes, pods, priorityClasses, queues, podGroups);
         for (int i = 0; i < informers.size(); i++) {
-            if (handledIn(records.get(i)).size() < informers.get(i).getStore().list().size()) return false;
+            if (handled.get(informed.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
         return true;
     }
@@ -102,12 +145,12 @@ public final class ClusterCache implements AutoCloseable {
      * False once an informer has stopped for good (fabric8 stops one whose first list fails, e.g. the API server was
      * unreachable or refused the ServiceAccount): the process cannot recover by itself and should be restarted.
      */
-    public boolean isHealthy() {
+    public synchronized boolean isHealthy() {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isRunning);
     }
 
     /** True while every informer's watch is open (false during a disconnect, until it re-lists and re-watches). */
-    public boolean isWatching() {
+    public synchronized boolean isWatching() {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isWatching);
     }
 
@@ -131,9 +174,9 @@ public final class ClusterCache implements AutoCloseable {
 
     /**
      * The cluster as the next cycle must see it: informer records, plus pods a binding was issued for shown on their
-     * assumed node, plus pods an eviction was issued for shown terminating. Sorted (nodes and classes by name, pods
-     * and PodGroups by creation order) so equal caches give equal snapshots. The {@code default} Queue is included
-     * even before it exists as an object, as Volcano does.
+     * assumed node, plus pods an eviction was issued for shown terminating, plus unknown nodes shown cordoned. Sorted
+     * (nodes and classes by name, pods and PodGroups by creation order) so equal caches give equal snapshots. The
+     * {@code default} Queue is included even before it exists as an object, as Volcano does.
      */
     public ClusterSnapshot snapshot() {
         return snapshot(Instant.now().getEpochSecond(), Map.of());
@@ -144,35 +187,63 @@ public final class ClusterCache implements AutoCloseable {
      * the {@code nominations} the previous cycle made (room held for preemptors whose victims are leaving).
      */
     public ClusterSnapshot snapshot(long now, Map<String, String> nominations) {
-        List<NodeSpec> n = new ArrayList<>(nodes.values());
-        n.sort(Comparator.comparing(NodeSpec::name));
-        List<PodSpec> p = new ArrayList<>(pods.size());
-        for (PodSpec pod : pods.values()) p.add(overlay(pod));
-        p.sort(Comparator.comparingLong(PodSpec::creationOrder).thenComparing(PodSpec::key));
-        List<PodGroupSpec> g = new ArrayList<>(podGroups.values());
-        g.sort(Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
-        List<QueueSpec> q = new ArrayList<>(queues.values());
-        if (!queues.containsKey(QueueSpec.DEFAULT)) q.add(QueueSpec.defaultQueue());
-        q.sort(Comparator.comparing(QueueSpec::name));
-        List<PriorityClassSpec> pc = new ArrayList<>(priorityClasses.values());
-        pc.sort(Comparator.comparing(PriorityClassSpec::name));
-        return new ClusterSnapshot(n, p, g, q, pc, now, nominations);
-    }
-
-    private PodSpec overlay(PodSpec pod) {
-        if (pod.terminating()) return pod;
-        if (assumed.isEvicting(pod.key())) return pod.withTerminating();
-        if (!pod.isBound()) {
-            String node = assumed.assumedNode(pod.key());
-            if (node != null) return pod.withNode(node, pod.phase());
+        List<NodeSpec> n = unknownNodes.isEmpty() ? nodes.frozen() : cordonUnknown(nodes.frozen());
+        List<PodSpec> p = overlay(pods.frozen(), assumed.view());
+        List<QueueSpec> q = queues.frozen();
+        if (!queues.contains(QueueSpec.DEFAULT)) {
+            List<QueueSpec> withDefault = new ArrayList<>(q);
+            withDefault.add(QueueSpec.defaultQueue());
+            withDefault.sort(Comparator.comparing(QueueSpec::name));
+            q = withDefault;
         }
-        return pod;
+        return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations);
     }
 
+    /** {@code list} with assumed pods rewritten: O(assumptions × log n), plus one copy when there are any. */
+    private List<PodSpec> overlay(List<PodSpec> list, AssumeCache.View view) {
+        if (view.isEmpty()) return list;
+        PodSpec[] out = null;
+        for (Map.Entry<String, String> b : view.bindings().entrySet()) {
+            int at = position(list, b.getKey());
+            if (at < 0) continue;
+            PodSpec pod = out == null ? list.get(at) : out[at];
+            if (pod.isBound() || pod.terminating() || view.evictions().contains(pod.key())) continue;
+            if (out == null) out = list.toArray(new PodSpec[0]);
+            out[at] = pod.withNode(b.getValue(), pod.phase());
+        }
+        for (String e : view.evictions()) {
+            int at = position(list, e);
+            if (at < 0) continue;
+            PodSpec pod = out == null ? list.get(at) : out[at];
+            if (pod.terminating()) continue;
+            if (out == null) out = list.toArray(new PodSpec[0]);
+            out[at] = pod.withTerminating();
+        }
+        return out == null ? list : List.of(out);
+    }
+
+    private int position(List<PodSpec> list, String key) {
+        PodSpec current = pods.get(key);
+        return current == null ? -1 : pods.indexIn(list, current);
+    }
+
+    private List<NodeSpec> cordonUnknown(List<NodeSpec> list) {
+        List<NodeSpec> out = new ArrayList<>(list.size());
+        for (NodeSpec n : list) {
+            out.add(unknownNodes.containsKey(n.name()) && !n.unschedulable()
+                    ? new NodeSpec(n.name(), n.labels(), n.taints(), true, n.allocatable(), n.arrivalCycle()) : n);
+        }
+        return out;
+    }
+
+    /** The pod's record as the informer last showed it (no assumptions), or null. */
+    public PodSpec pod(String key) {
+        return pods.get(key);
+    }
 
     /** Whether the cache still holds the pod ({@code ns/name}): until its deletion is seen, it holds its node. */
     public boolean holdsPod(String key) {
-        return pods.containsKey(key);
+        return pods.contains(key);
     }
 
     /** The pod's uid and creation time, or null when the cache does not hold it. */
@@ -186,7 +257,7 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     public boolean hasPodGroup(String key) {
-        return podGroups.containsKey(key);
+        return podGroups.contains(key);
     }
 
     /** The status the Queue object carries now, or null when there is no such object. */
@@ -195,13 +266,24 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     public boolean hasQueue(String name) {
-        return queues.containsKey(name);
+        return queues.contains(name);
+    }
+
+    /** Objects that cannot be read now, by id ("Kind ns/name"). */
+    public Map<String, Unreadable> unreadable() {
+        return Map.copyOf(unreadable);
+    }
+
+    /** How many objects of {@code kind} ("Pod", "Node", ...) cannot be read now. */
+    public int unreadableCount(String kind) {
+        int n = 0;
+        for (Unreadable u : unreadable.values()) if (u.kind().equals(kind)) n++;
+        return n;
     }
 
     // ---- informer events ------------------------------------------------------------------------------------
 
-    private <T extends HasMetadata> ResourceEventHandler<T> handler(java.util.function.Consumer<T> put,
-                                                                      java.util.function.Consumer<T> remove) {
+    private <T extends HasMetadata> ResourceEventHandler<T> handler(Consumer<T> put, Consumer<T> remove) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {
@@ -221,90 +303,189 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     private void putNode(Node node) {
-        store(nodes, node.getMetadata().getName(), node, translator::node);
+        store(nodes, "Node", node.getMetadata().getName(), node, translator::node);
     }
 
     private void removeNode(Node node) {
-        forget(nodes, node.getMetadata().getName(), node);
+        forget(nodes, "Node", node.getMetadata().getName(), node);
     }
 
-    private void putPod(Pod pod) {
+    private void putPod(Pod before, Pod pod) {
         String key = key(pod);
         podIdentities.put(key, new PodIdentity(pod.getMetadata().getUid(), created(pod)));
-        PodSpec spec = store(pods, key, pod, m -> translator.pod(m, creationOrder(pod)));
+        PodSpec previous = pods.get(key);
+        PodSpec spec = previous != null && before != null && !unreadable.containsKey("Pod " + key)
+                ? derived(previous, before, pod) : null;
+        if (spec != null) {
+            handled.get(pods).add(key);
+            if (!Objects.equals(pods.put(key, spec), spec)) onChange.run();
+        } else {
+            spec = store(pods, "Pod", key, pod, m -> translator.pod(m, creationOrder(pod)));
+        }
         if (spec == null) return;
         if (spec.terminating()) assumed.podGone(key);
         else if (spec.isBound()) assumed.confirmBound(key);
+    }
+
+    /**
+     * The new record of a pod whose update changed nothing the translation reads except its node, phase, start time
+     * and deletion (a binding, the kubelet's status): the previous record with those four replaced. Null when the
+     * pod must be translated again.
+     */
+    private static PodSpec derived(PodSpec previous, Pod before, Pod after) {
+        if (!sameInputs(before, after)) return null;
+        long startedAt = PodSpec.UNKNOWN_START;
+        String start = after.getStatus() == null ? null : after.getStatus().getStartTime();
+        if (start != null) {
+            try {
+                startedAt = OffsetDateTime.parse(start).toEpochSecond();
+            } catch (DateTimeParseException e) {
+                return null; // the translator reports it
+            }
+        }
+        return new PodSpec(previous.namespace(), previous.name(), previous.schedulerName(), after.getSpec().getNodeName(),
+                after.getStatus() == null ? null : after.getStatus().getPhase(), previous.priorityClassName(),
+                previous.priority(), previous.preemptionPolicy(), previous.requests(), previous.nodeSelector(),
+                previous.tolerations(), previous.labels(), previous.annotations(), previous.arrivalCycle(),
+                previous.creationOrder(), after.getMetadata().getDeletionTimestamp() != null, startedAt);
+    }
+
+    /** Everything of a pod the translation reads, except node, phase, start time and deletion, is equal. */
+    private static boolean sameInputs(Pod a, Pod b) {
+        ObjectMeta ma = a.getMetadata();
+        ObjectMeta mb = b.getMetadata();
+        if (a.getSpec() == null || b.getSpec() == null) return false;
+        var sa = a.getSpec();
+        var sb = b.getSpec();
+        return Objects.equals(ma.getLabels(), mb.getLabels()) && Objects.equals(ma.getAnnotations(), mb.getAnnotations())
+                && Objects.equals(sa.getSchedulerName(), sb.getSchedulerName())
+                && Objects.equals(sa.getPriorityClassName(), sb.getPriorityClassName())
+                && Objects.equals(sa.getPriority(), sb.getPriority())
+                && Objects.equals(sa.getPreemptionPolicy(), sb.getPreemptionPolicy())
+                && Objects.equals(sa.getContainers(), sb.getContainers())
+                && Objects.equals(sa.getInitContainers(), sb.getInitContainers())
+                && Objects.equals(sa.getOverhead(), sb.getOverhead())
+                && Objects.equals(sa.getNodeSelector(), sb.getNodeSelector())
+                && Objects.equals(sa.getTolerations(), sb.getTolerations());
     }
 
     private void removePod(Pod pod) {
         String key = key(pod);
         podIdentities.remove(key);
         assumed.podGone(key);
-        forget(pods, key, pod);
+        forget(pods, "Pod", key, pod);
     }
 
     private void putPriorityClass(PriorityClass pc) {
-        store(priorityClasses, pc.getMetadata().getName(), pc, translator::priorityClass);
+        store(priorityClasses, "PriorityClass", pc.getMetadata().getName(), pc, translator::priorityClass);
     }
 
     private void removePriorityClass(PriorityClass pc) {
-        forget(priorityClasses, pc.getMetadata().getName(), pc);
+        forget(priorityClasses, "PriorityClass", pc.getMetadata().getName(), pc);
     }
 
     private void putQueue(VolcanoQueue q) {
         String name = q.getMetadata().getName();
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
-        store(queues, name, q, translator::queue);
+        store(queues, "Queue", name, q, translator::queue);
     }
 
     private void removeQueue(VolcanoQueue q) {
         queueStatuses.remove(q.getMetadata().getName());
-        forget(queues, q.getMetadata().getName(), q);
+        forget(queues, "Queue", q.getMetadata().getName(), q);
     }
 
     private void putPodGroup(VolcanoPodGroup g) {
         String key = key(g);
         if (g.getStatus() != null) podGroupStatuses.put(key, g.getStatus());
         else podGroupStatuses.remove(key);
-        store(podGroups, key, g, m -> translator.podGroup(m, creationOrder(g)));
+        store(podGroups, "PodGroup", key, g, m -> translator.podGroup(m, creationOrder(g)));
     }
 
     private void removePodGroup(VolcanoPodGroup g) {
         podGroupStatuses.remove(key(g));
-        forget(podGroups, key(g), g);
+        forget(podGroups, "PodGroup", key(g), g);
     }
 
     /**
-     * Translates {@code obj} and stores the record; signals a change when the record differs from the one held.
-     * An object that does not translate is logged and keeps its previous record (an API server validates what it
-     * stores, so this means a field Arbiter reads more strictly than Kubernetes).
+     * Translates {@code obj} and stores the record; signals a change when the record differs from the one held. An
+     * object that does not translate keeps its previous record and is listed as unreadable; a running pod without a
+     * previous record makes its node unknown.
      */
     @SuppressWarnings("unchecked")
-    private <R> R store(Map<String, R> records, String key, HasMetadata obj, Function<Map<String, Object>, R> translate) {
-        handledIn(records).add(key);
+    private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<Map<String, Object>, R> translate) {
+        handled.get(records).add(key);
+        String id = kind + " " + key;
         R record;
         try {
             Map<String, Object> object = json.convertValue(obj, Map.class);
+            withoutSimulationAnnotations(object);
             record = translate.apply(object);
-        } catch (ManifestException e) {
-            LOG.warn("ignoring {} {}: {}", obj.getKind(), key, e.getMessage());
+        } catch (ManifestException | IllegalArgumentException e) {
+            unreadable(records, kind, key, id, obj, e.getMessage());
             return null;
+        }
+        if (unreadable.remove(id) != null) {
+            LOG.info("{} can be read again", id);
+            releaseUnknownNode(key);
         }
         R previous = records.put(key, record);
         if (!Objects.equals(previous, record)) onChange.run();
         return record;
     }
 
-    private <R> void forget(Map<String, R> records, String key, HasMetadata obj) {
-        handledIn(records).remove(key);
-        tieBreaks.remove(uidOrKey(obj));
-        if (records.remove(key) != null) onChange.run();
+    private <R> void unreadable(RecordIndex<R> records, String kind, String key, String id, HasMetadata obj, String problem) {
+        boolean hasPrevious = records.contains(key);
+        String node = obj instanceof Pod p && p.getSpec() != null ? p.getSpec().getNodeName() : null;
+        String phase = obj instanceof Pod p && p.getStatus() != null ? p.getStatus().getPhase() : null;
+        boolean holdsNode = node != null && !"Succeeded".equals(phase) && !"Failed".equals(phase);
+        String consequence;
+        if (hasPrevious) {
+            consequence = "its last readable version is used";
+        } else if (holdsNode) {
+            consequence = "node " + node + " is treated as full (nothing is placed there) until the pod can be read or is gone";
+            if (unknownNodes.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet()).add(key)) onChange.run();
+        } else {
+            consequence = kind.equals("Pod") ? "it is not scheduled until it can be read" : "it is left out until it can be read";
+            releaseUnknownNode(key);
+        }
+        String message = "cannot read " + id + ": " + problem + "; " + consequence;
+        Unreadable before = unreadable.put(id, new Unreadable(id, kind, involved(kind, obj), message));
+        if (before == null || !before.message().equals(message)) LOG.warn("{}", message);
     }
 
-    private synchronized java.util.Set<String> handledIn(Map<String, ?> records) {
-        return handled.computeIfAbsent(records, k -> ConcurrentHashMap.newKeySet());
+    private void releaseUnknownNode(String podKey) {
+        for (Map.Entry<String, Set<String>> e : unknownNodes.entrySet()) {
+            if (e.getValue().remove(podKey) && e.getValue().isEmpty()) {
+                unknownNodes.remove(e.getKey(), e.getValue());
+                onChange.run();
+            }
+        }
+    }
+
+    private static EventRecorder.Involved involved(String kind, HasMetadata obj) {
+        String apiVersion = obj.getApiVersion() != null ? obj.getApiVersion() : "v1";
+        return new EventRecorder.Involved(apiVersion, kind, obj.getMetadata().getNamespace(), obj.getMetadata().getName(),
+                obj.getMetadata().getUid());
+    }
+
+    /** Live objects are not a simulation: the simulator's annotations are dropped before translation. */
+    @SuppressWarnings("unchecked")
+    private static void withoutSimulationAnnotations(Map<String, Object> object) {
+        if (object.get("metadata") instanceof Map<?, ?> meta && meta.get("annotations") instanceof Map<?, ?> annotations
+                && annotations.containsKey(ManifestLoader.ARRIVAL_CYCLE_ANNOTATION)) {
+            Map<String, Object> copy = new HashMap<>((Map<String, Object>) annotations);
+            copy.remove(ManifestLoader.ARRIVAL_CYCLE_ANNOTATION);
+            ((Map<String, Object>) meta).put("annotations", copy);
+        }
+    }
+
+    private <R> void forget(RecordIndex<R> records, String kind, String key, HasMetadata obj) {
+        handled.get(records).remove(key);
+        tieBreaks.remove(uidOrKey(obj));
+        if (unreadable.remove(kind + " " + key) != null) releaseUnknownNode(key);
+        if (records.remove(key) != null) onChange.run();
     }
 
     private long creationOrder(HasMetadata obj) {

@@ -250,6 +250,11 @@ public final class RulesWatcher implements AutoCloseable {
     /** Stops watching and waits (up to 10 s) for a compile in progress to finish. */
     @Override
     public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /** Stops watching and waits up to {@code wait} for a compile in progress to finish (it is abandoned after). */
+    public void close(Duration wait) {
         synchronized (this) {
             if (closed) return;
             closed = true;
@@ -261,8 +266,8 @@ public final class RulesWatcher implements AutoCloseable {
         }
         worker.shutdownNow();
         try {
-            worker.awaitTermination(10, TimeUnit.SECONDS);
-            if (watchThread != null) watchThread.join(1000);
+            worker.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+            if (watchThread != null) watchThread.join(Math.max(1, Math.min(1000, wait.toMillis())));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
