@@ -158,8 +158,8 @@ public final class Actuator implements AutoCloseable {
     }
 
     /**
-     * Bindings grouped by PodGroup, in decision order; each pod once, none already assumed (a binding in flight), none
-     * of a gang held back.
+     * Bindings grouped by PodGroup, in decision order; each pod once, none already assumed (a binding in flight) or
+     * shown bound by the informer, none of a gang held back.
      */
     private Map<String, List<Binding>> gangs(List<Binding> bindings, Set<String> held) {
         Map<String, List<Binding>> out = new LinkedHashMap<>();
@@ -171,6 +171,7 @@ public final class Actuator implements AutoCloseable {
             }
             if (assumed.assumedNode(b.pod()) != null) continue;
             PodSpec p = cache.pod(b.pod());
+            if (p != null && (p.isBound() || p.terminating())) continue; // the informer already shows it placed or leaving
             String group = p == null ? b.pod() : StatusViews.groupKey(p);
             if (held.contains(group)) continue;
             out.computeIfAbsent(group, k -> new ArrayList<>()).add(b);

@@ -11,7 +11,6 @@ import dev.arbiter.model.PriorityClassSpec;
 import dev.arbiter.model.QueueSpec;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,11 +18,9 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +59,7 @@ public final class ClusterCache implements AutoCloseable {
     private final KubernetesClient client;
     private final KubernetesSerialization json;
     private final ObjectTranslator translator = new ObjectTranslator("api");
+    private final PodTranslation podTranslation;
     private final AssumeCache assumed;
     private final Runnable onChange;
     private final AtomicLong seen = new AtomicLong();
@@ -97,6 +95,7 @@ public final class ClusterCache implements AutoCloseable {
     public ClusterCache(KubernetesClient client, AssumeCache assumed, Runnable onChange) {
         this.client = client;
         this.json = client.getKubernetesSerialization();
+        this.podTranslation = new PodTranslation(translator, json);
         this.assumed = assumed;
         this.onChange = onChange;
         for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
@@ -105,7 +104,23 @@ public final class ClusterCache implements AutoCloseable {
     /** Starts the five informers (list, then watch); returns at once. See {@link #hasSynced()}. */
     public synchronized void start() {
         if (!informers.isEmpty()) return;
-        informers.add(client.nodes().inform(handler(this::putNode, this::removeNode), 0));
+        informers.add(client.nodes().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node obj) {
+                putNode(obj);
+            }
+
+            @Override
+            public void onUpdate(Node oldObj, Node newObj) {
+                // Kubelets update their Node's status often (conditions, images); most updates change nothing read.
+                if (!sameNodeInputs(oldObj, newObj) || !nodes.contains(newObj.getMetadata().getName())) putNode(newObj);
+            }
+
+            @Override
+            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+                removeNode(obj);
+            }
+        }, 0));
         informers.add(client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod obj) {
@@ -187,8 +202,11 @@ public final class ClusterCache implements AutoCloseable {
      * the {@code nominations} the previous cycle made (room held for preemptors whose victims are leaving).
      */
     public ClusterSnapshot snapshot(long now, Map<String, String> nominations) {
+        // The assumptions first, the records after: the informer stores a pod's new record before it confirms (drops)
+        // the assumption, so a pod bound meanwhile is seen either assumed or bound, never pending (a double bind).
+        AssumeCache.View view = assumed.view();
+        List<PodSpec> p = overlay(pods.frozen(), view);
         List<NodeSpec> n = unknownNodes.isEmpty() ? nodes.frozen() : cordonUnknown(nodes.frozen());
-        List<PodSpec> p = overlay(pods.frozen(), assumed.view());
         List<QueueSpec> q = queues.frozen();
         if (!queues.contains(QueueSpec.DEFAULT)) {
             List<QueueSpec> withDefault = new ArrayList<>(q);
@@ -303,7 +321,18 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     private void putNode(Node node) {
-        store(nodes, "Node", node.getMetadata().getName(), node, translator::node);
+        store(nodes, "Node", node.getMetadata().getName(), node, o -> translator.node(map(o)));
+    }
+
+    /** What the translation reads of a Node (labels, taints, cordon, allocatable or capacity) is equal. */
+    private static boolean sameNodeInputs(Node a, Node b) {
+        return a.getSpec() != null && b.getSpec() != null && a.getStatus() != null && b.getStatus() != null
+                && Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
+                && Objects.equals(a.getMetadata().getAnnotations(), b.getMetadata().getAnnotations())
+                && Objects.equals(a.getSpec().getTaints(), b.getSpec().getTaints())
+                && Objects.equals(a.getSpec().getUnschedulable(), b.getSpec().getUnschedulable())
+                && Objects.equals(a.getStatus().getAllocatable(), b.getStatus().getAllocatable())
+                && Objects.equals(a.getStatus().getCapacity(), b.getStatus().getCapacity());
     }
 
     private void removeNode(Node node) {
@@ -315,69 +344,27 @@ public final class ClusterCache implements AutoCloseable {
         podIdentities.put(key, new PodIdentity(pod.getMetadata().getUid(), created(pod)));
         PodSpec previous = pods.get(key);
         PodSpec spec = previous != null && before != null && !unreadable.containsKey("Pod " + key)
-                ? derived(previous, before, pod) : null;
+                ? PodTranslation.derived(previous, before, pod) : null;
         if (spec != null) {
             handled.get(pods).add(key);
             if (!Objects.equals(pods.put(key, spec), spec)) onChange.run();
         } else {
-            spec = store(pods, "Pod", key, pod, m -> translator.pod(m, creationOrder(pod)));
+            spec = store(pods, "Pod", key, pod, ignored -> podTranslation.translate(pod, creationOrder(pod)));
         }
         if (spec == null) return;
         if (spec.terminating()) assumed.podGone(key);
         else if (spec.isBound()) assumed.confirmBound(key);
     }
 
-    /**
-     * The new record of a pod whose update changed nothing the translation reads except its node, phase, start time
-     * and deletion (a binding, the kubelet's status): the previous record with those four replaced. Null when the
-     * pod must be translated again.
-     */
-    private static PodSpec derived(PodSpec previous, Pod before, Pod after) {
-        if (!sameInputs(before, after)) return null;
-        long startedAt = PodSpec.UNKNOWN_START;
-        String start = after.getStatus() == null ? null : after.getStatus().getStartTime();
-        if (start != null) {
-            try {
-                startedAt = OffsetDateTime.parse(start).toEpochSecond();
-            } catch (DateTimeParseException e) {
-                return null; // the translator reports it
-            }
-        }
-        return new PodSpec(previous.namespace(), previous.name(), previous.schedulerName(), after.getSpec().getNodeName(),
-                after.getStatus() == null ? null : after.getStatus().getPhase(), previous.priorityClassName(),
-                previous.priority(), previous.preemptionPolicy(), previous.requests(), previous.nodeSelector(),
-                previous.tolerations(), previous.labels(), previous.annotations(), previous.arrivalCycle(),
-                previous.creationOrder(), after.getMetadata().getDeletionTimestamp() != null, startedAt);
-    }
-
-    /** Everything of a pod the translation reads, except node, phase, start time and deletion, is equal. */
-    private static boolean sameInputs(Pod a, Pod b) {
-        ObjectMeta ma = a.getMetadata();
-        ObjectMeta mb = b.getMetadata();
-        if (a.getSpec() == null || b.getSpec() == null) return false;
-        var sa = a.getSpec();
-        var sb = b.getSpec();
-        return Objects.equals(ma.getLabels(), mb.getLabels()) && Objects.equals(ma.getAnnotations(), mb.getAnnotations())
-                && Objects.equals(sa.getSchedulerName(), sb.getSchedulerName())
-                && Objects.equals(sa.getPriorityClassName(), sb.getPriorityClassName())
-                && Objects.equals(sa.getPriority(), sb.getPriority())
-                && Objects.equals(sa.getPreemptionPolicy(), sb.getPreemptionPolicy())
-                && Objects.equals(sa.getContainers(), sb.getContainers())
-                && Objects.equals(sa.getInitContainers(), sb.getInitContainers())
-                && Objects.equals(sa.getOverhead(), sb.getOverhead())
-                && Objects.equals(sa.getNodeSelector(), sb.getNodeSelector())
-                && Objects.equals(sa.getTolerations(), sb.getTolerations());
-    }
-
     private void removePod(Pod pod) {
         String key = key(pod);
         podIdentities.remove(key);
-        assumed.podGone(key);
         forget(pods, "Pod", key, pod);
+        assumed.podGone(key); // after the record is gone: a snapshot never sees the pod neither leaving nor gone
     }
 
     private void putPriorityClass(PriorityClass pc) {
-        store(priorityClasses, "PriorityClass", pc.getMetadata().getName(), pc, translator::priorityClass);
+        store(priorityClasses, "PriorityClass", pc.getMetadata().getName(), pc, o -> translator.priorityClass(map(o)));
     }
 
     private void removePriorityClass(PriorityClass pc) {
@@ -388,7 +375,7 @@ public final class ClusterCache implements AutoCloseable {
         String name = q.getMetadata().getName();
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
-        store(queues, "Queue", name, q, translator::queue);
+        store(queues, "Queue", name, q, o -> translator.queue(map(o)));
     }
 
     private void removeQueue(VolcanoQueue q) {
@@ -400,7 +387,7 @@ public final class ClusterCache implements AutoCloseable {
         String key = key(g);
         if (g.getStatus() != null) podGroupStatuses.put(key, g.getStatus());
         else podGroupStatuses.remove(key);
-        store(podGroups, "PodGroup", key, g, m -> translator.podGroup(m, creationOrder(g)));
+        store(podGroups, "PodGroup", key, g, o -> translator.podGroup(map(o), creationOrder(g)));
     }
 
     private void removePodGroup(VolcanoPodGroup g) {
@@ -413,15 +400,12 @@ public final class ClusterCache implements AutoCloseable {
      * object that does not translate keeps its previous record and is listed as unreadable; a running pod without a
      * previous record makes its node unknown.
      */
-    @SuppressWarnings("unchecked")
-    private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<Map<String, Object>, R> translate) {
+    private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate) {
         handled.get(records).add(key);
         String id = kind + " " + key;
         R record;
         try {
-            Map<String, Object> object = json.convertValue(obj, Map.class);
-            withoutSimulationAnnotations(object);
-            record = translate.apply(object);
+            record = translate.apply(obj);
         } catch (ManifestException | IllegalArgumentException e) {
             unreadable(records, kind, key, id, obj, e.getMessage());
             return null;
@@ -470,15 +454,12 @@ public final class ClusterCache implements AutoCloseable {
                 obj.getMetadata().getUid());
     }
 
-    /** Live objects are not a simulation: the simulator's annotations are dropped before translation. */
+    /** The object as the plain map the translator reads, without the simulator's annotations. */
     @SuppressWarnings("unchecked")
-    private static void withoutSimulationAnnotations(Map<String, Object> object) {
-        if (object.get("metadata") instanceof Map<?, ?> meta && meta.get("annotations") instanceof Map<?, ?> annotations
-                && annotations.containsKey(ManifestLoader.ARRIVAL_CYCLE_ANNOTATION)) {
-            Map<String, Object> copy = new HashMap<>((Map<String, Object>) annotations);
-            copy.remove(ManifestLoader.ARRIVAL_CYCLE_ANNOTATION);
-            ((Map<String, Object>) meta).put("annotations", copy);
-        }
+    private Map<String, Object> map(HasMetadata obj) {
+        Map<String, Object> object = json.convertValue(obj, Map.class);
+        PodTranslation.withoutSimulationAnnotations(object);
+        return object;
     }
 
     private <R> void forget(RecordIndex<R> records, String kind, String key, HasMetadata obj) {
