@@ -31,9 +31,24 @@ public final class Main {
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
+    private static final ThreadLocal<Boolean> EMBEDDED = ThreadLocal.withInitial(() -> false);
+
     /** True in the {@code arbiter} process itself (not when embedded): it may handle signals and exit. */
     static boolean isStandalone() {
-        return standalone;
+        return standalone && !EMBEDDED.get();
+    }
+
+    /**
+     * Runs a command inside a larger program (the live bench runs {@code arbiter run} this way): like {@link #run},
+     * but the command never takes over the process's signals; stop it by interrupting the calling thread.
+     */
+    public static int runEmbedded(String[] args, PrintWriter out, PrintWriter err) {
+        EMBEDDED.set(true);
+        try {
+            return run(args, out, err);
+        } finally {
+            EMBEDDED.remove();
+        }
     }
 
     /** Runs the command line with the given streams and returns the exit code (used by tests and the launcher). */

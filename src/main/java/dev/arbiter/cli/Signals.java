@@ -20,6 +20,7 @@ final class Signals {
     private record Installed(Signal signal, SignalHandler previous) {}
 
     private final List<Installed> installed = new ArrayList<>();
+    private volatile Thread watchdog;
 
     private Signals() {}
 
@@ -54,9 +55,13 @@ final class Signals {
         }, "arbiter-shutdown-watchdog");
         t.setDaemon(true);
         t.start();
+        watchdog = t;
     }
 
+    /** The previous handlers come back, and a watchdog is called off (the shutdown finished). */
     void restore() {
         for (Installed i : installed) Signal.handle(i.signal(), i.previous());
+        Thread w = watchdog;
+        if (w != null) w.interrupt();
     }
 }

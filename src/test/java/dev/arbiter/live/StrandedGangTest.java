@@ -4,6 +4,7 @@ import static dev.arbiter.live.LiveFixture.await;
 import static dev.arbiter.live.LiveFixture.node;
 import static dev.arbiter.live.LiveFixture.pod;
 import static dev.arbiter.live.LiveFixture.podGroup;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.decision.Binding;
@@ -30,7 +31,8 @@ class StrandedGangTest extends LiveClusterTest {
         for (Binding b : planned) fx.failEviction(b.pod(), 500, 500, 500);
 
         s.loop().runOnce().report();
-        assertTrue(boundMembers(planned) > 0, "the rollback failed: the gang is half-bound now");
+        await("the rollback failed: the gang is half-bound now", () -> boundMembers(planned) > 0);
+        assertEquals(1, s.actuator().strandedGangs());
 
         for (int cycle = 0; cycle < 4 && !settled(planned); cycle++) {
             await("informer caught up", () -> s.assumed().assumedBindings() == 0);
@@ -40,6 +42,8 @@ class StrandedGangTest extends LiveClusterTest {
         }
         assertTrue(settled(planned), "after a few cycles the gang is whole (4 bound) or gone (0 bound), got "
                 + boundMembers(planned) + " bound");
+        s.loop().runOnce().report();
+        assertEquals(0, s.actuator().strandedGangs(), "and no longer stranded");
     }
 
     private boolean settled(List<Binding> planned) {
