@@ -317,6 +317,11 @@ public final class Actuator implements AutoCloseable {
         return pool.getQueue().size() + pool.getActiveCount() + status.waiting();
     }
 
+    /** Events queued, not yet sent. */
+    int pendingEvents() {
+        return events.waiting();
+    }
+
     /** The objects whose last written status is remembered (pruned when they are deleted). */
     Set<String> rememberedStatuses() {
         return status.remembered();
@@ -327,15 +332,20 @@ public final class Actuator implements AutoCloseable {
     }
 
     /**
-     * Leadership lost: writes not yet sent are dropped and calls in flight are cancelled (the next leader decides
-     * again from its own informers); the actuator stays usable for a later term.
+     * Leadership lost: writes not yet sent are dropped, calls in flight are cancelled and no new call is sent until
+     * {@link #resumeWrites()} (the next leader decides again from its own informers).
      */
     public void abandonWrites() {
+        api.pause();
         pool.getQueue().clear();
         status.cancel();
-        api.cancelInFlight();
         reportedUnschedulable.clear();
         reportedUnreadable.clear();
+    }
+
+    /** A new term: writes are sent again. */
+    public void resumeWrites() {
+        api.resume();
     }
 
     /**

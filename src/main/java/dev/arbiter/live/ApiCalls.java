@@ -39,6 +39,7 @@ final class ApiCalls implements AutoCloseable {
     private final Duration timeout;
     private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private volatile boolean paused;
 
     ApiCalls(KubernetesClient client, Duration timeout) {
         this.client = client;
@@ -88,6 +89,19 @@ final class ApiCalls implements AutoCloseable {
         for (CompletableFuture<?> f : inFlight) f.cancel(true);
     }
 
+    /**
+     * Leadership lost: calls in flight are cancelled and new ones are refused ("not leading") until {@link #resume()},
+     * so a write that was still retrying, or a rollback decided as the Lease went, never reaches the API.
+     */
+    void pause() {
+        paused = true;
+        cancelInFlight();
+    }
+
+    void resume() {
+        paused = false;
+    }
+
     /** No new calls are sent; those in flight are cancelled. */
     @Override
     public void close() {
@@ -95,14 +109,16 @@ final class ApiCalls implements AutoCloseable {
         cancelInFlight();
     }
 
+    /** True while calls are refused (closed, or paused after leadership was lost): retrying is pointless. */
     boolean isClosed() {
-        return closed;
+        return closed || paused;
     }
 
     private record Sent(ApiOutcome outcome, String body) {}
 
     private Sent send(HttpRequest.Builder builder) {
         if (closed) return new Sent(new ApiOutcome(0, "shutting down"), null);
+        if (paused) return new Sent(new ApiOutcome(0, "not leading"), null);
         HttpRequest request = builder.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS).build();
         CompletableFuture<HttpResponse<String>> future = http.sendAsync(request, String.class);
         inFlight.add(future);

@@ -106,6 +106,7 @@ public final class LiveScheduler implements AutoCloseable {
 
     private void startLeading() {
         if (closed) return;
+        actuator.resumeWrites();
         metrics.leader(true);
         loop.start();
     }
