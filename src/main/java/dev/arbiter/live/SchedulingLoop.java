@@ -23,8 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs scheduling cycles on one thread: every {@code period}, and soon ({@value #DEBOUNCE_MILLIS} ms) after the
- * cache reports a relevant change, whichever comes first. A cycle is three timed steps: snapshot the cache, schedule
+ * Runs scheduling cycles on one thread: every {@code period}, and soon after the cache reports a relevant change,
+ * whichever comes first. "Soon" is {@value #DEBOUNCE_MILLIS} ms, or as long as the last cycle took if that was longer
+ * (at most a second): while changes pour in (a burst of pods), the loop spends at most about half its time in cycles
+ * and each cycle takes a larger batch, leaving the CPU to the informers and binders that feed and drain it. A cycle is three timed steps: snapshot the cache, schedule
  * (the same engine the simulator runs), hand the decisions to the actuator — which writes them on its own threads, so
  * a cycle never waits on the API. Cycles never overlap; {@link #runOnce()} may also be called directly (tests do).
  *
@@ -64,6 +66,7 @@ public final class SchedulingLoop implements AutoCloseable {
     private volatile boolean acting;
     private volatile long lastFinishedNanos = System.nanoTime();
     private volatile long cycleStartedNanos;
+    private volatile long lastCycleMillis;
     private volatile int consecutiveFailures;
     // Guarded by cycleLock:
     private RuleBook lastGood;
@@ -122,8 +125,10 @@ public final class SchedulingLoop implements AutoCloseable {
             failed(t);
             throw t;
         } finally {
+            long end = System.nanoTime();
+            lastCycleMillis = (end - cycleStartedNanos) / 1_000_000;
             cycleStartedNanos = 0;
-            lastFinishedNanos = System.nanoTime();
+            lastFinishedNanos = end;
             cycleLock.unlock();
         }
     }
@@ -151,10 +156,10 @@ public final class SchedulingLoop implements AutoCloseable {
         nominations = nominationsOf(result);
         succeeded(n);
 
-        record(snapshot, result, t0, t1, t2, t3);
+        int pending = record(snapshot, result, t0, t1, t2, t3);
         if (writes != null && (!result.decidedNothing())) {
-            LOG.info("cycle {}: {} bindings and {} evictions issued; snapshot {} ms, schedule {} ms, act {} ms", n,
-                    writes.issuedBindings(), writes.issuedEvictions(), ms(t0, t1), ms(t1, t2), ms(t2, t3));
+            LOG.info("cycle {}: {} of {} pending pods bound, {} evictions; snapshot {} ms, schedule {} ms, act {} ms", n,
+                    writes.issuedBindings(), pending, writes.issuedEvictions(), ms1(t0, t1), ms1(t1, t2), ms1(t2, t3));
             writes.whenDone(r -> {
                 if (r.bindFailures() > 0 || r.evictionFailures() > 0 || r.evictionsRefused() > 0) {
                     LOG.info("cycle {} writes: {} bound, {} evicted ({} refused), {} bind failures, {} rolled back, {} status writes",
@@ -231,7 +236,8 @@ public final class SchedulingLoop implements AutoCloseable {
         return out;
     }
 
-    private void record(ClusterSnapshot snapshot, CycleResult result, long t0, long t1, long t2, long t3) {
+    /** Records the cycle's metrics; returns how many pods of this scheduler were pending in the snapshot. */
+    private int record(ClusterSnapshot snapshot, CycleResult result, long t0, long t1, long t2, long t3) {
         metrics.phase("snapshot", ms(t0, t1));
         metrics.phase("schedule", ms(t1, t2));
         metrics.phase("act", ms(t2, t3));
@@ -245,6 +251,12 @@ public final class SchedulingLoop implements AutoCloseable {
         }
         metrics.pendingPods(pending - result.bindings().size());
         metrics.cycleFinished();
+        return pending;
+    }
+
+    /** Milliseconds with one decimal, for log lines. */
+    private static String ms1(long from, long to) {
+        return String.format(java.util.Locale.ROOT, "%.1f", (to - from) / 1e6);
     }
 
     private static double ms(long from, long to) {
@@ -274,7 +286,7 @@ public final class SchedulingLoop implements AutoCloseable {
             ex.schedule(() -> {
                 triggered.set(false);
                 safeCycle();
-            }, DEBOUNCE_MILLIS, TimeUnit.MILLISECONDS);
+            }, Math.max(DEBOUNCE_MILLIS, Math.min(1000, lastCycleMillis)), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             triggered.set(false);
         }
