@@ -84,8 +84,9 @@ public final class Actuator implements AutoCloseable {
     private final StatusWriter status;
     private final EventRecorder events;
     private final StrandedGangs stranded = new StrandedGangs();
-    private final Map<String, String> reportedUnschedulable = new HashMap<>();
-    private final Map<String, String> reportedUnreadable = new HashMap<>();
+    // Read and written by the cycle; cleared by abandonWrites() on the leader-election thread.
+    private final Map<String, String> reportedUnschedulable = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> reportedUnreadable = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean creatingDefaultQueue = new AtomicBoolean();
     private volatile long nextDefaultQueueAttempt;
 

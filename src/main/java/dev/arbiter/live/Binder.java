@@ -175,8 +175,8 @@ final class Binder {
             return;
         }
         assumed.settleGang(notBound, rollBack);
-        for (String p : notBound) {
-            if (gang.results[indexOf(gang, p)].outcome() == Outcome.FAILED) {
+        for (MemberResult r : gang.results) {
+            if (r.outcome() == Outcome.FAILED) {
                 metrics.decision("bind", "failed");
                 gang.cycle.bindFailures.incrementAndGet();
             }
@@ -197,11 +197,6 @@ final class Binder {
             if (!left.isEmpty()) stranded.add(gang.group, left);
             gang.result.complete(false);
         });
-    }
-
-    private static int indexOf(Gang gang, String pod) {
-        for (int i = 0; i < gang.members.size(); i++) if (gang.members.get(i).pod().equals(pod)) return i;
-        return -1;
     }
 
     /** A member of a gang that bound whole: counted, timed, announced. */

@@ -158,7 +158,7 @@ public final class SchedulingLoop implements AutoCloseable {
 
         int pending = record(snapshot, result, t0, t1, t2, t3);
         if (writes != null && (!result.decidedNothing())) {
-            LOG.info("cycle {}: {} of {} pending pods bound, {} evictions; snapshot {} ms, schedule {} ms, act {} ms", n,
+            LOG.info("cycle {}: {} of {} pending pods placed, {} evictions; snapshot {} ms, schedule {} ms, act {} ms", n,
                     writes.issuedBindings(), pending, writes.issuedEvictions(), ms1(t0, t1), ms1(t1, t2), ms1(t2, t3));
             writes.whenDone(r -> {
                 if (r.bindFailures() > 0 || r.evictionFailures() > 0 || r.evictionsRefused() > 0) {
