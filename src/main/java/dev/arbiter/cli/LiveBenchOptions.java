@@ -49,6 +49,9 @@ final class LiveBenchOptions {
             description = "With --live: creation rate of the paced pods (default: ${DEFAULT-VALUE}).")
     double rate;
 
+    @Option(names = "--no-warm-up", description = "With --live: skip the unreported warm-up pass at a fifth of the size.")
+    boolean noWarmUp;
+
     @Option(names = "--binders", paramLabel = "N", defaultValue = "32",
             description = "With --live: arbiter run's --binders (default: ${DEFAULT-VALUE}).")
     int binders;
@@ -71,7 +74,7 @@ final class LiveBenchOptions {
                 return Main.usage(spec, "--nodes, --pods, --burst, --rate and --binders must be positive; --gangs and --paced at least 0");
             }
             options = new LiveBenchmark.Options(rtts, nodes, pods, burst, gangs, 8, paced, rate, rules, binders,
-                    Duration.ofMinutes(3));
+                    Duration.ofMinutes(3), !noWarmUp);
         }
         PrintWriter progress = spec.commandLine().getErr();
         PrintWriter quiet = new PrintWriter(Writer.nullWriter());

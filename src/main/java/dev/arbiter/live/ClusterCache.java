@@ -345,11 +345,13 @@ public final class ClusterCache implements AutoCloseable {
         PodSpec previous = pods.get(key);
         PodSpec spec = previous != null && before != null && !unreadable.containsKey("Pod " + key)
                 ? PodTranslation.derived(previous, before, pod) : null;
+        String assumedNode = assumed.assumedNode(key);
         if (spec != null) {
             handled.get(pods).add(key);
-            if (!Objects.equals(pods.put(key, spec), spec)) onChange.run();
+            if (worthACycle(pods.put(key, spec), spec, assumedNode)) onChange.run();
         } else {
-            spec = store(pods, "Pod", key, pod, ignored -> podTranslation.translate(pod, creationOrder(pod)));
+            spec = store(pods, "Pod", key, pod, ignored -> podTranslation.translate(pod, creationOrder(pod)),
+                    (was, now) -> worthACycle(was, now, assumedNode));
         }
         if (spec == null) return;
         if (spec.terminating()) assumed.podGone(key);
@@ -401,6 +403,28 @@ public final class ClusterCache implements AutoCloseable {
      * previous record makes its node unknown.
      */
     private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate) {
+        return store(records, kind, key, obj, translate, (before, after) -> !Objects.equals(before, after));
+    }
+
+    /**
+     * Whether a pod's new record can change a cycle's decisions. Not when it only confirms what the snapshot already
+     * showed (the pod on the node its binding was issued for), nor when a bound pod only moves from Pending to
+     * Running or gets its start time (capacity is held either way; the periodic cycle catches up on the rest).
+     */
+    static boolean worthACycle(PodSpec before, PodSpec after, String assumedNode) {
+        if (Objects.equals(before, after)) return false;
+        if (before == null || after == null || after.terminating() || !after.isBound()) return true;
+        boolean finished = "Succeeded".equals(after.phase()) || "Failed".equals(after.phase());
+        if (finished) return true;
+        boolean sameNode = after.nodeName().equals(before.isBound() ? before.nodeName() : assumedNode);
+        return !sameNode || before.terminating() || !before.requests().equals(after.requests())
+                || !before.labels().equals(after.labels()) || !before.annotations().equals(after.annotations())
+                || !Objects.equals(before.priority(), after.priority())
+                || !Objects.equals(before.priorityClassName(), after.priorityClassName());
+    }
+
+    private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate,
+                        java.util.function.BiPredicate<R, R> worthACycle) {
         handled.get(records).add(key);
         String id = kind + " " + key;
         R record;
@@ -415,7 +439,7 @@ public final class ClusterCache implements AutoCloseable {
             releaseUnknownNode(key);
         }
         R previous = records.put(key, record);
-        if (!Objects.equals(previous, record)) onChange.run();
+        if (worthACycle.test(previous, record)) onChange.run();
         return record;
     }
 

@@ -35,22 +35,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the first creation to the last binding, the creation-to-binding latency (p50, p99, max; measured by the stand-in
  * when it stores the pod and when it applies the binding), and the API requests the scheduler sent per pod, by kind.
  *
- * <p>Objects are created inside the stand-in (as if by a client whose requests cost nothing), so the creator's own
+ * <p>A warm-up pass at a fifth of the size runs first (JIT), unreported. Objects are created inside the stand-in (as if by a client whose requests cost nothing), so the creator's own
  * requests neither load the machine nor count; the scheduler's requests all go through HTTP with the latency.
  */
 public final class LiveBenchmark {
     /** What to run. */
     public record Options(List<Duration> latencies, int nodes, int pods, int burst, int gangs, int gangSize,
-                          int pacedPods, double rate, Path rules, int binders, Duration timeout) {
+                          int pacedPods, double rate, Path rules, int binders, Duration timeout, boolean warmUp) {
         /** The matrix: 0, 2 and 10 ms; 5,000 nodes; 10,000 pods in bursts of 1,000; 1,000 gangs of 8; 1,250 pods/s paced. */
         public static Options standard(Path rules) {
             return new Options(List.of(Duration.ZERO, Duration.ofMillis(2), Duration.ofMillis(10)), 5000, 10_000, 1000,
-                    1000, 8, 10_000, 1250, rules, 32, Duration.ofMinutes(3));
+                    1000, 8, 10_000, 1250, rules, 32, Duration.ofMinutes(3), true);
+        }
+
+        /** A warm-up pass: a fifth of the size, the first latency only, not reported. */
+        Options warmUpPass() {
+            return new Options(List.of(latencies.get(0)), Math.max(1, nodes / 5), Math.max(1, pods / 5), burst,
+                    gangs / 5, gangSize, pacedPods / 5, rate, rules, binders, timeout, false);
         }
 
         /** A small, quick run (a test and a smoke check): 300 nodes, 1,000 pods, 50 gangs of 8, 500 paced at 500/s. */
         public static Options quick(Path rules) {
-            return new Options(List.of(Duration.ofMillis(2)), 300, 1000, 250, 50, 8, 500, 500, rules, 32, Duration.ofMinutes(2));
+            return new Options(List.of(Duration.ofMillis(2)), 300, 1000, 250, 50, 8, 500, 500, rules, 32, Duration.ofMinutes(2),
+                    false);
         }
     }
 
@@ -89,6 +96,11 @@ public final class LiveBenchmark {
     }
 
     public List<Row> run() throws IOException, InterruptedException {
+        if (options.warmUp() && !options.latencies().isEmpty()) {
+            // The first latency would otherwise pay for the JIT compiling the scheduler, the stand-in and the client.
+            progress.println("warm-up (not reported):");
+            new LiveBenchmark(options.warmUpPass(), runner, progress).run();
+        }
         List<Row> rows = new ArrayList<>();
         for (Duration latency : options.latencies()) rows.add(runAt(latency));
         return rows;

@@ -25,7 +25,7 @@ class LiveBenchSmokeTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.run(new String[] {"bench", "--live", "--latency", "1ms", "--nodes", "60", "--pods", "200",
-                "--burst", "50", "--gangs", "10", "--paced", "100", "--rate", "200", "--json", json.toString()},
+                "--burst", "50", "--gangs", "10", "--paced", "100", "--rate", "200", "--no-warm-up", "--json", json.toString()},
                 new PrintWriter(out), new PrintWriter(err));
 
         assertEquals(0, code, err.toString());
