@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </ol>
  * Each workload waits until all its pods are bound (or {@code timeout}). Reported per workload: pods per second from
  * the first creation to the last binding, the creation-to-binding latency (p50, p99, max; measured by the stand-in
- * when it stores the pod and when it applies the binding), and the API requests the scheduler sent per pod, by kind.
+ * when it stores the pod and when it applies the binding), the API requests the scheduler sent per pod, by kind, and
+ * the CPU the JVM used meanwhile (scheduler, stand-in and creator together) and the scheduling loop's share of it:
+ * figures that mean more than wall-clock time on a shared machine.
  *
  * <p>A warm-up pass at a fifth of the size runs first (JIT), unreported. Objects are created inside the stand-in (as if by a client whose requests cost nothing), so the creator's own
  * requests neither load the machine nor count; the scheduler's requests all go through HTTP with the latency.
@@ -68,7 +70,7 @@ public final class LiveBenchmark {
 
     /** One workload's figures. Times in milliseconds. */
     public record Workload(String name, int pods, int bound, double seconds, double podsPerSecond, double p50Ms,
-                           double p99Ms, double maxMs, Map<String, Long> requests) {
+                           double p99Ms, double maxMs, Map<String, Long> requests, double cpuSeconds, double loopCpuSeconds) {
         public double requestsPerPod() {
             long total = 0;
             for (long n : requests.values()) total += n;
@@ -147,11 +149,15 @@ public final class LiveBenchmark {
     private Workload measure(StandInApiServer api, String name, Map<String, Long> boundAt, Creation creation)
             throws InterruptedException {
         Map<String, Long> before = api.requestCounts();
+        double cpu0 = processCpuSeconds();
+        double loop0 = threadCpuSeconds("arbiter-scheduling-loop");
         long start = System.nanoTime();
         List<String> pods = creation.create();
         long deadline = start + options.timeout().toNanos();
         while (System.nanoTime() < deadline && !allBound(pods, boundAt)) Thread.sleep(20);
         Map<String, Long> after = api.requestCounts();
+        double cpu = processCpuSeconds() - cpu0;
+        double loopCpu = threadCpuSeconds("arbiter-scheduling-loop") - loop0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         List<Double> latencies = new ArrayList<>();
@@ -167,9 +173,10 @@ public final class LiveBenchmark {
         double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         Workload w = new Workload(name, pods.size(), latencies.size(), seconds,
                 seconds == 0 ? 0 : latencies.size() / seconds, percentile(sorted, 50), percentile(sorted, 99),
-                sorted.length == 0 ? 0 : sorted[sorted.length - 1], diff(before, after));
-        progress.printf(Locale.ROOT, "  %-6s %6d/%d bound in %6.2f s: %7.0f pods/s, p50 %6.0f ms, p99 %6.0f ms, %.2f requests/pod%n",
-                name, w.bound(), w.pods(), w.seconds(), w.podsPerSecond(), w.p50Ms(), w.p99Ms(), w.requestsPerPod());
+                sorted.length == 0 ? 0 : sorted[sorted.length - 1], diff(before, after), cpu, loopCpu);
+        progress.printf(Locale.ROOT, "  %-6s %6d/%d bound in %6.2f s: %7.0f pods/s, p50 %6.0f ms, p99 %6.0f ms, %.2f requests/pod,"
+                        + " CPU %.1f s (scheduling loop %.1f s)%n", name, w.bound(), w.pods(), w.seconds(), w.podsPerSecond(),
+                w.p50Ms(), w.p99Ms(), w.requestsPerPod(), cpu, loopCpu);
         progress.flush();
         return w;
     }
@@ -264,6 +271,24 @@ public final class LiveBenchmark {
         throw new IllegalStateException("arbiter run was not ready within 2 minutes");
     }
 
+    /** CPU time of this whole JVM (scheduler, stand-in and creator together), in seconds. */
+    private static double processCpuSeconds() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime() / 1e9;
+        }
+        return 0;
+    }
+
+    /** CPU time of the live threads named {@code name}, in seconds. */
+    private static double threadCpuSeconds(String name) {
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        double total = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(name)) total += Math.max(0, threads.getThreadCpuTime(t.getId())) / 1e9;
+        }
+        return total;
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
@@ -318,13 +343,13 @@ public final class LiveBenchmark {
     /** The results as a table, one line per latency and workload. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%7s %-6s %7s %8s %8s %8s %8s %8s %8s  %s%n", "rtt ms", "load", "pods", "bound", "s", "pods/s", "p50 ms",
-                "p99 ms", "req/pod", "requests by kind"));
+                "%7s %-6s %7s %8s %8s %8s %8s %8s %8s %8s %9s  %s%n", "rtt ms", "load", "pods", "bound", "s", "pods/s",
+                "p50 ms", "p99 ms", "req/pod", "cpu s", "loop cpu", "requests by kind"));
         for (Row r : rows) {
             for (Workload w : r.workloads()) {
-                sb.append(String.format(Locale.ROOT, "%7d %-6s %7d %8d %8.2f %8.0f %8.0f %8.0f %8.2f  %s%n",
+                sb.append(String.format(Locale.ROOT, "%7d %-6s %7d %8d %8.2f %8.0f %8.0f %8.0f %8.2f %8.1f %9.1f  %s%n",
                         r.latency().toMillis(), w.name(), w.pods(), w.bound(), w.seconds(), w.podsPerSecond(), w.p50Ms(),
-                        w.p99Ms(), w.requestsPerPod(), w.requests()));
+                        w.p99Ms(), w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds(), w.requests()));
             }
             sb.append(String.format(Locale.ROOT, "        (load average %.1f after this latency)%n", r.loadAverage()));
         }
@@ -344,8 +369,9 @@ public final class LiveBenchmark {
                 if (j > 0) sb.append(", ");
                 sb.append(String.format(Locale.ROOT, "{\"name\": %s, \"pods\": %d, \"bound\": %d, \"seconds\": %.3f, "
                                 + "\"podsPerSecond\": %.1f, \"p50Ms\": %.1f, \"p99Ms\": %.1f, \"maxMs\": %.1f, "
-                                + "\"requestsPerPod\": %.3f, \"requests\": {", quote(w.name()), w.pods(), w.bound(), w.seconds(),
-                        w.podsPerSecond(), w.p50Ms(), w.p99Ms(), w.maxMs(), w.requestsPerPod()));
+                                + "\"requestsPerPod\": %.3f, \"cpuSeconds\": %.2f, \"loopCpuSeconds\": %.2f, \"requests\": {",
+                        quote(w.name()), w.pods(), w.bound(), w.seconds(), w.podsPerSecond(), w.p50Ms(), w.p99Ms(), w.maxMs(),
+                        w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds()));
                 List<String> kinds = new ArrayList<>(w.requests().keySet());
                 for (int k = 0; k < kinds.size(); k++) {
                     if (k > 0) sb.append(", ");
