@@ -211,7 +211,7 @@ public final class LiveScheduler implements AutoCloseable {
         // 1. No new cycle, and a cycle still running acts no more.
         loop.stop();
         metrics.leader(false);
-        // 2. Writes in flight get up to half of what is left, then are cancelled.
+        // 2. Writes in flight get up to a third of what is left to finish, then are cancelled; events get a moment.
         actuator.close(remaining(deadline).multipliedBy(2).dividedBy(3));
         assumed.clear();
         // 3. Give the Lease up, so a standby takes over now rather than when it expires.

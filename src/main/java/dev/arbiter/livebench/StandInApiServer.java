@@ -7,7 +7,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.http.ServerWebSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
