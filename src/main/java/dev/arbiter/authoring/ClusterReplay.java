@@ -75,7 +75,7 @@ final class ClusterReplay {
 
     /** The job a pod belongs to: {@code ns/<group-name>}, or its implicit gang of one {@code ns/podgroup-<pod>}. */
     static String jobOf(PodSpec p) {
-        return p.namespace() + "/" + (p.groupName() != null ? p.groupName() : "podgroup-" + p.name());
+        return p.jobId();
     }
 
     /** The queue a pod's job is in (null when its PodGroup does not exist). */

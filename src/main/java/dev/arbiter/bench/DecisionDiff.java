@@ -27,7 +27,7 @@ public final class DecisionDiff {
         List<String> out = new ArrayList<>();
         Map<String, String> jobOf = new HashMap<>();
         for (PodSpec p : snapshot.pods()) {
-            jobOf.put(p.key(), p.groupName() == null ? p.namespace() + "/podgroup-" + p.name() : p.namespace() + "/" + p.groupName());
+            jobOf.put(p.key(), p.jobId());
         }
         diff(out, "bound gangs", gangs(engine, jobOf), gangs(reference, jobOf));
         diff(out, "bindings", bindings(engine), bindings(reference));

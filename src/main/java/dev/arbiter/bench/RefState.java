@@ -294,7 +294,7 @@ final class RefState {
             if (job == null) return;
         } else {
             // A pod without a PodGroup is its own gang of one.
-            job = new Job(new PodGroupSpec(p.namespace(), "podgroup-" + p.name(),
+            job = new Job(new PodGroupSpec(p.namespace(), p.groupOrImplicit(),
                     p.annotations().getOrDefault(PodSpec.QUEUE_ANNOTATION, QueueSpec.DEFAULT), 1, Map.of(), null,
                     p.priorityClassName(), p.isBound() ? "Running" : "Pending", p.arrivalCycle(), p.creationOrder()));
             jobs.put(job.id, job);

@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
  * {@code arbiter bench}: the scale benchmark (see {@link Benchmark}). The full matrix takes many minutes and wants a
  * large heap ({@code ARBITER_JAVA_OPTS=-Xmx8g ./arbiter bench}); {@code --quick} runs one small size (500 nodes × 5k
  * pending pods) in under two minutes. Progress goes to stderr, the table to stdout, and {@code --json FILE} writes the numbers.
+ * {@code --live} runs the live end-to-end benchmark instead ({@link LiveBenchOptions}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure the engine at scale against the plain-Java reference (cold start, first and steady cycles, heap).")
@@ -63,8 +64,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "With --soak: the share of pods that churn between cycles (default: ${DEFAULT-VALUE}).")
     double churn;
 
+    @picocli.CommandLine.Mixin
+    LiveBenchOptions live;
+
     @Override
     public Integer call() throws Exception {
+        if (live.live) return live.run(spec, quick, rules, json);
         if (soak != null) return soak();
         List<Benchmark.Size> matrix;
         if (sizes != null && !sizes.isEmpty()) {

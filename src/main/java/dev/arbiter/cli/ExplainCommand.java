@@ -3,8 +3,8 @@ package dev.arbiter.cli;
 import dev.arbiter.authoring.Explainer;
 import dev.arbiter.authoring.Explanation;
 import dev.arbiter.authoring.ExplanationText;
-import dev.arbiter.authoring.KubeClients;
-import dev.arbiter.authoring.LiveSnapshot;
+import dev.arbiter.runtime.KubeClients;
+import dev.arbiter.runtime.LiveSnapshot;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
@@ -13,7 +13,7 @@ import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.Simulator;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -62,7 +62,6 @@ final class ExplainCommand implements Callable<Integer> {
         if (!output.equals("text") && !output.equals("json")) return Main.usage(spec, "--output must be text or json, got " + output);
         if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected namespace/name, got " + subject);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
-        if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) return Main.usage(spec, kubeconfig + ": no such file");
         if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
         try {
@@ -82,7 +81,13 @@ final class ExplainCommand implements Callable<Integer> {
 
     private Manifests snapshot() {
         try (KubernetesClient client = KubeClients.connect(kubeconfig)) {
-            return ManifestLoader.parse(LiveSnapshot.write(client), "snapshot of " + client.getMasterUrl());
+            String yaml;
+            try {
+                yaml = LiveSnapshot.write(client);
+            } catch (KubernetesClientException e) {
+                throw KubeClients.unavailable(e, client.getMasterUrl().toString());
+            }
+            return ManifestLoader.parse(yaml, "snapshot of " + client.getMasterUrl());
         }
     }
 }

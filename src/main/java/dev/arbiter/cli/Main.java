@@ -3,6 +3,7 @@ package dev.arbiter.cli;
 import dev.arbiter.engine.PolicyException;
 import dev.arbiter.engine.RuleCompileException;
 import dev.arbiter.manifest.ManifestException;
+import dev.arbiter.runtime.KubeClients;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.TerminalText;
 import java.io.PrintWriter;
@@ -13,8 +14,9 @@ import picocli.CommandLine.Command;
  * The {@code arbiter} command. Exit codes: 0 success; 1 a failed check or an internal error; 2 invalid input
  * (manifests or arguments), with one line on stderr naming the file, object and field; 3 rules that do not compile
  * or ask for something unknown, one {@code file:line: message} line per problem; 4 {@code simulate} stopped at
- * {@code --max-cycles} before the cluster settled (its output is printed all the same). Messages print names
- * {@linkplain TerminalText#safe safe} for a terminal.
+ * {@code --max-cycles} before the cluster settled (its output is printed all the same). A cluster that cannot be used
+ * (unreachable, TLS, DNS, credentials) is exit 1 with one line naming the server and the cause; a kubeconfig that
+ * cannot be read is exit 2. Messages print names {@linkplain TerminalText#safe safe} for a terminal.
  */
 @Command(name = "arbiter", mixinStandardHelpOptions = true, version = "arbiter 0.1.0",
         description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
@@ -25,8 +27,32 @@ public final class Main {
     public static final int RULES_BROKEN = 3;
     public static final int CYCLE_LIMIT = 4;
 
+    private static volatile boolean standalone;
+
     public static void main(String[] args) {
+        standalone = true;
+        LogLevel.configure(args);
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    private static final ThreadLocal<Boolean> EMBEDDED = ThreadLocal.withInitial(() -> false);
+
+    /** True in the {@code arbiter} process itself (not when embedded): it may handle signals and exit. */
+    static boolean isStandalone() {
+        return standalone && !EMBEDDED.get();
+    }
+
+    /**
+     * Runs a command inside a larger program (the live bench runs {@code arbiter run} this way): like {@link #run},
+     * but the command never takes over the process's signals; stop it by interrupting the calling thread.
+     */
+    public static int runEmbedded(String[] args, PrintWriter out, PrintWriter err) {
+        EMBEDDED.set(true);
+        try {
+            return run(args, out, err);
+        } finally {
+            EMBEDDED.remove();
+        }
     }
 
     /** Runs the command line with the given streams and returns the exit code (used by tests and the launcher). */
@@ -61,6 +87,14 @@ public final class Main {
         if (ex instanceof RuleCompileException r) {
             for (String p : r.problems()) err.println("error: " + TerminalText.safe(p));
             return RULES_BROKEN;
+        }
+        if (ex instanceof KubeClients.BadKubeconfig k) {
+            err.println("error: " + k.getMessage());
+            return INVALID_INPUT;
+        }
+        if (ex instanceof KubeClients.ClusterUnavailable c) {
+            err.println("error: " + c.getMessage());
+            return 1;
         }
         if (ex instanceof PolicyException p) {
             err.println("error: " + TerminalText.safe(p.getMessage()));

@@ -1,12 +1,16 @@
 package dev.arbiter.cli;
 
+import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.live.Actuator;
 import dev.arbiter.live.Durations;
 import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.LiveConfig;
 import dev.arbiter.live.LiveScheduler;
 import dev.arbiter.live.MetricsServer;
+import dev.arbiter.runtime.KubeClients;
+import dev.arbiter.sim.TerminalText;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -14,14 +18,20 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -29,12 +39,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code arbiter run}: schedules a live cluster. Informers feed the same engine {@code simulate} runs; the actuator
- * binds, evicts and writes status. Runs until SIGTERM/SIGINT (or until its thread is interrupted), then finishes its
- * cycle, releases the Lease and exits 0.
+ * binds, evicts and writes status.
+ *
+ * <p>Start-up: the rules must compile (exit 3) and the flags and kubeconfig must be usable (exit 2); then the probes
+ * serve ({@code /readyz} 503) while the cluster is tried, with backoff and one log line per attempt, until it
+ * answers. Runs until SIGTERM/SIGINT (or until its thread is interrupted, when embedded), then shuts down within
+ * {@code --shutdown-grace} whatever the API server does — writes in flight cancelled, Lease released — and exits 0.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Run as a Kubernetes cluster's batch scheduler (pods whose spec.schedulerName is one of ours).")
 final class RunCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+
     @Spec
     CommandSpec spec;
 
@@ -66,82 +82,149 @@ final class RunCommand implements Callable<Integer> {
     String leaseName;
 
     @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "8080",
-            description = "Port of /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}).")
+            description = "Port of /metrics, /healthz and /readyz (default: ${DEFAULT-VALUE}; 0 picks a free one).")
     int metricsPort;
 
-    @Option(names = "--scoring", paramLabel = "STRATEGY", defaultValue = "binpack",
-            description = "binpack or spread (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--metrics-bind-address", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
+            description = "Address /metrics, /healthz and /readyz listen on (default: ${DEFAULT-VALUE}, every interface; "
+                    + "127.0.0.1 for local only).")
+    String metricsBindAddress;
+
+    @Option(names = "--scoring", paramLabel = "STRATEGY",
+            description = "binpack or spread (default: the policy's, scoring.mode in policy.yaml).")
     String scoring;
 
+    @Option(names = "--binders", paramLabel = "N", defaultValue = "32",
+            description = "Bindings and evictions in flight at once, 1..256 (default: ${DEFAULT-VALUE}).")
+    int binders;
+
+    @Option(names = "--event-qps", paramLabel = "N", defaultValue = "50",
+            description = "Events written per second at most (default: ${DEFAULT-VALUE}); more wait, and drop when 4,096 wait.")
+    double eventQps;
+
+    @Option(names = "--event-burst", paramLabel = "N", defaultValue = "100",
+            description = "Events written at once after a quiet spell (default: ${DEFAULT-VALUE}).")
+    int eventBurst;
+
+    @Option(names = "--cycle-deadline", paramLabel = "DURATION", defaultValue = "60s",
+            description = "/healthz fails when no cycle finished for this long (default: ${DEFAULT-VALUE}).")
+    String cycleDeadline;
+
+    @Option(names = "--rules-fallback-after", paramLabel = "N", defaultValue = "3",
+            description = "Consecutive failed cycles after which the last rules that worked come back (default: ${DEFAULT-VALUE}).")
+    int rulesFallbackAfter;
+
+    @Option(names = "--shutdown-grace", paramLabel = "DURATION", defaultValue = "25s",
+            description = "Longest shutdown after SIGTERM, whatever the API server does; keep it below the pod's "
+                    + "terminationGracePeriodSeconds (default: ${DEFAULT-VALUE}).")
+    String shutdownGrace;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
+            description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
+    String logLevel;
+
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws IOException, InterruptedException {
+        Durations.Bounded periodBounds = new Durations.Bounded(Duration.ofMillis(10), Duration.ofHours(1));
         Duration every;
+        Duration deadline;
+        Duration grace;
         try {
-            every = Durations.parse(period);
+            every = periodBounds.parse("--period", period);
+            deadline = new Durations.Bounded(Duration.ofSeconds(1), Duration.ofHours(24)).parse("--cycle-deadline", cycleDeadline);
+            grace = new Durations.Bounded(Duration.ofSeconds(1), Duration.ofHours(1)).parse("--shutdown-grace", shutdownGrace);
         } catch (IllegalArgumentException e) {
-            return Main.usage(spec, "--period: " + e.getMessage());
+            return Main.usage(spec, e.getMessage());
         }
-        if (every.isZero()) return Main.usage(spec, "--period must be positive");
-        if (!scoring.equals("binpack") && !scoring.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + scoring);
+        if (scoring != null && !scoring.equals("binpack") && !scoring.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + scoring);
         if (metricsPort < 0 || metricsPort > 65535) return Main.usage(spec, "--metrics-port must be 0..65535, got " + metricsPort);
-        if (kubeconfig != null && !Files.isReadable(kubeconfig)) return Main.usage(spec, "--kubeconfig: " + kubeconfig + ": cannot read");
+        if (binders < 1 || binders > 256) return Main.usage(spec, "--binders must be 1..256, got " + binders);
+        if (!(eventQps > 0) || eventQps > 100_000) return Main.usage(spec, "--event-qps must be above 0 and at most 100000, got " + eventQps);
+        if (eventBurst < 1 || eventBurst > 100_000) return Main.usage(spec, "--event-burst must be 1..100000, got " + eventBurst);
+        if (rulesFallbackAfter < 1 || rulesFallbackAfter > 1000) return Main.usage(spec, "--rules-fallback-after must be 1..1000, got " + rulesFallbackAfter);
+        if (!LogLevel.LEVELS.contains(logLevel.toLowerCase(Locale.ROOT))) {
+            return Main.usage(spec, "--log-level must be one of trace, debug, info, warn, error, off; got " + logLevel);
+        }
+        InetSocketAddress metricsAddress;
+        try {
+            metricsAddress = new InetSocketAddress(InetAddress.getByName(metricsBindAddress), metricsPort);
+        } catch (UnknownHostException e) {
+            return Main.usage(spec, "--metrics-bind-address: " + metricsBindAddress + " is not an address of this host");
+        }
+        Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
         RuleBook book = RuleBook.load(rules);
-        LiveConfig config = config(every);
+        // Rules that compile but loop, throw or leave decisions unmade never start scheduling (exit 3).
+        List<String> findings = PolicyCheck.check(book, List.of());
+        if (!findings.isEmpty()) {
+            for (String f : findings) spec.commandLine().getErr().println("error: " + TerminalText.safe(f));
+            spec.commandLine().getErr().flush();
+            return Main.RULES_BROKEN;
+        }
+        LiveConfig config = config(every, deadline, grace);
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        CountDownLatch stopped = new CountDownLatch(1);
-        try (KubernetesClient client = client();
-             LiveScheduler scheduler = new LiveScheduler(client, book, config, registry);
-             MetricsServer http = new MetricsServer(metricsPort, registry, scheduler::isHealthy, scheduler::isReady)) {
-            Thread hook = new Thread(() -> {
-                scheduler.close();
-                stopped.countDown();
-            }, "arbiter-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
+        AtomicReference<LiveScheduler> running = new AtomicReference<>();
+        CountDownLatch stop = new CountDownLatch(1);
+        Signals signals = Main.isStandalone() ? Signals.install(stop::countDown) : null;
+        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
+             MetricsServer http = new MetricsServer(metricsAddress, registry,
+                     () -> running.get() == null || running.get().isHealthy(),
+                     () -> running.get() != null && running.get().isReady())) {
+            if (!awaitCluster(client, stop)) return 0;
+            LiveScheduler scheduler = new LiveScheduler(client, book, config, registry);
+            running.set(scheduler);
             try {
                 scheduler.start();
                 scheduler.watchRules(rules, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
-                        + config.identity() + " (rules " + book.generation() + ", metrics on :" + http.port() + ")");
+                        + config.identity() + " (rules " + book.generation() + ", metrics on " + metricsBindAddress + ":"
+                        + http.port() + ")");
                 spec.commandLine().getErr().flush();
-                stopped.await();
+                stop.await();
+                LOG.info("stopping: shutting down within {} s", grace.toSeconds());
             } catch (InterruptedException interrupted) {
-                // Stopped from inside the JVM (embedding, tests): shut down as on SIGTERM.
+                // Stopped from inside the JVM (embedding, tests, the bench): shut down as on SIGTERM.
                 Thread.currentThread().interrupt();
             } finally {
-                removeHook(hook);
+                if (signals != null) signals.watchdog(grace.plusSeconds(5));
+                scheduler.close(grace);
+                LOG.info("stopped");
             }
+        } finally {
+            if (signals != null) signals.restore();
         }
         return 0;
     }
 
-    private static void removeHook(Thread hook) {
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook is running or has run
+    /**
+     * Tries the cluster until it answers (true) or a stop is asked for (false): one log line per failed attempt,
+     * waiting 1 s, then twice as long each time, up to 30 s.
+     */
+    private static boolean awaitCluster(KubernetesClient client, CountDownLatch stop) throws InterruptedException {
+        long wait = 1;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                LiveScheduler.checkAccess(client);
+                if (attempt > 1) LOG.info("{} answers; starting", client.getMasterUrl());
+                return true;
+            } catch (KubeClients.ClusterUnavailable e) {
+                LOG.warn("{}; retrying in {} s (attempt {})", e.getMessage(), wait, attempt);
+            }
+            if (stop.await(wait, TimeUnit.SECONDS)) return false;
+            wait = Math.min(wait * 2, 30);
         }
     }
 
-    private LiveConfig config(Duration every) {
+    private LiveConfig config(Duration every, Duration deadline, Duration grace) {
         LinkedHashSet<String> names = new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames);
-        LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every);
-        if (!scoring.equals("binpack")) {
-            config = new LiveConfig(config.schedulerNames(), config.period(), false, config.leaseNamespace(),
-                    config.leaseName(), config.identity(), config.leaseTiming(), config.backoff(), config.assumeTtl(), scoring);
-        }
+        LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every).withScoring(scoring)
+                .withWriters(Actuator.Writers.standard().withBinders(binders).withEvents(eventQps, eventBurst))
+                .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace);
         if (leaderElect) {
             String ns = leaseNamespace != null ? leaseNamespace : envOr("POD_NAMESPACE", "arbiter-system");
             config = config.withLeaderElection(ns, leaseName, LeaderElection.Timing.standard());
         }
         return config;
-    }
-
-    /** Auto-configured (kubeconfig, else in-cluster) unless --kubeconfig names one; fabric8's own retries bounded. */
-    private KubernetesClient client() throws IOException {
-        Config config = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
-        config.setRequestRetryBackoffLimit(3);
-        return new KubernetesClientBuilder().withConfig(config).build();
     }
 
     private static String identity() {

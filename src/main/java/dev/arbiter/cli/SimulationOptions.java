@@ -8,6 +8,8 @@ import picocli.CommandLine.Option;
 
 /** The simulation options {@code simulate}, {@code explain} and {@code diff} share (a picocli mixin). */
 final class SimulationOptions {
+    static final long MAX_CYCLE_SECONDS = 365L * 24 * 3600;
+
     @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100", description = "Stop after N cycles (default: ${DEFAULT-VALUE}).")
     int maxCycles;
 
@@ -26,6 +28,8 @@ final class SimulationOptions {
     String problem() {
         if (maxCycles < 1) return "--max-cycles must be at least 1, got " + maxCycles;
         if (cycleSeconds < 1) return "--cycle-seconds must be at least 1, got " + cycleSeconds;
+        // Simulated time is cycle × cycle-seconds; a year per cycle keeps it far from overflowing.
+        if (cycleSeconds > MAX_CYCLE_SECONDS) return "--cycle-seconds must be at most " + MAX_CYCLE_SECONDS + " (a year), got " + cycleSeconds;
         if (scoring != null && !scoring.equals("binpack") && !scoring.equals("spread")) return "--scoring must be binpack or spread, got " + scoring;
         return null;
     }

@@ -1,9 +1,9 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.authoring.KubeClients;
-import dev.arbiter.authoring.LiveSnapshot;
+import dev.arbiter.runtime.KubeClients;
+import dev.arbiter.runtime.LiveSnapshot;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,12 +24,14 @@ final class SnapshotCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) {
-            spec.commandLine().getErr().println("error: " + kubeconfig + ": no such file");
-            return Main.INVALID_INPUT;
-        }
         try (KubernetesClient client = KubeClients.connect(kubeconfig)) {
-            spec.commandLine().getOut().print(LiveSnapshot.write(client));
+            String yaml;
+            try {
+                yaml = LiveSnapshot.write(client);
+            } catch (KubernetesClientException e) {
+                throw KubeClients.unavailable(e, client.getMasterUrl().toString());
+            }
+            spec.commandLine().getOut().print(yaml);
         }
         spec.commandLine().getOut().flush();
         return 0;

@@ -8,20 +8,7 @@ import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.QueueSpec;
-import io.fabric8.kubernetes.api.model.BindingBuilder;
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.RequestConfig;
-import io.fabric8.kubernetes.client.RequestConfigBuilder;
-import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.HttpResponse;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,382 +18,367 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The only writer: executes one cycle's {@link CycleResult} against the API server.
+ * The only writer: hands one cycle's {@link CycleResult} to the writers, by output kind, and returns at once.
  *
  * <ol>
- *   <li>Evictions, through the policy/v1 Eviction API so PodDisruptionBudgets are honoured. A refused eviction (429)
- *       is reported (event, log, metric) and never forced with a delete; the next cycle decides again.</li>
- *   <li>Bindings, gang by gang, through the pods/binding subresource. Each pod is assumed on its node before its
- *       call. A call that still fails after the backoff forgets the assumption of every member not yet bound and
- *       rolls the gang back: members bound in this cycle are evicted, so the gang is never left half-placed, and a
- *       later cycle schedules it again.</li>
- *   <li>PodGroup and Queue status, each written only when it differs from both what the object carries and what this
- *       actuator last wrote (the informer may lag).</li>
- *   <li>Events on pods: Scheduled, FailedScheduling (only when the reason changes), Preempted/Reclaimed naming the
- *       preemptor and the rule, EvictionRefused.</li>
+ *   <li>Evictions ({@link Evictor}) and bindings ({@link Binder}) on a bounded pool of concurrent binders; each pod
+ *       is assumed (leaving, or on its node) before its call is sent, so the next cycle never waits on the API.
+ *       Bindings go gang by gang, all-or-nothing; a gang whose rollback failed is {@linkplain StrandedGangs reviewed}
+ *       every cycle until it is whole or gone.</li>
+ *   <li>PodGroup and Queue status ({@link StatusWriter}), each written only when it differs from both what the object
+ *       carries and what was last written; a gang's status waits for its bindings (and is not written if they were
+ *       rolled back: the next cycle reports it).</li>
+ *   <li>Events ({@link EventRecorder}, asynchronous, aggregated, rate-limited): Scheduled, FailedScheduling (only when
+ *       the reason changes), Preempted/Reclaimed naming the preemptor and the rule, EvictionRefused, Unreadable.</li>
  * </ol>
- * Every call it makes is listed in {@link ApiPermissions}. Not thread-safe: one scheduling loop drives it.
+ * Every call it makes is listed in {@link ApiPermissions}. {@link #execute} is called by one scheduling loop at a
+ * time; the writers run concurrently with it and with each other.
  */
-public final class Actuator {
+public final class Actuator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Actuator.class);
-    private static final long REQUEST_TIMEOUT_SECONDS = 10;
+    private static final Duration DEFAULT_QUEUE_RETRY = Duration.ofSeconds(30);
 
-    private final KubernetesClient client;
-    private final HttpClient http;
-    private final KubernetesSerialization json;
-    private final ClusterCache cache;
-    private final AssumeCache assumed;
-    private final Metrics metrics;
-    private final Backoff backoff;
-    private final Set<String> schedulerNames;
-    private final String component;
-    private final String instance;
-    private final AtomicLong eventSeq = new AtomicLong();
-    private final Map<String, VolcanoPodGroup.Status> writtenPodGroups = new HashMap<>();
-    private final Map<String, VolcanoQueue.Status> writtenQueues = new HashMap<>();
-    private final Map<String, String> reportedUnschedulable = new HashMap<>();
-
-    /** What one {@link #execute} did, for logs and tests. */
+    /** What one cycle's writes did, for logs and tests. */
     public record Report(int bound, int bindFailures, int evicted, int evictionsRefused, int evictionFailures,
                          int rolledBack, int statusWrites, int events) {}
 
-    public Actuator(KubernetesClient client, ClusterCache cache, AssumeCache assumed, Metrics metrics, Backoff backoff,
-                    Set<String> schedulerNames, String component, String instance) {
-        this.client = client;
-        this.http = withoutRetries(client);
-        this.json = client.getKubernetesSerialization();
+    /** How the writers are sized: concurrent binders, status writer threads, request timeout, event limits. */
+    public record Writers(int binders, int statusThreads, Duration requestTimeout, EventRecorder.Limits events) {
+        public Writers {
+            if (binders < 1 || statusThreads < 1) throw new IllegalArgumentException("writer pools need at least one thread");
+        }
+
+        /** 32 binders, 4 status writers, 10 s per request, kube-scheduler's event limits. */
+        public static Writers standard() {
+            return new Writers(32, 4, Duration.ofSeconds(10), EventRecorder.Limits.standard());
+        }
+
+        public Writers withBinders(int n) {
+            return new Writers(n, statusThreads, requestTimeout, events);
+        }
+
+        public Writers withEvents(double qps, int burst) {
+            return new Writers(binders, statusThreads, requestTimeout, new EventRecorder.Limits(qps, burst, events.queueSize()));
+        }
+    }
+
+    private final ApiCalls api;
+    private final ClusterCache cache;
+    private final AssumeCache assumed;
+    private final Metrics metrics;
+    private final Set<String> schedulerNames;
+    private final ThreadPoolExecutor pool;
+    private final Evictor evictor;
+    private final Binder binder;
+    private final StatusWriter status;
+    private final EventRecorder events;
+    private final StrandedGangs stranded = new StrandedGangs();
+    // Read and written by the cycle; cleared by abandonWrites() on the leader-election thread.
+    private final Map<String, String> reportedUnschedulable = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> reportedUnreadable = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicBoolean creatingDefaultQueue = new AtomicBoolean();
+    private volatile long nextDefaultQueueAttempt;
+
+    public Actuator(ApiCalls api, ClusterCache cache, AssumeCache assumed, Metrics metrics, Backoff backoff,
+                    Set<String> schedulerNames, String component, String instance, Writers writers) {
+        this.api = api;
         this.cache = cache;
         this.assumed = assumed;
         this.metrics = metrics;
-        this.backoff = backoff;
         this.schedulerNames = Set.copyOf(schedulerNames);
-        this.component = component;
-        this.instance = instance;
+        this.pool = new ThreadPoolExecutor(writers.binders(), writers.binders(), 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemon("arbiter-binder"));
+        pool.allowCoreThreadTimeOut(true);
+        this.events = new EventRecorder(api, metrics, component, instance, writers.events());
+        this.evictor = new Evictor(api, assumed, metrics, backoff, pool, this::podEvent);
+        this.binder = new Binder(api, assumed, cache, metrics, backoff, pool, evictor, stranded, this::podEvent);
+        this.status = new StatusWriter(api, writers.statusThreads());
+        metrics.writers(() -> pool.getQueue().size() + pool.getActiveCount(), stranded::size, events::waiting);
     }
 
-    /** Executes {@code result}, decided on {@code snapshot}. Never throws for an API error; the report counts them. */
-    public Report execute(ClusterSnapshot snapshot, CycleResult result) {
-        Tally tally = new Tally();
-        Map<String, PodSpec> pods = new HashMap<>();
-        for (PodSpec p : snapshot.pods()) pods.put(p.key(), p);
+    /**
+     * Hands {@code result}, decided on {@code snapshot}, to the writers and returns at once; the returned handle
+     * completes when they have finished. Never throws for an API error; the handle counts them.
+     */
+    public CycleWrites execute(ClusterSnapshot snapshot, CycleResult result) {
+        // 0. Gangs a failed rollback left half-bound: after their grace cycles, evict them again, bind none of them.
+        StrandedGangs.Plan strandedPlan = stranded.review(snapshot, assumed::isEvicting);
+        List<Eviction> evictions = distinctEvictions(result.evictions());
+        Map<String, List<Binding>> gangs = gangs(result.bindings(), strandedPlan.holdBindings());
+        int issued = 0;
+        for (List<Binding> g : gangs.values()) issued += g.size();
+        CycleWrites writes = new CycleWrites(result.cycle(), issued, evictions.size());
 
         // 1. Evictions first: pipelined gangs wait for them, bindings do not depend on them.
-        for (Eviction e : result.evictions()) evict(e, tally);
-        // 2. Bindings, one gang at a time, all-or-nothing.
-        Set<String> bound = new HashSet<>();
-        Set<String> rolledBack = new HashSet<>();
-        for (Map.Entry<String, List<Binding>> gang : gangs(result.bindings(), pods).entrySet()) {
-            if (!bindGang(gang.getValue(), tally, bound)) rolledBack.add(gang.getKey());
+        for (String member : strandedPlan.evict()) writes.track(evictor.rollBack(member, "(stranded gang)", writes));
+        for (Eviction e : evictions) {
+            writes.track(evictor.evictVictim(e.pod(), e.action(), e.forPodGroup(), e.rule(), e.reason(), writes));
         }
-        // 3. Status (not for a gang just rolled back: the cycle's status assumed it started; the next cycle reports it).
+        // 2. Bindings, gang by gang, all-or-nothing.
+        Map<String, CompletableFuture<Boolean>> inFlight = new HashMap<>();
+        for (Map.Entry<String, List<Binding>> gang : gangs.entrySet()) {
+            CompletableFuture<Boolean> bound = binder.bindGang(gang.getKey(), gang.getValue(), writes);
+            inFlight.put(gang.getKey(), bound);
+            writes.track(bound);
+        }
+        // 3. Status: a gang being bound gets its status once its bindings succeeded.
+        Map<String, int[]> finished = finishedCounts(snapshot, result);
         for (PodGroupStatus s : result.podGroups()) {
-            if (!rolledBack.contains(s.podGroup())) writePodGroupStatus(s, snapshot.pods(), tally);
+            CompletableFuture<Boolean> bound = inFlight.get(s.podGroup());
+            if (bound == null) writes.track(writePodGroupStatus(s, finished.get(s.podGroup()), writes));
+            else writes.track(bound.thenCompose(ok -> ok ? writePodGroupStatus(s, finished.get(s.podGroup()), writes)
+                    : CompletableFuture.completedFuture(false)));
         }
-        for (QueueStatus q : result.queues()) writeQueueStatus(q, tally);
-        // 4. Why the rest still waits.
-        reportUnschedulable(snapshot, result, bound, tally);
-        return tally.report();
+        for (QueueStatus q : result.queues()) writeQueueStatus(q, writes);
+        // 4. Why the rest still waits, and what could not be read.
+        reportUnschedulable(snapshot, result, writes);
+        reportUnreadable(writes);
+        // 5. Forget what was written for objects that are gone.
+        status.prune(cache::hasPodGroup, cache::hasQueue);
+        ensureDefaultQueue();
+        return writes.seal();
     }
 
-    /** Creates the {@code default} Queue (weight 1, reclaimable) unless the cache holds one; "already exists" is fine. */
-    public void ensureDefaultQueue() {
-        if (cache.hasQueue(QueueSpec.DEFAULT)) return;
-        VolcanoQueue q = new VolcanoQueue();
-        q.setMetadata(new ObjectMetaBuilder().withName(QueueSpec.DEFAULT).build());
-        VolcanoQueue.Spec spec = new VolcanoQueue.Spec();
-        spec.weight = 1;
-        spec.reclaimable = true;
-        q.setSpec(spec);
-        ApiOutcome o = call(() -> client.resources(VolcanoQueue.class).resource(q).create());
-        if (o.ok() || o.code() == 409) return;
-        LOG.warn("cannot create the default Queue: {}", o);
+    /** Each victim once, and not one already leaving. */
+    private List<Eviction> distinctEvictions(List<Eviction> evictions) {
+        Set<String> seen = new HashSet<>();
+        List<Eviction> out = new ArrayList<>();
+        for (Eviction e : evictions) if (seen.add(e.pod()) && !assumed.isEvicting(e.pod())) out.add(e);
+        return out;
     }
 
-    // ---- 1. evictions ---------------------------------------------------------------------------------------
-
-    private void evict(Eviction e, Tally tally) {
-        if (assumed.isEvicting(e.pod())) return;
-        ApiOutcome o = backoff.run(() -> postEviction(e.pod()), r -> r.retryable() && !r.tooManyRequests());
-        if (o.ok() || o.notFound()) {
-            assumed.evicting(e.pod());
-            metrics.decision(e.action(), "ok");
-            tally.evicted++;
-            String reason = e.action().equals("reclaim") ? "Reclaimed" : "Preempted";
-            event(e.pod(), "Normal", reason, reason + " by PodGroup " + e.forPodGroup() + " under rule \"" + e.rule()
-                    + "\": " + e.reason(), tally);
-        } else if (o.tooManyRequests()) {
-            metrics.decision(e.action(), "refused");
-            tally.evictionsRefused++;
-            LOG.info("eviction of {} for {} refused (PodDisruptionBudget): {}", e.pod(), e.forPodGroup(), o);
-            event(e.pod(), "Warning", "EvictionRefused", "eviction to make room for PodGroup " + e.forPodGroup()
-                    + " refused, not forced: " + o, tally);
-        } else {
-            metrics.decision(e.action(), "failed");
-            tally.evictionFailures++;
-            LOG.warn("eviction of {} for {} failed: {}", e.pod(), e.forPodGroup(), o);
-        }
-    }
-
-    private ApiOutcome postEviction(String podKey) {
-        String[] id = podKey.split("/", 2);
-        return post("/api/v1/namespaces/" + id[0] + "/pods/" + id[1] + "/eviction",
-                new EvictionBuilder().withNewMetadata().withNamespace(id[0]).withName(id[1]).endMetadata().build());
-    }
-
-    // ---- 2. bindings ----------------------------------------------------------------------------------------
-
-    /** Bindings grouped by PodGroup, in decision order. */
-    private static Map<String, List<Binding>> gangs(List<Binding> bindings, Map<String, PodSpec> pods) {
+    /**
+     * Bindings grouped by PodGroup, in decision order; each pod once, none already assumed (a binding in flight) or
+     * shown bound by the informer, none of a gang held back.
+     */
+    private Map<String, List<Binding>> gangs(List<Binding> bindings, Set<String> held) {
         Map<String, List<Binding>> out = new LinkedHashMap<>();
+        Set<String> seen = new HashSet<>();
         for (Binding b : bindings) {
-            PodSpec p = pods.get(b.pod());
+            if (!seen.add(b.pod())) {
+                LOG.warn("the cycle bound {} twice; the second binding is ignored", b.pod());
+                continue;
+            }
+            if (assumed.assumedNode(b.pod()) != null) continue;
+            PodSpec p = cache.pod(b.pod());
+            if (p != null && (p.isBound() || p.terminating())) continue; // the informer already shows it placed or leaving
             String group = p == null ? b.pod() : StatusViews.groupKey(p);
+            if (held.contains(group)) continue;
             out.computeIfAbsent(group, k -> new ArrayList<>()).add(b);
         }
         return out;
     }
 
-    /** Binds one gang all-or-nothing; false when it failed and was rolled back. */
-    private boolean bindGang(List<Binding> gang, Tally tally, Set<String> bound) {
-        for (Binding b : gang) assumed.assume(b.pod(), b.node());
-        List<Binding> done = new ArrayList<>();
-        for (int i = 0; i < gang.size(); i++) {
-            Binding b = gang.get(i);
-            ApiOutcome o = backoff.run(() -> postBinding(b));
-            if (o.ok()) {
-                done.add(b);
-                continue;
-            }
-            for (Binding notBound : gang.subList(i, gang.size())) assumed.forget(notBound.pod());
-            metrics.decision("bind", "failed");
-            tally.bindFailures++;
-            LOG.warn("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang", b.pod(), b.node(), o,
-                    done.size());
-            rollBack(done, b, tally);
-            for (Binding member : gang) {
-                event(member.pod(), "Warning", "FailedScheduling", "binding " + b.pod() + " to " + b.node()
-                        + " failed (" + o + "); gang rolled back, will retry", tally);
-            }
-            return false;
-        }
-        Instant now = Instant.now();
-        for (Binding b : done) {
-            bound.add(b.pod());
-            tally.bound++;
-            metrics.decision("bind", "ok");
-            ClusterCache.PodIdentity id = cache.podIdentity(b.pod());
-            if (id != null && id.created() != null) metrics.e2eLatency(Duration.between(id.created(), now));
-            event(b.pod(), "Normal", "Scheduled", "Successfully assigned " + b.pod() + " to " + b.node()
-                    + " (rule: " + b.rule() + ")", tally);
-        }
-        return true;
-    }
-
-    /** Evicts the members bound before the failure; they stay assumed on their nodes until they are gone. */
-    private void rollBack(List<Binding> done, Binding failed, Tally tally) {
-        for (Binding b : done) {
-            ApiOutcome o = backoff.run(() -> postEviction(b.pod()), r -> r.retryable() && !r.tooManyRequests());
-            if (o.ok() || o.notFound()) {
-                assumed.evicting(b.pod());
-                metrics.decision("rollback", "ok");
-                tally.rolledBack++;
-            } else {
-                metrics.decision("rollback", o.tooManyRequests() ? "refused" : "failed");
-                LOG.warn("rollback eviction of {} (gang member of failed {}) did not succeed: {}", b.pod(), failed.pod(), o);
-            }
+    /** Creates the {@code default} Queue (weight 1, reclaimable) unless the cache holds one; off the cycle, retried. */
+    void ensureDefaultQueue() {
+        if (cache.hasQueue(QueueSpec.DEFAULT) || System.nanoTime() - nextDefaultQueueAttempt < 0
+                || !creatingDefaultQueue.compareAndSet(false, true)) return;
+        try {
+            pool.execute(() -> {
+                try {
+                    VolcanoQueue q = new VolcanoQueue();
+                    q.setMetadata(new ObjectMetaBuilder().withName(QueueSpec.DEFAULT).build());
+                    VolcanoQueue.Spec spec = new VolcanoQueue.Spec();
+                    spec.weight = 1;
+                    spec.reclaimable = true;
+                    q.setSpec(spec);
+                    q.setApiVersion(VolcanoQueue.GROUP + "/v1beta1");
+                    q.setKind("Queue");
+                    ApiOutcome o = api.post("/apis/" + VolcanoQueue.GROUP + "/v1beta1/queues", q);
+                    if (!o.ok() && o.code() != 409) {
+                        nextDefaultQueueAttempt = System.nanoTime() + DEFAULT_QUEUE_RETRY.toNanos();
+                        LOG.warn("cannot create the default Queue: {}; retrying in {} s", o, DEFAULT_QUEUE_RETRY.toSeconds());
+                    }
+                } finally {
+                    creatingDefaultQueue.set(false);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            creatingDefaultQueue.set(false);
         }
     }
 
-    private ApiOutcome postBinding(Binding b) {
-        String[] id = b.pod().split("/", 2);
-        return post("/api/v1/namespaces/" + id[0] + "/pods/" + id[1] + "/binding",
-                new BindingBuilder().withNewMetadata().withNamespace(id[0]).withName(id[1]).endMetadata()
-                        .withNewTarget().withApiVersion("v1").withKind("Node").withName(b.node()).endTarget().build());
+    // ---- status ---------------------------------------------------------------------------------------------
+
+    /** Succeeded and failed members per gang, counted once per cycle and only for gangs whose status is written. */
+    private static Map<String, int[]> finishedCounts(ClusterSnapshot snapshot, CycleResult result) {
+        Map<String, int[]> out = new HashMap<>();
+        for (PodGroupStatus s : result.podGroups()) out.put(s.podGroup(), new int[2]);
+        for (PodSpec p : snapshot.pods()) {
+            boolean succeeded = "Succeeded".equals(p.phase());
+            if (!succeeded && !"Failed".equals(p.phase())) continue;
+            int[] c = out.get(StatusViews.groupKey(p));
+            if (c != null) c[succeeded ? 0 : 1]++;
+        }
+        return out;
     }
 
-    // ---- 3. status ------------------------------------------------------------------------------------------
-
-    private void writePodGroupStatus(PodGroupStatus s, List<PodSpec> pods, Tally tally) {
+    private CompletableFuture<Boolean> writePodGroupStatus(PodGroupStatus s, int[] finished, CycleWrites writes) {
         String key = s.podGroup();
-        if (!cache.hasPodGroup(key)) return;
+        if (!cache.hasPodGroup(key)) return CompletableFuture.completedFuture(false);
         VolcanoPodGroup.Status current = cache.podGroupStatus(key);
-        int[] finished = StatusViews.finishedCounts(pods, key);
-        VolcanoPodGroup.Status desired = StatusViews.podGroup(s, finished[0], finished[1], current, Instant.now());
+        int[] counts = finished == null ? new int[2] : finished;
+        VolcanoPodGroup.Status desired = StatusViews.podGroup(s, counts[0], counts[1], current, Instant.now());
         if (StatusViews.samePodGroup(desired, current)) {
-            writtenPodGroups.remove(key);
-            return;
+            status.podGroupShows(key);
+            return CompletableFuture.completedFuture(false);
         }
-        if (StatusViews.samePodGroup(desired, writtenPodGroups.get(key))) return;
-        String[] id = key.split("/", 2);
-        String path = "/apis/" + VolcanoQueue.GROUP + "/v1beta1/namespaces/" + id[0] + "/podgroups/" + id[1];
-        ApiOutcome o = patch(path + "/status", statusPatch(desired));
-        if (o.notFound() && cache.hasPodGroup(key)) {
-            // Volcano's own PodGroup CRD has no status subresource: status is then part of the main resource.
-            o = patch(path, statusPatch(desired));
-        }
-        if (o.ok()) {
-            writtenPodGroups.put(key, desired);
-            tally.statusWrites++;
-        } else if (!o.notFound()) {
-            LOG.warn("cannot write status of PodGroup {}: {}", key, o);
-        }
+        if (StatusViews.samePodGroup(desired, status.writtenPodGroup(key))) return CompletableFuture.completedFuture(false);
+        return status.podGroup(key, desired, writes);
     }
 
-    private void writeQueueStatus(QueueStatus q, Tally tally) {
+    private void writeQueueStatus(QueueStatus q, CycleWrites writes) {
         if (!cache.hasQueue(q.queue())) return;
         VolcanoQueue.Status current = cache.queueStatus(q.queue());
         VolcanoQueue.Status desired = StatusViews.queue(q, current);
         if (StatusViews.sameQueue(desired, current)) {
-            writtenQueues.remove(q.queue());
+            status.queueShows(q.queue());
             return;
         }
-        if (StatusViews.sameQueue(desired, writtenQueues.get(q.queue()))) return;
-        ApiOutcome o = patch("/apis/" + VolcanoQueue.GROUP + "/v1beta1/queues/" + q.queue() + "/status", statusPatch(desired));
-        if (o.ok()) {
-            writtenQueues.put(q.queue(), desired);
-            tally.statusWrites++;
-        } else if (!o.notFound()) {
-            LOG.warn("cannot write status of Queue {}: {}", q.queue(), o);
-        }
+        if (StatusViews.sameQueue(desired, status.writtenQueue(q.queue()))) return;
+        writes.track(status.queue(q.queue(), desired, writes));
     }
 
-    /**
-     * A JSON patch that sets the whole status (a merge patch would merge the conditions list on some servers); the
-     * desired status already carries every field of the current one Arbiter does not own.
-     */
-    private String statusPatch(Object status) {
-        return json.asJson(List.of(Map.of("op", "add", "path", "/status", "value", status)));
-    }
-
-    // ---- 4. events ------------------------------------------------------------------------------------------
+    // ---- events ---------------------------------------------------------------------------------------------
 
     /** A FailedScheduling event on each pending pod of a waiting gang, when its reason differs from the last one. */
-    private void reportUnschedulable(ClusterSnapshot snapshot, CycleResult result, Set<String> bound, Tally tally) {
+    private void reportUnschedulable(ClusterSnapshot snapshot, CycleResult result, CycleWrites writes) {
         Map<String, String> messages = new HashMap<>();
         for (PodGroupStatus s : result.podGroups()) {
             String m = StatusViews.unschedulableMessage(s);
             if (m != null) messages.put(s.podGroup(), m);
         }
+        Set<String> binding = new HashSet<>();
+        for (Binding b : result.bindings()) binding.add(b.pod());
         Set<String> waiting = new HashSet<>();
-        for (PodSpec p : snapshot.pods()) {
-            if (p.isBound() || p.terminating() || bound.contains(p.key()) || !schedulerNames.contains(p.schedulerName())
-                    || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
-            String message = messages.get(StatusViews.groupKey(p));
-            if (message == null) continue;
-            waiting.add(p.key());
-            if (message.equals(reportedUnschedulable.get(p.key()))) continue;
-            reportedUnschedulable.put(p.key(), message);
-            event(p.key(), "Warning", "FailedScheduling", message, tally);
+        if (!messages.isEmpty()) {
+            for (PodSpec p : snapshot.pods()) {
+                if (p.isBound() || p.terminating() || binding.contains(p.key()) || !schedulerNames.contains(p.schedulerName())
+                        || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
+                String message = messages.get(StatusViews.groupKey(p));
+                if (message == null) continue;
+                waiting.add(p.key());
+                if (message.equals(reportedUnschedulable.get(p.key()))) continue;
+                reportedUnschedulable.put(p.key(), message);
+                podEvent(p.key(), "Warning", "FailedScheduling", message, writes);
+            }
         }
         reportedUnschedulable.keySet().retainAll(waiting);
     }
 
+    /** An Unreadable Warning event on each object the cache cannot read, once per distinct problem. */
+    private void reportUnreadable(CycleWrites writes) {
+        Map<String, ClusterCache.Unreadable> now = cache.unreadable();
+        for (ClusterCache.Unreadable u : now.values()) {
+            if (u.message().equals(reportedUnreadable.get(u.id()))) continue;
+            reportedUnreadable.put(u.id(), u.message());
+            if (events.record(u.involved(), "Warning", "Unreadable", u.message())) writes.events.incrementAndGet();
+        }
+        reportedUnreadable.keySet().retainAll(now.keySet());
+    }
+
+    /** An event on pod {@code podKey} (its uid from the cache), counted in the cycle's writes when queued. */
+    void podEvent(String podKey, String type, String reason, String message, CycleWrites writes) {
+        ClusterCache.PodIdentity id = cache.podIdentity(podKey);
+        if (events.record(EventRecorder.Involved.pod(podKey, id == null ? null : id.uid()), type, reason, message)
+                && writes != null) {
+            writes.events.incrementAndGet();
+        }
+    }
+
     /**
-     * Reports rules that did not compile as a Warning Event on this scheduler's own pod ({@code namespace/name}, the
-     * replica's identity), so {@code kubectl get events} shows it next to the scheduler; the running rules stay.
+     * Reports something about this scheduler itself (rules rejected, rules fallen back) as a Warning Event on its own
+     * pod ({@code namespace/name}, the replica's identity), so {@code kubectl get events} shows it next to the
+     * scheduler.
      */
+    public void schedulerEvent(String schedulerPod, String reason, String message) {
+        events.record(EventRecorder.Involved.pod(schedulerPod, null), "Warning", reason, message);
+    }
+
+    /** Kept for callers of the former name: a RulesRejected event on the scheduler's pod. */
     public void rulesRejected(String schedulerPod, String message) {
-        event(schedulerPod, "Warning", "RulesRejected", message, new Tally());
+        schedulerEvent(schedulerPod, "RulesRejected", message);
     }
 
-    private void event(String podKey, String type, String reason, String message, Tally tally) {
-        String[] id = podKey.split("/", 2);
-        ClusterCache.PodIdentity pod = cache.podIdentity(podKey);
-        String now = Instant.now().toString();
-        Event ev = new EventBuilder()
-                .withNewMetadata().withNamespace(id[0])
-                .withName(id[1] + "." + Long.toHexString(System.currentTimeMillis()) + Long.toHexString(eventSeq.incrementAndGet()))
-                .endMetadata()
-                .withNewInvolvedObject().withApiVersion("v1").withKind("Pod").withNamespace(id[0]).withName(id[1])
-                .withUid(pod == null ? null : pod.uid()).endInvolvedObject()
-                .withType(type).withReason(reason).withMessage(message)
-                .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
-                .withNewSource().withComponent(component).endSource()
-                .withReportingComponent(component).withReportingInstance(instance)
-                .build();
-        ApiOutcome o = call(() -> client.v1().events().inNamespace(id[0]).resource(ev).create());
-        if (o.ok()) tally.events++;
-        else LOG.debug("event {} on {} not recorded: {}", reason, podKey, o);
+    // ---- lifecycle ------------------------------------------------------------------------------------------
+
+    /** Writes queued or running now (bindings, evictions, status). */
+    public int pendingWrites() {
+        return pool.getQueue().size() + pool.getActiveCount() + status.waiting();
     }
 
-    // ---- HTTP -----------------------------------------------------------------------------------------------
+    /** Events queued, not yet sent. */
+    int pendingEvents() {
+        return events.waiting();
+    }
+
+    /** The objects whose last written status is remembered (pruned when they are deleted). */
+    Set<String> rememberedStatuses() {
+        return status.remembered();
+    }
+
+    int strandedGangs() {
+        return stranded.size();
+    }
 
     /**
-     * POSTs {@code body} to a subresource path. fabric8 has no typed call for pods/binding, and its evict() cannot
-     * tell a refusal from a failure precisely enough, so both go through the client's own HTTP client (same
-     * authentication, same TLS), as do status patches.
+     * Leadership lost: writes not yet sent are dropped, calls in flight are cancelled and no new call is sent until
+     * {@link #resumeWrites()} (the next leader decides again from its own informers).
      */
-    private ApiOutcome post(String path, Object body) {
-        return send(http.newHttpRequestBuilder().uri(url(path)).post("application/json", json.asJson(body)));
+    public void abandonWrites() {
+        api.pause();
+        pool.getQueue().clear();
+        status.cancel();
+        reportedUnschedulable.clear();
+        reportedUnreadable.clear();
     }
 
-    /** A JSON patch (RFC 6902). Typed fabric8 patches GET the object first, which would need one more permission. */
-    private ApiOutcome patch(String path, String jsonPatch) {
-        return send(http.newHttpRequestBuilder().uri(url(path)).method("PATCH", "application/json-patch+json", jsonPatch));
+    /** A new term: writes are sent again. */
+    public void resumeWrites() {
+        api.resume();
     }
 
-    private String url(String path) {
-        return client.getMasterUrl().toString().replaceAll("/+$", "") + path;
-    }
-
-    private ApiOutcome send(HttpRequest.Builder builder) {
+    /**
+     * Shuts the writers down within {@code grace}: waits up to half of it for writes in flight to finish, then cancels
+     * what is left (a hanging API server cannot hold the process), and lets the event sender flush in what remains.
+     */
+    public void close(Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        pool.shutdown();
         try {
-            HttpRequest request = builder.timeout(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS).build();
-            HttpResponse<String> r = http.sendAsync(request, String.class)
-                    .get(REQUEST_TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);
-            return new ApiOutcome(r.code(), r.isSuccessful() ? "" : statusMessage(r.body()));
-        } catch (ExecutionException | TimeoutException e) {
-            return new ApiOutcome(0, String.valueOf(e.getMessage()));
+            pool.awaitTermination(grace.toMillis() / 2, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new ApiOutcome(0, "interrupted");
         }
+        api.close();
+        pool.shutdownNow();
+        status.close();
+        long left = Math.max(0, deadline - System.nanoTime());
+        events.close(Duration.ofNanos(Math.min(left, Duration.ofSeconds(2).toNanos())));
     }
 
-    /**
-     * The client's HTTP client (same authentication and TLS) without fabric8's own retries of 429 and 5xx: the
-     * {@link Backoff} decides, so a PodDisruptionBudget refusal comes back at once and a cycle's retries stay bounded.
-     */
-    private static HttpClient withoutRetries(KubernetesClient client) {
-        RequestConfig noRetries = new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
-                .withRequestRetryBackoffLimit(0).build();
-        return client.getHttpClient().newBuilder().tag(noRetries).build();
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
     }
 
-    private String statusMessage(String body) {
-        if (body == null || body.isBlank()) return "";
-        try {
-            Status s = json.unmarshal(body, Status.class);
-            return s.getMessage() == null ? body : s.getMessage();
-        } catch (RuntimeException notStatus) {
-            return body.length() > 200 ? body.substring(0, 200) : body;
-        }
-    }
-
-    /** Runs a typed fabric8 call, turning its exception into the HTTP code. */
-    private static ApiOutcome call(Supplier<?> op) {
-        try {
-            op.get();
-            return new ApiOutcome(200, "");
-        } catch (KubernetesClientException e) {
-            return new ApiOutcome(e.getCode(), e.getStatus() != null ? e.getStatus().getMessage() : e.getMessage());
-        }
-    }
-
-    private static final class Tally {
-        int bound, bindFailures, evicted, evictionsRefused, evictionFailures, rolledBack, statusWrites, events;
-
-        Report report() {
-            return new Report(bound, bindFailures, evicted, evictionsRefused, evictionFailures, rolledBack, statusWrites, events);
-        }
+    static ThreadFactory daemon(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 }

@@ -7,10 +7,11 @@ import java.util.Set;
  * Every API call live mode makes, as RBAC rules: the single list {@code deploy/arbiter/clusterrole.yaml} (and the
  * Lease role) must grant, no more and no less. A test compares the manifests with this list; change both together.
  *
- * <p>Who calls what: the {@link ClusterCache} informers list and watch; the {@link Actuator} creates bindings,
- * evictions, events and the {@code default} Queue and patches PodGroup and Queue status (PodGroup status through
- * the main resource when the installed CRD, e.g. Volcano's, has no status subresource); the {@link LeaderElection}
- * reads and renews its Lease.
+ * <p>Who calls what: the {@link ClusterCache} informers list and watch; the {@link Actuator}'s writers create
+ * bindings, evictions, events and the {@code default} Queue, read a pod back after a 409 on its binding when the
+ * answer does not name its node, patch an Event's count when they aggregate, and patch PodGroup and Queue status
+ * (PodGroup status through the main resource when the installed CRD, e.g. Volcano's, has no status subresource);
+ * the {@link LeaderElection} reads and renews its Lease.
  */
 public final class ApiPermissions {
     /** One RBAC rule: API group ("" for core), resource (with "/subresource"), verbs. */
@@ -19,10 +20,10 @@ public final class ApiPermissions {
     /** Cluster-wide: the ClusterRole. */
     public static final List<Rule> CLUSTER = List.of(
             new Rule("", "nodes", Set.of("list", "watch")),
-            new Rule("", "pods", Set.of("list", "watch")),
+            new Rule("", "pods", Set.of("get", "list", "watch")),
             new Rule("", "pods/binding", Set.of("create")),
             new Rule("", "pods/eviction", Set.of("create")),
-            new Rule("", "events", Set.of("create")),
+            new Rule("", "events", Set.of("create", "patch")),
             new Rule("scheduling.k8s.io", "priorityclasses", Set.of("list", "watch")),
             new Rule(VolcanoQueue.GROUP, "queues", Set.of("list", "watch", "create")),
             new Rule(VolcanoQueue.GROUP, "queues/status", Set.of("patch")),

@@ -1,6 +1,7 @@
 package dev.arbiter.live;
 
 import dev.arbiter.manifest.ManifestException;
+import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.manifest.ObjectTranslator;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
@@ -23,21 +24,33 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The read side of live mode: informers on Nodes, Pods, PriorityClasses, Queues and PodGroups, each object translated
- * into a model record once per informer event (never per cycle), and {@link #snapshot()} freezing the records into
- * the {@link ClusterSnapshot} a cycle schedules, overlaid with the {@link AssumeCache}.
+ * into a model record once per informer event (never per cycle) and kept in snapshot order as it changes
+ * ({@link RecordIndex}), so that {@link #snapshot} costs in proportion to what changed since the last one: unchanged
+ * kinds are handed over as they are, a changed kind costs one array copy, and only pods assumed by the
+ * {@link AssumeCache} are rewritten. A pod whose update changes only its node, phase, start time or deletion is not
+ * translated again: its record is derived from the previous one.
  *
  * <p>Creation order is the object's creationTimestamp in epoch milliseconds shifted left 20 bits, tie-broken by the
  * order in which this cache first saw the object. {@code onChange} runs (on an informer thread) whenever a
  * translated record appears, changes or disappears; status-only changes that translate to the same record do not
- * count. This class never writes to the API.
+ * count. The simulator's {@value ManifestLoader#ARRIVAL_CYCLE_ANNOTATION} annotation means nothing live and is
+ * ignored, whatever its value.
+ *
+ * <p><b>Objects that cannot be read never hide what they use.</b> An object that does not translate (a field Arbiter
+ * reads more strictly than Kubernetes) keeps its last readable record. A running pod that was never readable makes
+ * its node <em>unknown</em>: the snapshot shows that node cordoned, so nothing is placed on it, until the pod can be
+ * read or is gone. Each such object is listed by {@link #unreadable()} (the actuator reports it as an event, the
+ * metrics count it). This class never writes to the API.
  */
 public final class ClusterCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
@@ -46,38 +59,84 @@ public final class ClusterCache implements AutoCloseable {
     private final KubernetesClient client;
     private final KubernetesSerialization json;
     private final ObjectTranslator translator = new ObjectTranslator("api");
+    private final PodTranslation podTranslation;
     private final AssumeCache assumed;
     private final Runnable onChange;
     private final AtomicLong seen = new AtomicLong();
     private final Map<String, Long> tieBreaks = new ConcurrentHashMap<>();
 
-    private final Map<String, NodeSpec> nodes = new ConcurrentHashMap<>();
-    private final Map<String, PodSpec> pods = new ConcurrentHashMap<>();
+    private final RecordIndex<NodeSpec> nodes = new RecordIndex<>(Comparator.comparing(NodeSpec::name));
+    private final RecordIndex<PodSpec> pods = new RecordIndex<>(
+            Comparator.comparingLong(PodSpec::creationOrder).thenComparing(PodSpec::key));
+    private final RecordIndex<PriorityClassSpec> priorityClasses = new RecordIndex<>(Comparator.comparing(PriorityClassSpec::name));
+    private final RecordIndex<QueueSpec> queues = new RecordIndex<>(Comparator.comparing(QueueSpec::name));
+    private final RecordIndex<PodGroupSpec> podGroups = new RecordIndex<>(
+            Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
     private final Map<String, PodIdentity> podIdentities = new ConcurrentHashMap<>();
-    private final Map<String, PriorityClassSpec> priorityClasses = new ConcurrentHashMap<>();
-    private final Map<String, QueueSpec> queues = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> queueStatuses = new ConcurrentHashMap<>();
-    private final Map<String, PodGroupSpec> podGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> podGroupStatuses = new ConcurrentHashMap<>();
+    private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
+    /** Nodes holding a running pod that could never be read, with those pods. */
+    private final Map<String, Set<String>> unknownNodes = new ConcurrentHashMap<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
-    /** Per record map, the keys its handler has seen (translated, or rejected with a warning). */
-    private final Map<Map<String, ?>, java.util.Set<String>> handled = new java.util.IdentityHashMap<>();
+    private final List<RecordIndex<?>> informed = List.of(nodes, pods, priorityClasses, queues, podGroups);
+    /** Per record index, the keys its handler has seen (translated, or found unreadable). */
+    private final Map<RecordIndex<?>, Set<String>> handled = new ConcurrentHashMap<>();
 
     /** What events and latency metrics need about a pod beyond its record. */
     public record PodIdentity(String uid, Instant created) {}
 
+    /**
+     * An object the cache cannot read: {@code id} is "Kind ns/name", {@code message} one line saying what is wrong
+     * and what the scheduler does about it.
+     */
+    public record Unreadable(String id, String kind, EventRecorder.Involved involved, String message) {}
+
     public ClusterCache(KubernetesClient client, AssumeCache assumed, Runnable onChange) {
         this.client = client;
         this.json = client.getKubernetesSerialization();
+        this.podTranslation = new PodTranslation(translator, json);
         this.assumed = assumed;
         this.onChange = onChange;
+        for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
     }
 
     /** Starts the five informers (list, then watch); returns at once. See {@link #hasSynced()}. */
     public synchronized void start() {
         if (!informers.isEmpty()) return;
-        informers.add(client.nodes().inform(handler(this::putNode, this::removeNode), 0));
-        informers.add(client.pods().inAnyNamespace().inform(handler(this::putPod, this::removePod), 0));
+        informers.add(client.nodes().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node obj) {
+                putNode(obj);
+            }
+
+            @Override
+            public void onUpdate(Node oldObj, Node newObj) {
+                // Kubelets update their Node's status often (conditions, images); most updates change nothing read.
+                if (!sameNodeInputs(oldObj, newObj) || !nodes.contains(newObj.getMetadata().getName())) putNode(newObj);
+            }
+
+            @Override
+            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+                removeNode(obj);
+            }
+        }, 0));
+        informers.add(client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod obj) {
+                putPod(null, obj);
+            }
+
+            @Override
+            public void onUpdate(Pod oldObj, Pod newObj) {
+                putPod(oldObj, newObj);
+            }
+
+            @Override
+            public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
+                removePod(obj);
+            }
+        }, 0));
         informers.add(client.scheduling().v1().priorityClasses()
                 .inform(handler(this::putPriorityClass, this::removePriorityClass), 0));
         informers.add(client.resources(VolcanoQueue.class).inform(handler(this::putQueue, this::removeQueue), 0));
@@ -89,11 +148,10 @@ public final class ClusterCache implements AutoCloseable {
      * True once every informer has completed its first list and its handler has translated every listed object
      * (fabric8 reports an informer synced when its store is filled, before the handler has seen every add).
      */
-    public boolean hasSynced() {
+    public synchronized boolean hasSynced() {
         if (informers.isEmpty() || !informers.stream().allMatch(SharedIndexInformer::hasSynced)) return false;
-        List<Map<String, ?>> records = List.of(nodes, pods, priorityClasses, queues, podGroups);
         for (int i = 0; i < informers.size(); i++) {
-            if (handledIn(records.get(i)).size() < informers.get(i).getStore().list().size()) return false;
+            if (handled.get(informed.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
         return true;
     }
@@ -102,12 +160,12 @@ public final class ClusterCache implements AutoCloseable {
      * False once an informer has stopped for good (fabric8 stops one whose first list fails, e.g. the API server was
      * unreachable or refused the ServiceAccount): the process cannot recover by itself and should be restarted.
      */
-    public boolean isHealthy() {
+    public synchronized boolean isHealthy() {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isRunning);
     }
 
     /** True while every informer's watch is open (false during a disconnect, until it re-lists and re-watches). */
-    public boolean isWatching() {
+    public synchronized boolean isWatching() {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isWatching);
     }
 
@@ -131,9 +189,9 @@ public final class ClusterCache implements AutoCloseable {
 
     /**
      * The cluster as the next cycle must see it: informer records, plus pods a binding was issued for shown on their
-     * assumed node, plus pods an eviction was issued for shown terminating. Sorted (nodes and classes by name, pods
-     * and PodGroups by creation order) so equal caches give equal snapshots. The {@code default} Queue is included
-     * even before it exists as an object, as Volcano does.
+     * assumed node, plus pods an eviction was issued for shown terminating, plus unknown nodes shown cordoned. Sorted
+     * (nodes and classes by name, pods and PodGroups by creation order) so equal caches give equal snapshots. The
+     * {@code default} Queue is included even before it exists as an object, as Volcano does.
      */
     public ClusterSnapshot snapshot() {
         return snapshot(Instant.now().getEpochSecond(), Map.of());
@@ -144,35 +202,66 @@ public final class ClusterCache implements AutoCloseable {
      * the {@code nominations} the previous cycle made (room held for preemptors whose victims are leaving).
      */
     public ClusterSnapshot snapshot(long now, Map<String, String> nominations) {
-        List<NodeSpec> n = new ArrayList<>(nodes.values());
-        n.sort(Comparator.comparing(NodeSpec::name));
-        List<PodSpec> p = new ArrayList<>(pods.size());
-        for (PodSpec pod : pods.values()) p.add(overlay(pod));
-        p.sort(Comparator.comparingLong(PodSpec::creationOrder).thenComparing(PodSpec::key));
-        List<PodGroupSpec> g = new ArrayList<>(podGroups.values());
-        g.sort(Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
-        List<QueueSpec> q = new ArrayList<>(queues.values());
-        if (!queues.containsKey(QueueSpec.DEFAULT)) q.add(QueueSpec.defaultQueue());
-        q.sort(Comparator.comparing(QueueSpec::name));
-        List<PriorityClassSpec> pc = new ArrayList<>(priorityClasses.values());
-        pc.sort(Comparator.comparing(PriorityClassSpec::name));
-        return new ClusterSnapshot(n, p, g, q, pc, now, nominations);
-    }
-
-    private PodSpec overlay(PodSpec pod) {
-        if (pod.terminating()) return pod;
-        if (assumed.isEvicting(pod.key())) return pod.withTerminating();
-        if (!pod.isBound()) {
-            String node = assumed.assumedNode(pod.key());
-            if (node != null) return pod.withNode(node, pod.phase());
+        // The assumptions first, the records after: the informer stores a pod's new record before it confirms (drops)
+        // the assumption, so a pod bound meanwhile is seen either assumed or bound, never pending (a double bind).
+        AssumeCache.View view = assumed.view();
+        List<PodSpec> p = overlay(pods.frozen(), view);
+        List<NodeSpec> n = unknownNodes.isEmpty() ? nodes.frozen() : cordonUnknown(nodes.frozen());
+        List<QueueSpec> q = queues.frozen();
+        if (!queues.contains(QueueSpec.DEFAULT)) {
+            List<QueueSpec> withDefault = new ArrayList<>(q);
+            withDefault.add(QueueSpec.defaultQueue());
+            withDefault.sort(Comparator.comparing(QueueSpec::name));
+            q = withDefault;
         }
-        return pod;
+        return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations);
     }
 
+    /** {@code list} with assumed pods rewritten: O(assumptions × log n), plus one copy when there are any. */
+    private List<PodSpec> overlay(List<PodSpec> list, AssumeCache.View view) {
+        if (view.isEmpty()) return list;
+        PodSpec[] out = null;
+        for (Map.Entry<String, String> b : view.bindings().entrySet()) {
+            int at = position(list, b.getKey());
+            if (at < 0) continue;
+            PodSpec pod = out == null ? list.get(at) : out[at];
+            if (pod.isBound() || pod.terminating() || view.evictions().contains(pod.key())) continue;
+            if (out == null) out = list.toArray(new PodSpec[0]);
+            out[at] = pod.withNode(b.getValue(), pod.phase());
+        }
+        for (String e : view.evictions()) {
+            int at = position(list, e);
+            if (at < 0) continue;
+            PodSpec pod = out == null ? list.get(at) : out[at];
+            if (pod.terminating()) continue;
+            if (out == null) out = list.toArray(new PodSpec[0]);
+            out[at] = pod.withTerminating();
+        }
+        return out == null ? list : List.of(out);
+    }
+
+    private int position(List<PodSpec> list, String key) {
+        PodSpec current = pods.get(key);
+        return current == null ? -1 : pods.indexIn(list, current);
+    }
+
+    private List<NodeSpec> cordonUnknown(List<NodeSpec> list) {
+        List<NodeSpec> out = new ArrayList<>(list.size());
+        for (NodeSpec n : list) {
+            out.add(unknownNodes.containsKey(n.name()) && !n.unschedulable()
+                    ? new NodeSpec(n.name(), n.labels(), n.taints(), true, n.allocatable(), n.arrivalCycle()) : n);
+        }
+        return out;
+    }
+
+    /** The pod's record as the informer last showed it (no assumptions), or null. */
+    public PodSpec pod(String key) {
+        return pods.get(key);
+    }
 
     /** Whether the cache still holds the pod ({@code ns/name}): until its deletion is seen, it holds its node. */
     public boolean holdsPod(String key) {
-        return pods.containsKey(key);
+        return pods.contains(key);
     }
 
     /** The pod's uid and creation time, or null when the cache does not hold it. */
@@ -186,7 +275,7 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     public boolean hasPodGroup(String key) {
-        return podGroups.containsKey(key);
+        return podGroups.contains(key);
     }
 
     /** The status the Queue object carries now, or null when there is no such object. */
@@ -195,13 +284,24 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     public boolean hasQueue(String name) {
-        return queues.containsKey(name);
+        return queues.contains(name);
+    }
+
+    /** Objects that cannot be read now, by id ("Kind ns/name"). */
+    public Map<String, Unreadable> unreadable() {
+        return Map.copyOf(unreadable);
+    }
+
+    /** How many objects of {@code kind} ("Pod", "Node", ...) cannot be read now. */
+    public int unreadableCount(String kind) {
+        int n = 0;
+        for (Unreadable u : unreadable.values()) if (u.kind().equals(kind)) n++;
+        return n;
     }
 
     // ---- informer events ------------------------------------------------------------------------------------
 
-    private <T extends HasMetadata> ResourceEventHandler<T> handler(java.util.function.Consumer<T> put,
-                                                                      java.util.function.Consumer<T> remove) {
+    private <T extends HasMetadata> ResourceEventHandler<T> handler(Consumer<T> put, Consumer<T> remove) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {
@@ -221,17 +321,38 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     private void putNode(Node node) {
-        store(nodes, node.getMetadata().getName(), node, translator::node);
+        store(nodes, "Node", node.getMetadata().getName(), node, o -> translator.node(map(o)));
+    }
+
+    /** What the translation reads of a Node (labels, taints, cordon, allocatable or capacity) is equal. */
+    private static boolean sameNodeInputs(Node a, Node b) {
+        return a.getSpec() != null && b.getSpec() != null && a.getStatus() != null && b.getStatus() != null
+                && Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
+                && Objects.equals(a.getMetadata().getAnnotations(), b.getMetadata().getAnnotations())
+                && Objects.equals(a.getSpec().getTaints(), b.getSpec().getTaints())
+                && Objects.equals(a.getSpec().getUnschedulable(), b.getSpec().getUnschedulable())
+                && Objects.equals(a.getStatus().getAllocatable(), b.getStatus().getAllocatable())
+                && Objects.equals(a.getStatus().getCapacity(), b.getStatus().getCapacity());
     }
 
     private void removeNode(Node node) {
-        forget(nodes, node.getMetadata().getName(), node);
+        forget(nodes, "Node", node.getMetadata().getName(), node);
     }
 
-    private void putPod(Pod pod) {
+    private void putPod(Pod before, Pod pod) {
         String key = key(pod);
         podIdentities.put(key, new PodIdentity(pod.getMetadata().getUid(), created(pod)));
-        PodSpec spec = store(pods, key, pod, m -> translator.pod(m, creationOrder(pod)));
+        PodSpec previous = pods.get(key);
+        PodSpec spec = previous != null && before != null && !unreadable.containsKey("Pod " + key)
+                ? PodTranslation.derived(previous, before, pod) : null;
+        String assumedNode = assumed.assumedNode(key);
+        if (spec != null) {
+            handled.get(pods).add(key);
+            if (worthACycle(pods.put(key, spec), spec, assumedNode)) onChange.run();
+        } else {
+            spec = store(pods, "Pod", key, pod, ignored -> podTranslation.translate(pod, creationOrder(pod)),
+                    (was, now) -> worthACycle(was, now, assumedNode));
+        }
         if (spec == null) return;
         if (spec.terminating()) assumed.podGone(key);
         else if (spec.isBound()) assumed.confirmBound(key);
@@ -240,71 +361,136 @@ public final class ClusterCache implements AutoCloseable {
     private void removePod(Pod pod) {
         String key = key(pod);
         podIdentities.remove(key);
-        assumed.podGone(key);
-        forget(pods, key, pod);
+        forget(pods, "Pod", key, pod);
+        assumed.podGone(key); // after the record is gone: a snapshot never sees the pod neither leaving nor gone
     }
 
     private void putPriorityClass(PriorityClass pc) {
-        store(priorityClasses, pc.getMetadata().getName(), pc, translator::priorityClass);
+        store(priorityClasses, "PriorityClass", pc.getMetadata().getName(), pc, o -> translator.priorityClass(map(o)));
     }
 
     private void removePriorityClass(PriorityClass pc) {
-        forget(priorityClasses, pc.getMetadata().getName(), pc);
+        forget(priorityClasses, "PriorityClass", pc.getMetadata().getName(), pc);
     }
 
     private void putQueue(VolcanoQueue q) {
         String name = q.getMetadata().getName();
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
-        store(queues, name, q, translator::queue);
+        store(queues, "Queue", name, q, o -> translator.queue(map(o)));
     }
 
     private void removeQueue(VolcanoQueue q) {
         queueStatuses.remove(q.getMetadata().getName());
-        forget(queues, q.getMetadata().getName(), q);
+        forget(queues, "Queue", q.getMetadata().getName(), q);
     }
 
     private void putPodGroup(VolcanoPodGroup g) {
         String key = key(g);
         if (g.getStatus() != null) podGroupStatuses.put(key, g.getStatus());
         else podGroupStatuses.remove(key);
-        store(podGroups, key, g, m -> translator.podGroup(m, creationOrder(g)));
+        store(podGroups, "PodGroup", key, g, o -> translator.podGroup(map(o), creationOrder(g)));
     }
 
     private void removePodGroup(VolcanoPodGroup g) {
         podGroupStatuses.remove(key(g));
-        forget(podGroups, key(g), g);
+        forget(podGroups, "PodGroup", key(g), g);
     }
 
     /**
-     * Translates {@code obj} and stores the record; signals a change when the record differs from the one held.
-     * An object that does not translate is logged and keeps its previous record (an API server validates what it
-     * stores, so this means a field Arbiter reads more strictly than Kubernetes).
+     * Translates {@code obj} and stores the record; signals a change when the record differs from the one held. An
+     * object that does not translate keeps its previous record and is listed as unreadable; a running pod without a
+     * previous record makes its node unknown.
      */
-    @SuppressWarnings("unchecked")
-    private <R> R store(Map<String, R> records, String key, HasMetadata obj, Function<Map<String, Object>, R> translate) {
-        handledIn(records).add(key);
+    private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate) {
+        return store(records, kind, key, obj, translate, (before, after) -> !Objects.equals(before, after));
+    }
+
+    /**
+     * Whether a pod's new record can change a cycle's decisions. Not when it only confirms what the snapshot already
+     * showed (the pod on the node its binding was issued for), nor when a bound pod only moves from Pending to
+     * Running or gets its start time (capacity is held either way; the periodic cycle catches up on the rest).
+     */
+    static boolean worthACycle(PodSpec before, PodSpec after, String assumedNode) {
+        if (Objects.equals(before, after)) return false;
+        if (before == null || after == null || after.terminating() || !after.isBound()) return true;
+        boolean finished = "Succeeded".equals(after.phase()) || "Failed".equals(after.phase());
+        if (finished) return true;
+        boolean sameNode = after.nodeName().equals(before.isBound() ? before.nodeName() : assumedNode);
+        return !sameNode || before.terminating() || !before.requests().equals(after.requests())
+                || !before.labels().equals(after.labels()) || !before.annotations().equals(after.annotations())
+                || !Objects.equals(before.priority(), after.priority())
+                || !Objects.equals(before.priorityClassName(), after.priorityClassName());
+    }
+
+    private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate,
+                        java.util.function.BiPredicate<R, R> worthACycle) {
+        handled.get(records).add(key);
+        String id = kind + " " + key;
         R record;
         try {
-            Map<String, Object> object = json.convertValue(obj, Map.class);
-            record = translate.apply(object);
-        } catch (ManifestException e) {
-            LOG.warn("ignoring {} {}: {}", obj.getKind(), key, e.getMessage());
+            record = translate.apply(obj);
+        } catch (ManifestException | IllegalArgumentException e) {
+            unreadable(records, kind, key, id, obj, e.getMessage());
             return null;
         }
+        if (unreadable.remove(id) != null) {
+            LOG.info("{} can be read again", id);
+            releaseUnknownNode(key);
+        }
         R previous = records.put(key, record);
-        if (!Objects.equals(previous, record)) onChange.run();
+        if (worthACycle.test(previous, record)) onChange.run();
         return record;
     }
 
-    private <R> void forget(Map<String, R> records, String key, HasMetadata obj) {
-        handledIn(records).remove(key);
-        tieBreaks.remove(uidOrKey(obj));
-        if (records.remove(key) != null) onChange.run();
+    private <R> void unreadable(RecordIndex<R> records, String kind, String key, String id, HasMetadata obj, String problem) {
+        boolean hasPrevious = records.contains(key);
+        String node = obj instanceof Pod p && p.getSpec() != null ? p.getSpec().getNodeName() : null;
+        String phase = obj instanceof Pod p && p.getStatus() != null ? p.getStatus().getPhase() : null;
+        boolean holdsNode = node != null && !"Succeeded".equals(phase) && !"Failed".equals(phase);
+        String consequence;
+        if (hasPrevious) {
+            consequence = "its last readable version is used";
+        } else if (holdsNode) {
+            consequence = "node " + node + " is treated as full (nothing is placed there) until the pod can be read or is gone";
+            if (unknownNodes.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet()).add(key)) onChange.run();
+        } else {
+            consequence = kind.equals("Pod") ? "it is not scheduled until it can be read" : "it is left out until it can be read";
+            releaseUnknownNode(key);
+        }
+        String message = "cannot read " + id + ": " + problem + "; " + consequence;
+        Unreadable before = unreadable.put(id, new Unreadable(id, kind, involved(kind, obj), message));
+        if (before == null || !before.message().equals(message)) LOG.warn("{}", message);
     }
 
-    private synchronized java.util.Set<String> handledIn(Map<String, ?> records) {
-        return handled.computeIfAbsent(records, k -> ConcurrentHashMap.newKeySet());
+    private void releaseUnknownNode(String podKey) {
+        for (Map.Entry<String, Set<String>> e : unknownNodes.entrySet()) {
+            if (e.getValue().remove(podKey) && e.getValue().isEmpty()) {
+                unknownNodes.remove(e.getKey(), e.getValue());
+                onChange.run();
+            }
+        }
+    }
+
+    private static EventRecorder.Involved involved(String kind, HasMetadata obj) {
+        String apiVersion = obj.getApiVersion() != null ? obj.getApiVersion() : "v1";
+        return new EventRecorder.Involved(apiVersion, kind, obj.getMetadata().getNamespace(), obj.getMetadata().getName(),
+                obj.getMetadata().getUid());
+    }
+
+    /** The object as the plain map the translator reads, without the simulator's annotations. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> map(HasMetadata obj) {
+        Map<String, Object> object = json.convertValue(obj, Map.class);
+        PodTranslation.withoutSimulationAnnotations(object);
+        return object;
+    }
+
+    private <R> void forget(RecordIndex<R> records, String kind, String key, HasMetadata obj) {
+        handled.get(records).remove(key);
+        tieBreaks.remove(uidOrKey(obj));
+        if (unreadable.remove(kind + " " + key) != null) releaseUnknownNode(key);
+        if (records.remove(key) != null) onChange.run();
     }
 
     private long creationOrder(HasMetadata obj) {

@@ -97,24 +97,46 @@ public final class LeaderElection implements AutoCloseable {
         if (!closing) start();
     }
 
-    /** Stops scheduling (if leading) and releases the Lease. */
+    /** Stops scheduling (if leading) and releases the Lease, waiting at most 10 s for the API server. */
     @Override
     public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Stops scheduling (if leading) and releases the Lease; a release the API server does not answer within
+     * {@code timeout} is abandoned (the standby then takes over when the Lease expires).
+     */
+    public void close(Duration timeout) {
         closing = true;
-        CompletableFuture<?> e;
+        CompletableFuture<?> running;
         synchronized (this) {
-            e = election;
+            running = election;
         }
-        if (e != null) e.cancel(true);
+        if (running != null) running.cancel(true);
         stopped();
-        // Give the Lease up now (synchronously) rather than relying on the cancelled loop, so the client can close.
+        // Give the Lease up now rather than relying on the cancelled loop, so the client can close.
         LeaderElector le = elector;
-        if (le != null) {
+        if (le == null) return;
+        Thread release = new Thread(() -> {
             try {
                 le.release();
-            } catch (RuntimeException ignored) {
-                // the standby then takes over when the lease expires
+                LOG.info("{}: released Lease {}/{}", identity, namespace, leaseName);
+            } catch (RuntimeException e) {
+                LOG.warn("{}: could not release Lease {}/{}: {}; the standby takes over when it expires", identity,
+                        namespace, leaseName, e.getMessage());
             }
+        }, "arbiter-lease-release");
+        release.setDaemon(true);
+        release.start();
+        try {
+            release.join(Math.max(1, timeout.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (release.isAlive()) {
+            LOG.warn("{}: releasing Lease {}/{} took longer than {} s; giving up", identity, namespace, leaseName,
+                    timeout.toSeconds());
         }
     }
 }

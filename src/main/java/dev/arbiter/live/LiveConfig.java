@@ -6,42 +6,81 @@ import java.util.Set;
 /**
  * Mechanism settings of live mode (policy stays in the rules).
  *
- * @param schedulerNames the {@code spec.schedulerName}s this scheduler answers; the first names its events
- * @param period         time between cycles when nothing changes
- * @param leaderElect    campaign for {@code leaseNamespace/leaseName} before scheduling; false schedules at once
- * @param identity       this replica's name in the Lease and in events (the pod name in a cluster)
- * @param backoff        retries of one bind or evict call inside a cycle
- * @param assumeTtl      how long an issued binding or eviction is assumed without the informer confirming it
+ * @param schedulerNames     the {@code spec.schedulerName}s this scheduler answers; the first names its events
+ * @param period             time between cycles when nothing changes
+ * @param leaderElect        campaign for {@code leaseNamespace/leaseName} before scheduling; false schedules at once
+ * @param identity           this replica's name in the Lease and in events (the pod name in a cluster)
+ * @param backoff            retries of one bind or evict call
+ * @param assumeTtl          how long an accepted binding or eviction is assumed without the informer confirming it
+ * @param writers            concurrent binders, status writers, request timeout, event limits
+ * @param cycleDeadline      {@code /healthz} fails once no cycle has finished for this long (a wedged loop)
+ * @param rulesFallbackAfter consecutive failed cycles after which the loop returns to the last rules that worked
+ * @param shutdownGrace      how long shutdown may take, whatever the API server does (below the pod's
+ *                           terminationGracePeriodSeconds)
  */
 public record LiveConfig(Set<String> schedulerNames, Duration period, boolean leaderElect, String leaseNamespace,
                          String leaseName, String identity, LeaderElection.Timing leaseTiming, Backoff backoff,
-                         Duration assumeTtl, String scoring) {
+                         Duration assumeTtl, String scoring, Actuator.Writers writers, Duration cycleDeadline,
+                         int rulesFallbackAfter, Duration shutdownGrace) {
     public LiveConfig {
         schedulerNames = Set.copyOf(schedulerNames);
         if (schedulerNames.isEmpty()) throw new IllegalArgumentException("at least one scheduler name is needed");
         if (period.isNegative() || period.isZero()) throw new IllegalArgumentException("period must be positive");
+        if (cycleDeadline.isNegative() || cycleDeadline.isZero()) throw new IllegalArgumentException("cycle deadline must be positive");
+        if (rulesFallbackAfter < 1) throw new IllegalArgumentException("rules fallback needs at least 1 failed cycle");
+        if (shutdownGrace.isNegative() || shutdownGrace.isZero()) throw new IllegalArgumentException("shutdown grace must be positive");
     }
 
     /** Production defaults for the given scheduler names. */
     public static LiveConfig defaults(Set<String> schedulerNames, String identity) {
         return new LiveConfig(schedulerNames, Duration.ofSeconds(1), false, "arbiter-system", "arbiter", identity,
-                LeaderElection.Timing.standard(), Backoff.standard(), Duration.ofSeconds(30), "binpack");
+                LeaderElection.Timing.standard(), Backoff.standard(), Duration.ofSeconds(30), null,
+                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25));
     }
 
     public LiveConfig withPeriod(Duration p) {
-        return new LiveConfig(schedulerNames, p, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff, assumeTtl, scoring);
+        return new LiveConfig(schedulerNames, p, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
     }
 
     public LiveConfig withLeaderElection(String namespace, String name, LeaderElection.Timing timing) {
-        return new LiveConfig(schedulerNames, period, true, namespace, name, identity, timing, backoff, assumeTtl, scoring);
+        return new LiveConfig(schedulerNames, period, true, namespace, name, identity, timing, backoff, assumeTtl, scoring,
+                writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
     }
 
     public LiveConfig withBackoff(Backoff b) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, b, assumeTtl, scoring);
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, b,
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
     }
 
     public LiveConfig withAssumeTtl(Duration ttl) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff, ttl, scoring);
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                ttl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+    }
+
+    public LiveConfig withScoring(String s) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, s, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+    }
+
+    public LiveConfig withWriters(Actuator.Writers w) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, w, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+    }
+
+    public LiveConfig withCycleDeadline(Duration d) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, writers, d, rulesFallbackAfter, shutdownGrace);
+    }
+
+    public LiveConfig withRulesFallbackAfter(int failures) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, writers, cycleDeadline, failures, shutdownGrace);
+    }
+
+    public LiveConfig withShutdownGrace(Duration grace) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, grace);
     }
 
     /** The name events are reported under: the first scheduler name in sorted order. */

@@ -3,17 +3,28 @@ package dev.arbiter.live;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.runtime.KubeClients;
+import dev.arbiter.runtime.RulesWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Arbiter as a cluster's batch scheduler: the cache (read), the engine (decide) and the actuator (write), driven by
  * the scheduling loop, which runs only while this replica leads (or always, without leader election).
  *
- * <p>Lifecycle: {@link #start()} starts the informers and the campaign (or the loop); {@link #close()} stops the
- * loop after its current cycle, releases the Lease and stops the informers. The client stays the caller's.
+ * <p>Lifecycle: {@link #start()} starts the informers and the campaign (or the loop); {@link #close()} shuts down
+ * within the configured grace period whatever the API server does: the loop stops at once (a cycle in progress is
+ * not waited for), writes in flight get part of the grace and are then cancelled, the Lease is released, the
+ * informers stop. The client stays the caller's.
  */
 public final class LiveScheduler implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LiveScheduler.class);
+
     private final LiveConfig config;
     private final AssumeCache assumed;
     private final ClusterCache cache;
@@ -21,8 +32,8 @@ public final class LiveScheduler implements AutoCloseable {
     private final SchedulingLoop loop;
     private final Metrics metrics;
     private final LeaderElection election;
-    private dev.arbiter.authoring.RulesWatcher watcher;
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LiveScheduler.class);
+    private RulesWatcher watcher;
+    private volatile boolean closed;
 
     public LiveScheduler(KubernetesClient client, RuleBook rules, LiveConfig config, MeterRegistry registry) {
         this.config = config;
@@ -32,16 +43,50 @@ public final class LiveScheduler implements AutoCloseable {
         this.cache = new ClusterCache(client, assumed, () -> {
             if (loopRef[0] != null) loopRef[0].trigger();
         });
-        this.actuator = new Actuator(client, cache, assumed, metrics, config.backoff(), config.schedulerNames(),
-                config.component(), config.identity());
+        metrics.unreadableObjects(cache::unreadableCount);
+        this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
+                config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
         Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring()));
-        this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames());
+        this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
+                config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",
+                        "rules generation " + broken + " failed " + failures + " cycles in a row (" + error
+                                + "); scheduling with generation " + good + ", the last that worked"));
         loopRef[0] = loop;
         metrics.rulesGeneration(rules.generation());
         this.election = config.leaderElect()
                 ? new LeaderElection(client, config.leaseNamespace(), config.leaseName(), config.identity(),
                         config.leaseTiming(), this::startLeading, this::stopLeading)
                 : null;
+    }
+
+    /**
+     * Checks, with one cheap list each, that the cluster answers and lets this client read what the informers need
+     * (nodes, pods, priority classes, Volcano's queues and PodGroups); throws {@link KubeClients.ClusterUnavailable}
+     * with one line naming the server and the cause. {@code arbiter run} retries this before it starts.
+     */
+    public static void checkAccess(KubernetesClient client) {
+        String server = client.getMasterUrl().toString();
+        String what = "nodes";
+        try {
+            client.nodes().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            what = "pods";
+            client.pods().inAnyNamespace().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            what = "priorityclasses";
+            client.scheduling().v1().priorityClasses().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            what = "queues";
+            client.resources(VolcanoQueue.class).list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            what = "podgroups";
+            client.resources(VolcanoPodGroup.class).inAnyNamespace().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            if (e.getCode() == 404 && (what.equals("queues") || what.equals("podgroups"))) {
+                throw new KubeClients.ClusterUnavailable(server.replaceAll("/+$", "") + ": no " + what
+                        + ".scheduling.volcano.sh: install the CRDs (deploy/crds) or Volcano", e);
+            }
+            String line = KubeClients.describe(e, server);
+            throw new KubeClients.ClusterUnavailable(e.getCode() > 0 ? line + " (listing " + what + ")" : line, e);
+        } catch (RuntimeException e) {
+            throw KubeClients.unavailable(e, server);
+        }
     }
 
     /** Starts the informers, then either campaigns for the Lease or starts scheduling. */
@@ -60,14 +105,17 @@ public final class LiveScheduler implements AutoCloseable {
     }
 
     private void startLeading() {
+        if (closed) return;
+        actuator.resumeWrites();
         metrics.leader(true);
         loop.start();
     }
 
-    /** A new leader starts from what the informers show; assumptions of this term are dropped. */
+    /** Leadership lost: stop, cancel what is in flight, forget this term's assumptions; a new leader starts afresh. */
     private void stopLeading() {
         metrics.leader(false);
         loop.stop();
+        actuator.abandonWrites();
         assumed.clear();
     }
 
@@ -81,9 +129,12 @@ public final class LiveScheduler implements AutoCloseable {
         return cache.hasSynced();
     }
 
-    /** For {@code /healthz}: every informer is still running (see {@link ClusterCache#isHealthy()}). */
+    /**
+     * For {@code /healthz}: every informer is still running (see {@link ClusterCache#isHealthy()}) and, while this
+     * replica schedules, a cycle finished within the cycle deadline.
+     */
     public boolean isHealthy() {
-        return cache.isHealthy();
+        return cache.isHealthy() && loop.healthy(config.cycleDeadline());
     }
 
     public ClusterCache cache() {
@@ -106,49 +157,80 @@ public final class LiveScheduler implements AutoCloseable {
         return config;
     }
 
+    Actuator actuator() {
+        return actuator;
+    }
+
+    /** This replica's pod, {@code namespace/name}, for events about the scheduler itself. */
+    private String selfPod() {
+        return config.leaseNamespace() + "/" + config.identity();
+    }
+
     /**
      * Hot reload: watches {@code folder} (a ConfigMap mount's symlink swap included) and, when its rules change,
-     * compiles them off the scheduling thread and swaps them in before the next cycle. Rules that do not compile are
+     * compiles and checks them (as validate does) off the scheduling thread and swaps them in before the next cycle.
+     * Rules that do not compile or fail the check are
      * logged with {@code file:line}, counted ({@code arbiter_rules_reload_failures_total}) and reported as a
      * {@code RulesRejected} Event on this replica's pod; the running rules stay and readiness is unaffected.
      */
-    public synchronized void watchRules(java.nio.file.Path folder, java.time.Duration debounce, java.time.Duration poll)
-            throws java.io.IOException {
+    public synchronized void watchRules(Path folder, Duration debounce, Duration poll) throws IOException {
         if (watcher != null) return;
-        watcher = new dev.arbiter.authoring.RulesWatcher(folder, loop.currentRules(), debounce, poll,
-                new dev.arbiter.authoring.RulesWatcher.Listener() {
-                    @Override
-                    public void reloaded(RuleBook rules, String previousGeneration) {
-                        LOG.info("rules reloaded: generation {} (was {})", rules.generation(), previousGeneration);
-                        metrics.rulesReloaded();
-                        loop.useRules(rules);
-                    }
+        watcher = new RulesWatcher(folder, loop.currentRules(), debounce, poll, new RulesWatcher.Listener() {
+            @Override
+            public void reloaded(RuleBook rules, String previousGeneration) {
+                LOG.info("rules reloaded: generation {} (was {})", rules.generation(), previousGeneration);
+                metrics.rulesReloaded();
+                loop.useRules(rules);
+            }
 
-                    @Override
-                    public void reloadFailed(dev.arbiter.authoring.RulesWatcher.Failure failure) {
-                        metrics.rulesReloadFailed();
-                        for (String problem : failure.problems()) LOG.error("rules rejected: {}", problem);
-                        String first = failure.problems().isEmpty() ? "does not compile" : failure.problems().get(0);
-                        actuator.rulesRejected(config.leaseNamespace() + "/" + config.identity(),
-                                "new rules rejected, keeping generation " + failure.keptGeneration() + ": " + first
-                                        + (failure.problems().size() > 1 ? " (+" + (failure.problems().size() - 1) + " more)" : ""));
-                    }
-                });
+            @Override
+            public void reloadFailed(RulesWatcher.Failure failure) {
+                metrics.rulesReloadFailed();
+                for (String problem : failure.problems()) LOG.error("rules rejected: {}", problem);
+                String first = failure.problems().isEmpty() ? "does not compile" : failure.problems().get(0);
+                actuator.schedulerEvent(selfPod(), "RulesRejected", "new rules rejected, keeping generation "
+                        + failure.keptGeneration() + ": " + first
+                        + (failure.problems().size() > 1 ? " (+" + (failure.problems().size() - 1) + " more)" : ""));
+            }
+        });
         watcher.start();
     }
 
-    /** Stops acting (rules watcher, Lease, scheduling loop) but keeps the informers running; {@link #close()} stops all. */
+    /** Stops acting (rules watcher, loop, writes, Lease) but keeps the informers running; {@link #close()} stops all. */
     public void stopScheduling() {
-        synchronized (this) {
-            if (watcher != null) watcher.close();
-        }
-        if (election != null) election.close();
-        stopLeading();
+        stopScheduling(config.shutdownGrace());
     }
 
+    private void stopScheduling(Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        closed = true;
+        RulesWatcher w;
+        synchronized (this) {
+            w = watcher;
+        }
+        if (w != null) w.close(Duration.ofMillis(Math.min(1000, grace.toMillis() / 10)));
+        // 1. No new cycle, and a cycle still running acts no more.
+        loop.stop();
+        metrics.leader(false);
+        // 2. Writes in flight get up to a third of what is left to finish, then are cancelled; events get a moment.
+        actuator.close(remaining(deadline).multipliedBy(2).dividedBy(3));
+        assumed.clear();
+        // 3. Give the Lease up, so a standby takes over now rather than when it expires.
+        if (election != null) election.close(remaining(deadline));
+    }
+
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    }
+
+    /** Shuts down within {@link LiveConfig#shutdownGrace()}; see the class comment. */
     @Override
     public void close() {
-        stopScheduling();
+        close(config.shutdownGrace());
+    }
+
+    public void close(Duration grace) {
+        stopScheduling(grace);
         cache.close();
     }
 }

@@ -26,6 +26,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       (cores, bytes, devices), as of the last cycle.</li>
  *   <li>{@code arbiter_pending_pods}: pods of this scheduler waiting for a node, as of the last cycle.</li>
  *   <li>{@code arbiter_leader}: 1 while this replica holds the Lease (or runs without leader election).</li>
+ *   <li>{@code arbiter_cycle_failures_total}: cycles that threw; {@code arbiter_last_cycle_timestamp_seconds}: when
+ *       the last cycle finished.</li>
+ *   <li>{@code arbiter_rules_fallbacks_total}: times the loop went back to the last rules that worked.</li>
+ *   <li>{@code arbiter_unreadable_objects{kind}}: objects the cache cannot read now.</li>
+ *   <li>{@code arbiter_events_total{outcome}}: events sent, aggregated (an existing Event's count raised), throttled
+ *       (per-object limit), dropped (queue full or shutting down), failed.</li>
+ *   <li>{@code arbiter_writes_pending}, {@code arbiter_events_pending}, {@code arbiter_stranded_gangs}: the writers'
+ *       backlog, and gangs a failed rollback left half-bound.</li>
  * </ul>
  */
 public final class Metrics {
@@ -35,6 +43,7 @@ public final class Metrics {
     private final MultiGauge allocated;
     private final AtomicInteger pendingPods = new AtomicInteger();
     private final AtomicInteger leader = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong lastCycleMillis = new java.util.concurrent.atomic.AtomicLong();
 
     public Metrics(MeterRegistry registry) {
         this.registry = registry;
@@ -46,6 +55,7 @@ public final class Metrics {
                 .register(registry);
         registry.gauge("arbiter.pending.pods", pendingPods);
         registry.gauge("arbiter.leader", leader);
+        registry.gauge("arbiter.last.cycle.timestamp.seconds", lastCycleMillis, a -> a.get() / 1000.0);
     }
 
     public MeterRegistry registry() {
@@ -93,6 +103,65 @@ public final class Metrics {
     public double rulesReloadFailures() {
         Counter c = registry.find("arbiter.rules.reload.failures").counter();
         return c == null ? 0 : c.count();
+    }
+
+    public void cycleFailed() {
+        Counter.builder("arbiter.cycle.failures").description("Scheduling cycles that threw").register(registry).increment();
+    }
+
+    public double cycleFailures() {
+        Counter c = registry.find("arbiter.cycle.failures").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** A cycle finished: {@code arbiter_last_cycle_timestamp_seconds}. */
+    public void cycleFinished() {
+        lastCycleMillis.set(System.currentTimeMillis());
+    }
+
+    /** The loop fell back to the last rules that worked ({@code arbiter_rules_fallbacks_total}). */
+    public void rulesFellBack() {
+        Counter.builder("arbiter.rules.fallbacks").description("Fallbacks to the last rules that completed a cycle")
+                .register(registry).increment();
+    }
+
+    public double rulesFallbacks() {
+        Counter c = registry.find("arbiter.rules.fallbacks").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** An event's fate: sent, aggregated, throttled, dropped or failed. */
+    public void event(String outcome) {
+        Counter.builder("arbiter.events").description("Events by outcome").tag("outcome", outcome).register(registry).increment();
+    }
+
+    public double events(String outcome) {
+        Counter c = registry.find("arbiter.events").tag("outcome", outcome).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** Registers {@code arbiter_unreadable_objects{kind}} for the kinds the cache reads. */
+    public void unreadableObjects(java.util.function.ToIntFunction<String> count) {
+        for (String kind : List.of("Node", "Pod", "PriorityClass", "Queue", "PodGroup")) {
+            io.micrometer.core.instrument.Gauge.builder("arbiter.unreadable.objects", () -> count.applyAsInt(kind))
+                    .description("Objects the cache cannot read").tag("kind", kind).register(registry);
+        }
+    }
+
+    public double unreadable(String kind) {
+        io.micrometer.core.instrument.Gauge g = registry.find("arbiter.unreadable.objects").tag("kind", kind).gauge();
+        return g == null ? 0 : g.value();
+    }
+
+    /** Registers the writers' backlog gauges. */
+    public void writers(java.util.function.IntSupplier pendingWrites, java.util.function.IntSupplier strandedGangs,
+                        java.util.function.IntSupplier pendingEvents) {
+        io.micrometer.core.instrument.Gauge.builder("arbiter.writes.pending", pendingWrites::getAsInt)
+                .description("Bindings, evictions and status writes queued or in flight").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("arbiter.stranded.gangs", strandedGangs::getAsInt)
+                .description("Gangs left half-bound by a failed rollback").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("arbiter.events.pending", pendingEvents::getAsInt)
+                .description("Events waiting to be sent").register(registry);
     }
 
     public void pendingPods(int n) {

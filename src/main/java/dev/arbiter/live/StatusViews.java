@@ -156,6 +156,6 @@ final class StatusViews {
      */
     static String groupKey(PodSpec p) {
         String group = p.groupName();
-        return p.namespace() + "/" + p.groupOrImplicit();
+        return p.jobId();
     }
 }

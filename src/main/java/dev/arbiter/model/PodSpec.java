@@ -64,6 +64,11 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
         return g != null ? g : "podgroup-" + name;
     }
 
+    /** The job the pod belongs to, {@code namespace/} its {@linkplain #groupOrImplicit() PodGroup or implicit gang}. */
+    public String jobId() {
+        return namespace + "/" + groupOrImplicit();
+    }
+
     /**
      * The task role: Volcano's {@code volcano.sh/task-spec} annotation, else the label of the same name (Volcano's job
      * controller writes both), or "" when the pod names none.

@@ -97,7 +97,7 @@ final class Outcome {
 
     /** The PodGroup a pod belongs to, or its implicit gang of one. */
     private static String groupOf(PodSpec p) {
-        return p.namespace() + "/" + (p.groupName() != null ? p.groupName() : "podgroup-" + p.name());
+        return p.jobId();
     }
 
     private String knownWorkloads() {

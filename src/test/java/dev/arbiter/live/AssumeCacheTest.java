@@ -30,15 +30,36 @@ class AssumeCacheTest {
     }
 
     @Test
-    void anUnconfirmedAssumptionExpires() {
+    void anAcceptedCallTheInformerNeverConfirmsExpires() {
         cache.assume("ns/p", "node-1");
         cache.evicting("ns/v");
+        cache.bindingAccepted("ns/p");
+        cache.evictionAccepted("ns/v");
         now.addAndGet(Duration.ofSeconds(29).toNanos());
         assertEquals("node-1", cache.assumedNode("ns/p"));
         assertTrue(cache.isEvicting("ns/v"));
         now.addAndGet(Duration.ofSeconds(2).toNanos());
         assertNull(cache.assumedNode("ns/p"));
         assertFalse(cache.isEvicting("ns/v"));
+    }
+
+    @Test
+    void aCallStillInFlightNeverExpires() {
+        cache.assume("ns/p", "node-1");
+        cache.evicting("ns/v");
+        now.addAndGet(Duration.ofMinutes(10).toNanos());
+        assertEquals("node-1", cache.assumedNode("ns/p"), "a slow binding keeps its node: no double booking");
+        assertTrue(cache.isEvicting("ns/v"));
+    }
+
+    @Test
+    void aGangSettlesInOneStepThatNoViewSeesHalfOf() {
+        cache.assume("ns/a", "node-1");
+        cache.assume("ns/b", "node-2");
+        cache.settleGang(java.util.List.of("ns/b"), java.util.List.of("ns/a"));
+        AssumeCache.View v = cache.view();
+        assertEquals(java.util.Map.of(), v.bindings());
+        assertEquals(java.util.Set.of("ns/a"), v.evictions());
     }
 
     @Test

@@ -24,7 +24,8 @@ class BindingTest extends LiveClusterTest {
         assertEquals(1, o.report().bound());
         await("solo bound", () -> "node-1".equals(fx.nodeOf("team/solo")));
         assertEquals(0, client.resources(VolcanoPodGroup.class).inAnyNamespace().list().getItems().size());
-        assertTrue(fx.events("team/solo").stream().anyMatch(e -> e.startsWith("Scheduled: Successfully assigned team/solo to node-1")));
+        await("Scheduled event (events are sent asynchronously)", () -> fx.events("team/solo").stream()
+                .anyMatch(e -> e.startsWith("Scheduled: Successfully assigned team/solo to node-1")));
     }
 
     @Test
@@ -55,7 +56,8 @@ class BindingTest extends LiveClusterTest {
         VolcanoPodGroup.Condition why = condition(fx.podGroup("team/train"), "Unschedulable");
         assertTrue(why.message.startsWith("4/4 tasks unschedulable: "), why.message);
         assertTrue(why.message.contains("mars-tech.com/gpu"), why.message);
-        assertTrue(fx.events("team/train-3").stream().anyMatch(e -> e.startsWith("FailedScheduling: 4/4 tasks unschedulable")));
+        await("FailedScheduling event", () -> fx.events("team/train-3").stream()
+                .anyMatch(e -> e.startsWith("FailedScheduling: 4/4 tasks unschedulable")));
 
         fx.create(node("node-4", 8));
         await("node-4 in cache", () -> s.cache().snapshot().nodes().size() == 4);

@@ -13,7 +13,10 @@ import dev.arbiter.decision.Binding;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A gang whose binding fails part-way is rolled back (never left half-placed) and retried. */
+/**
+ * A gang whose binding fails part-way is rolled back (never left half-placed) and retried. Members are bound side by
+ * side on the binder pool: those bound when one fails are evicted, those not yet sent are not sent.
+ */
 class GangRollbackTest extends LiveClusterTest {
     @Test
     void aBindFailingPartWayEvictsTheBoundMembersAndTheGangIsRetried() {
@@ -31,20 +34,21 @@ class GangRollbackTest extends LiveClusterTest {
         SchedulingLoop.Outcome first = s.loop().runOnce();
 
         assertEquals(1, first.report().bindFailures());
-        assertEquals(2, first.report().rolledBack(), "the two members bound before the failure are evicted");
         assertEquals(0, first.report().bound());
-        for (Binding b : planned.subList(0, 2)) {
-            assertEquals(1, fx.evictCalls(b.pod()));
-            await(b.pod() + " evicted", () -> fx.pod(b.pod()) == null);
+        List<Binding> rolledBack = planned.stream().filter(b -> fx.evictCalls(b.pod()) > 0).toList();
+        assertEquals(rolledBack.size(), first.report().rolledBack(), "every member bound before the failure is evicted");
+        assertTrue(rolledBack.size() >= 1, "the binders run side by side: the others were bound meanwhile");
+        for (Binding b : planned) {
+            if (b.pod().equals(failing)) continue;
+            assertTrue(fx.evictCalls(b.pod()) == 1 || fx.bindCalls(b.pod()) == 0, b.pod() + " rolled back or never sent");
         }
-        assertEquals(0, fx.bindCalls(planned.get(3).pod()), "members after the failure are not attempted");
-        assertNull(s.assumed().assumedNode(failing));
-        assertNull(s.assumed().assumedNode(planned.get(3).pod()));
+        for (Binding b : rolledBack) await(b.pod() + " evicted", () -> fx.pod(b.pod()) == null);
+        for (Binding b : planned) assertNull(s.assumed().assumedNode(b.pod()), b.pod() + " not assumed any more");
         assertNotEquals("Running", phase(fx.podGroup("team/train")));
-        assertTrue(fx.events(failing).stream().anyMatch(e -> e.startsWith("FailedScheduling: binding " + failing)));
+        await("FailedScheduling event", () -> fx.events(failing).stream().anyMatch(e -> e.startsWith("FailedScheduling: binding " + failing)));
 
         // The job controller recreates the evicted members; the next cycle schedules the whole gang again.
-        for (Binding b : planned.subList(0, 2)) {
+        for (Binding b : rolledBack) {
             String name = b.pod().split("/")[1];
             fx.create(pod("team", name, "volcano", 8, "train"));
         }

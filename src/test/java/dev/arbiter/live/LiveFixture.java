@@ -68,6 +68,9 @@ final class LiveFixture implements AutoCloseable {
     private final Map<String, Deque<Integer>> bindFailures = new ConcurrentHashMap<>();
     private final Map<String, Deque<Integer>> evictFailures = new ConcurrentHashMap<>();
     private final Set<String> refusingEviction = ConcurrentHashMap.newKeySet();
+    private final Set<String> applyThenFail = ConcurrentHashMap.newKeySet();
+    /** Pods the emulated API server has put on a node (a second binding answers 409, as the real one does). */
+    private final Map<String, String> boundTo = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> bindCalls = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> evictCalls = new ConcurrentHashMap<>();
     private final Set<String> expected = ConcurrentHashMap.newKeySet();
@@ -180,6 +183,8 @@ final class LiveFixture implements AutoCloseable {
     /** Creates the pod (requests as one container) and its binding and eviction emulation. */
     void create(PodSpec p) {
         expectSubresources(p.namespace(), p.name());
+        if (p.nodeName() != null) boundTo.put(p.key(), p.nodeName());
+        else boundTo.remove(p.key());
         client.pods().inNamespace(p.namespace()).resource(podObject(p)).create();
     }
 
@@ -261,6 +266,14 @@ final class LiveFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * The next binding of {@code pod} is applied but answered with {@code code}, as when the answer is lost after the
+     * API server acted; a retry then meets 409 "already assigned".
+     */
+    void applyBindingThenFail(String pod) {
+        applyThenFail.add(pod);
+    }
+
     /** Every eviction of {@code pod} is refused with 429, as a PodDisruptionBudget would. */
     void refuseEvictions(String pod) {
         refusingEviction.add(pod);
@@ -295,6 +308,11 @@ final class LiveFixture implements AutoCloseable {
         Integer failure = next(bindFailures.get(key));
         if (failure != null) return Reply.failure(failure, "injected failure binding " + key);
         Binding b = client.getKubernetesSerialization().unmarshal(req.getUtf8Body(), Binding.class);
+        String already = boundTo.putIfAbsent(key, b.getTarget().getName());
+        if (already != null) {
+            return Reply.failure(409, "Operation cannot be fulfilled on pods/binding \"" + key.split("/", 2)[1]
+                    + "\": pod " + key.split("/", 2)[1] + " is already assigned to node \"" + already + "\"");
+        }
         String[] id = key.split("/", 2);
         Duration latency = bindLatency;
         CompletableFuture.runAsync(() -> {
@@ -302,6 +320,7 @@ final class LiveFixture implements AutoCloseable {
             side.pods().inNamespace(id[0]).withName(id[1]).edit(p -> new PodBuilder(p).editSpec()
                     .withNodeName(b.getTarget().getName()).endSpec().editStatus().withPhase("Running").endStatus().build());
         });
+        if (applyThenFail.remove(key)) return Reply.failure(504, "injected: the binding was applied but the answer was lost");
         return Reply.success(201);
     }
 
@@ -313,6 +332,7 @@ final class LiveFixture implements AutoCloseable {
         Integer failure = next(evictFailures.get(key));
         if (failure != null) return Reply.failure(failure, "injected failure evicting " + key);
         String[] id = key.split("/", 2);
+        boundTo.remove(key);
         CompletableFuture.runAsync(() -> side.pods().inNamespace(id[0]).withName(id[1]).delete());
         return Reply.success(201);
     }

@@ -41,7 +41,7 @@ class MetricsEndpointTest {
                 // later, and the cycle found no capacity); this test is about metrics, so it waits for both objects.
                 await("node and pod in cache", () -> s.cache().snapshot().nodes().size() == 1 && s.cache().holdsPod("team/p"));
                 ready.set(true);
-                s.loop().runOnce();
+                s.loop().runOnce().report();
 
                 String metrics = get(http, "/metrics").body();
                 for (String name : new String[] {"arbiter_cycle_duration_seconds_count{phase=\"schedule\"}",

@@ -53,10 +53,10 @@ class SeedStoryTest extends LiveClusterTest {
         await("victims gone, and seen gone", () -> evictions.stream().allMatch(e -> fx.pod(e.pod()) == null
                 && !s.cache().holdsPod(e.pod())));
         String victim = evictions.get(0).pod();
-        assertTrue(fx.allEvents().stream().anyMatch(ev -> ev.getInvolvedObject().getName().equals(victim.split("/")[1])
+        await("a Reclaimed event names the preemptor and the rule", () -> fx.allEvents().stream()
+                .anyMatch(ev -> ev.getInvolvedObject().getName().equals(victim.split("/")[1])
                         && ev.getReason().equals("Reclaimed") && ev.getMessage().contains("a01/qwen2-72b-unified-pg")
-                        && ev.getMessage().contains(evictions.get(0).rule())),
-                "Reclaimed event names the preemptor and the rule");
+                        && ev.getMessage().contains(evictions.get(0).rule())));
 
         SchedulingLoop.Outcome bind = s.loop().runOnce();
         assertEquals(2, bind.report().bound(), () -> "bindings: " + bind.result().bindings());

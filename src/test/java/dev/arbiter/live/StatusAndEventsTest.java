@@ -48,13 +48,18 @@ class StatusAndEventsTest extends LiveClusterTest {
         assertEquals(0, q.running);
         assertEquals(1, q.pending + q.inqueue);
 
+        // The default Queue, created by the first cycle off the decision loop, gets its status in the second.
+        await("default Queue in cache", () -> s.cache().hasQueue("default"));
         SchedulingLoop.Outcome second = s.loop().runOnce();
+        second.report();
+        await("informer shows the default Queue's status", () -> s.cache().queueStatus("default") != null);
         SchedulingLoop.Outcome third = s.loop().runOnce();
 
         assertEquals(0, third.report().statusWrites(), "an unchanged cycle writes no status");
         assertEquals(0, third.report().events(), "the same reason is not reported twice");
+        await("FailedScheduling sent", () -> fx.events("lab/big-0").stream().anyMatch(e -> e.startsWith("FailedScheduling: ")));
+        assertTrue(second.report().events() <= 2);
         long failed = fx.events("lab/big-0").stream().filter(e -> e.startsWith("FailedScheduling: ")).count();
         assertTrue(failed >= 1 && failed <= 2, "FailedScheduling once per distinct reason, got " + failed);
-        assertTrue(second.report().events() <= 2);
     }
 }

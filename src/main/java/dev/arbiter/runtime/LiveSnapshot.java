@@ -1,4 +1,4 @@
-package dev.arbiter.authoring;
+package dev.arbiter.runtime;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -1,5 +1,6 @@
-package dev.arbiter.authoring;
+package dev.arbiter.runtime;
 
+import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.RuleCompileException;
 import java.io.IOException;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hot reload of a rules folder: watches it, and when its {@code *.drl} content changes compiles the new rules on
- * its own thread and offers them to the {@link Listener}. The scheduler swaps them in between cycles; a failed
- * compile keeps the running rules.
+ * its own thread, checks them as {@code validate} does ({@link PolicyCheck}: they run on the reference cluster within
+ * the limits, and every decision the engine needs is made), and offers them to the {@link Listener}. The scheduler
+ * swaps them in between cycles; a failed compile or check keeps the running rules. A pack's bases are watched too.
  *
  * <p>Works on a plain folder (an editor saving a file) and on a Kubernetes ConfigMap mount, where the kubelet writes
  * the new files into a fresh {@code ..<timestamp>} directory and atomically re-points the {@code ..data} symlink;
@@ -113,6 +115,22 @@ public final class RulesWatcher implements AutoCloseable {
         watchService = folder.getFileSystem().newWatchService();
         folder.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE,
                 StandardWatchEventKinds.ENTRY_MODIFY);
+        // A pack's bases are read too: an edit there changes the policy as much as one in the pack.
+        List<Path> folders;
+        try {
+            folders = RuleBook.foldersOf(folder);
+        } catch (RuleCompileException unreadableNow) {
+            folders = List.of(); // the check reports it
+        }
+        for (Path base : folders) {
+            if (base.equals(folder.toAbsolutePath().normalize())) continue;
+            try {
+                base.register(watchService, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE,
+                        StandardWatchEventKinds.ENTRY_MODIFY);
+            } catch (IOException e) {
+                LOG.warn("cannot watch {}, a base of rules folder {}: {}", base, folder, e.toString());
+            }
+        }
         watchThread = new Thread(this::watchLoop, "arbiter-rules-watch");
         watchThread.setDaemon(true);
         watchThread.start();
@@ -200,6 +218,19 @@ public final class RulesWatcher implements AutoCloseable {
             return true;
         }
         if (!next.generation().equals(before)) return false;
+        // Rules that compile may still loop, throw or leave decisions unmade: the same check as validate, off the
+        // scheduling thread, before they replace anything.
+        List<String> findings;
+        try {
+            findings = PolicyCheck.check(next, List.of());
+        } catch (RuntimeException e) {
+            findings = List.of(folder + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        if (!findings.isEmpty()) {
+            if (changedSince(before)) return false;
+            fail(before, running, findings);
+            return true;
+        }
         lastFailed = null;
         current.set(next);
         reloads.incrementAndGet();
@@ -257,6 +288,11 @@ public final class RulesWatcher implements AutoCloseable {
     /** Stops watching and waits (up to 10 s) for a compile in progress to finish. */
     @Override
     public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /** Stops watching and waits up to {@code wait} for a compile in progress to finish (it is abandoned after). */
+    public void close(Duration wait) {
         synchronized (this) {
             if (closed) return;
             closed = true;
@@ -268,8 +304,8 @@ public final class RulesWatcher implements AutoCloseable {
         }
         worker.shutdownNow();
         try {
-            worker.awaitTermination(10, TimeUnit.SECONDS);
-            if (watchThread != null) watchThread.join(1000);
+            worker.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+            if (watchThread != null) watchThread.join(Math.max(1, Math.min(1000, wait.toMillis())));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,4 +1,4 @@
-package dev.arbiter.authoring;
+package dev.arbiter.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

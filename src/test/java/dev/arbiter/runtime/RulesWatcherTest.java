@@ -1,4 +1,4 @@
-package dev.arbiter.authoring;
+package dev.arbiter.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -89,7 +89,7 @@ class RulesWatcherTest {
 
     @Test
     void aGoodEditDeliversTheNewGeneration() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         Files.writeString(rules.resolve("a.drl"), rule("first"));
         RulesWatcher w = watch(rules);
         String before = w.current().generation();
@@ -97,7 +97,7 @@ class RulesWatcherTest {
         replace(rules.resolve("a.drl"), rule("second"));
 
         RuleBook reloaded = assertInstanceOf(RuleBook.class, next());
-        assertEquals(List.of("second"), reloaded.ruleNames());
+        assertEquals(List.of("second"), own(reloaded));
         assertNotEquals(before, reloaded.generation());
         assertSame(reloaded, w.current());
         assertEquals(1, w.reloads());
@@ -106,7 +106,7 @@ class RulesWatcherTest {
 
     @Test
     void aBrokenEditReportsFileAndLineAndKeepsTheRunningRules() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         Files.writeString(rules.resolve("a.drl"), rule("first"));
         RulesWatcher w = watch(rules);
         RuleBook running = w.current();
@@ -123,13 +123,65 @@ class RulesWatcherTest {
         // Fixing the file afterwards loads the fix.
         replace(rules.resolve("a.drl"), rule("fixed"));
         RuleBook fixed = assertInstanceOf(RuleBook.class, next());
-        assertEquals(List.of("fixed"), fixed.ruleNames());
+        assertEquals(List.of("fixed"), own(fixed));
         assertEquals(1, w.failures());
     }
 
     @Test
+    void rulesThatCompileButLoopAreRejectedWithFileAndLineAndTheRunningRulesStay() throws Exception {
+        Path rules = pack(dir.resolve("rules"));
+        Files.writeString(rules.resolve("a.drl"), rule("first"));
+        RulesWatcher w = watch(rules);
+        RuleBook running = w.current();
+
+        replace(rules.resolve("a.drl"), """
+                package arbiter.policy;
+                import dev.arbiter.facts.QueueFact;
+                declare Tick
+                    n : int
+                end
+                rule "loop: a tick is always followed by another"
+                ruleflow-group "policy"
+                when
+                    $t : Tick( n >= 0 )
+                then
+                    modify( $t ) { setN( $t.getN() + 1 ) }
+                end
+                rule "loop: the first tick"
+                ruleflow-group "policy"
+                when
+                    QueueFact( )
+                    not Tick( )
+                then
+                    insert( new Tick( 0 ) );
+                end
+                """);
+
+        RulesWatcher.Failure f = assertInstanceOf(RulesWatcher.Failure.class, next());
+        assertEquals(List.of(rules.resolve("a.drl") + ":6: rule \"loop: a tick is always followed by another\" kept firing"),
+                f.problems().stream().map(p -> p.substring(0, p.indexOf(" kept firing") + " kept firing".length())).toList());
+        assertSame(running, w.current(), "the running rules stay");
+        assertEquals(1, w.failures());
+    }
+
+    @Test
+    void aBaseOfThePackIsWatchedToo() throws Exception {
+        Path base = pack(dir.resolve("base"));
+        Files.writeString(base.resolve("a.drl"), rule("in the base"));
+        Path top = dir.resolve("top");
+        Files.createDirectories(top);
+        Files.writeString(top.resolve("pack.yaml"), "extends: ../base\n");
+        RulesWatcher w = watch(top);
+        assertEquals(List.of("in the base"), own(w.current()));
+
+        replace(base.resolve("a.drl"), rule("edited in the base"));
+
+        assertEquals(List.of("edited in the base"), own(assertInstanceOf(RuleBook.class, next())));
+    }
+
+    @Test
     void theSameBrokenContentIsReportedOnce() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         Files.writeString(rules.resolve("a.drl"), rule("first"));
         RulesWatcher w = watch(rules);
         replace(rules.resolve("a.drl"), BROKEN);
@@ -140,18 +192,18 @@ class RulesWatcherTest {
         replace(rules.resolve("notes.txt"), "not a rule file");
         replace(rules.resolve("a.drl"), rule("good again"));
         RuleBook after = assertInstanceOf(RuleBook.class, next());
-        assertEquals(List.of("good again"), after.ruleNames());
+        assertEquals(List.of("good again"), own(after));
         assertEquals(1, w.failures());
     }
 
     @Test
     void aConfigMapSymlinkSwapIsDetected() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         configMapVersion(rules, "..2026_01_01_00_00_00.000000001", rule("v1"));
         Files.createSymbolicLink(rules.resolve("..data"), Path.of("..2026_01_01_00_00_00.000000001"));
         Files.createSymbolicLink(rules.resolve("policy.drl"), Path.of("..data/policy.drl"));
         RulesWatcher w = watch(rules);
-        assertEquals(List.of("v1"), w.current().ruleNames());
+        assertEquals(List.of("v1"), own(w.current()));
 
         // The kubelet's atomic writer: new timestamped directory, a ..data_tmp link to it, renamed over ..data.
         configMapVersion(rules, "..2026_01_01_00_05_00.000000002", rule("v2"));
@@ -161,13 +213,13 @@ class RulesWatcherTest {
         deleteTree(rules.resolve("..2026_01_01_00_00_00.000000001"));
 
         RuleBook reloaded = assertInstanceOf(RuleBook.class, next());
-        assertEquals(List.of("v2"), reloaded.ruleNames());
+        assertEquals(List.of("v2"), own(reloaded));
         assertEquals(RulesWatcher.contentHash(rules), reloaded.generation());
     }
 
     @Test
     void aBrokenConfigMapVersionKeepsTheRunningRules() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         configMapVersion(rules, "..v1", rule("v1"));
         Files.createSymbolicLink(rules.resolve("..data"), Path.of("..v1"));
         Files.createSymbolicLink(rules.resolve("policy.drl"), Path.of("..data/policy.drl"));
@@ -180,12 +232,12 @@ class RulesWatcherTest {
 
         RulesWatcher.Failure f = assertInstanceOf(RulesWatcher.Failure.class, next());
         assertTrue(f.problems().stream().anyMatch(p -> p.contains("policy.drl:6:")), f.problems().toString());
-        assertEquals(List.of("v1"), w.current().ruleNames());
+        assertEquals(List.of("v1"), own(w.current()));
     }
 
     @Test
     void aChangeBetweenLoadingAndStartingIsNotMissed() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         Files.writeString(rules.resolve("a.drl"), rule("loaded"));
         RuleBook loaded = RuleBook.load(rules);
         Files.writeString(rules.resolve("a.drl"), rule("edited before start"));
@@ -201,7 +253,7 @@ class RulesWatcherTest {
             }
         });
         watcher.start();
-        assertEquals(List.of("edited before start"), assertInstanceOf(RuleBook.class, next()).ruleNames());
+        assertEquals(List.of("edited before start"), own(assertInstanceOf(RuleBook.class, next())));
     }
 
     @Test
@@ -211,14 +263,28 @@ class RulesWatcherTest {
 
     @Test
     void closingStopsReloads() throws Exception {
-        Path rules = Files.createDirectories(dir.resolve("rules"));
+        Path rules = pack(dir.resolve("rules"));
         Files.writeString(rules.resolve("a.drl"), rule("first"));
         RulesWatcher w = watch(rules);
         w.close();
         replace(rules.resolve("a.drl"), rule("second"));
         w.requestCheck();
         assertNull(events.poll(300, TimeUnit.MILLISECONDS), "no callback after close");
-        assertEquals(List.of("first"), w.current().ruleNames());
+        assertEquals(List.of("first"), own(w.current()));
+    }
+
+    /** A pack over the shipped rules: hot reload checks a policy as validate does, so it must be a whole one. */
+    private static Path pack(Path folder) throws IOException {
+        Files.createDirectories(folder);
+        Files.writeString(folder.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
+        return folder;
+    }
+
+    /** The rules the pack adds to the shipped ones. */
+    private static List<String> own(RuleBook book) {
+        List<String> names = new java.util.ArrayList<>(book.ruleNames());
+        names.removeAll(dev.arbiter.engine.Shipped.RULES.ruleNames());
+        return names;
     }
 
     private static void configMapVersion(Path rules, String version, String content) throws IOException {
