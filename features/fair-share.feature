@@ -1,3 +1,5 @@
+# The capacity pack shares by each queue's spec.deserved and treats queues as one flat level: not this feature.
+@differs-in-capacity
 Feature: Fair share: busy queues split the cluster by weight
   Volcano's proportion policy: each queue deserves a part of the cluster in proportion to its weight, but never more
   than it asks for or than its capability allows, and a queue's guarantee is set aside for it first. What one queue

@@ -1,3 +1,5 @@
+# The capacity pack shares by each queue's spec.deserved and treats queues as one flat level: not this feature.
+@differs-in-capacity
 Feature: Queue tree: teams share the cluster, their sub-queues share the team's part
   Queues form a tree through their parent. Reclaim looks for victims among a queue's siblings first, then further
   up the tree, and a queue whose parent does not exist is closed rather than breaking the scheduler.

@@ -9,6 +9,8 @@ Feature: Reclaim: a queue takes back the share it lent
     Given a cluster of 4 nodes with 8 GPUs each
     And priority classes p0-critical 1000000, p2-regular 100 (default)
 
+  # @differs-in-capacity: the capacity pack shares by spec.deserved, which these queues do not set, not by weight.
+  @differs-in-capacity
   Scenario: A queue below its share takes back what it lent
     Given queue "a" with weight 1 that is reclaimable
     And queue "b" with weight 1 that is reclaimable
@@ -42,6 +44,7 @@ Feature: Reclaim: a queue takes back the share it lent
     And nothing was evicted
     And queue "b" holds 32 GPUs
 
+  @differs-in-capacity
   Scenario: Only queues above their share give back
     Given queue "a" with weight 1
     And queue "b" with weight 1
@@ -55,6 +58,8 @@ Feature: Reclaim: a queue takes back the share it lent
     And no pod of "b-job" was evicted
     And queue "c" holds 16 GPUs
 
+  # @differs-in-protect-critical-inference: that pack never evicts p0-critical pods, which this scenario reclaims.
+  @differs-in-capacity @differs-in-protect-critical-inference
   Scenario: Reclaim is about shares, not priorities
     Tenant B's critical jobs borrowed tenant A's half; tenant A's regular job still takes it back.
     Given queue "a" with weight 1
@@ -83,6 +88,7 @@ Feature: Reclaim: a queue takes back the share it lent
     Then "a-polite" is pending
     And nothing was evicted
 
+  @differs-in-capacity
   Scenario: A queue with a waiting pod still gives back what it borrowed
     Given queue "tenanta" with weight 1
     And queue "tenantb" with weight 1
@@ -93,6 +99,7 @@ Feature: Reclaim: a queue takes back the share it lent
     And 2 pods of "heavy" were evicted by reclaim
     And "heavy" is running
 
+  @differs-in-capacity
   Scenario: A queue gives back the GPUs it holds beyond its share, even when its own waiting pod raises its other shares
     Queue "a" deserves 24 of the 32 GPUs and holds all 32. Its waiting pod also asks for 16 CPUs, which lifts a's
     deserved CPUs above the CPUs it holds. That must not shield the GPUs it borrowed: queue "b" deserves 8 GPUs and

@@ -21,6 +21,8 @@ Feature: The seed story: critical inference takes back GPUs lent to elastic trai
     And queue "tenanta" holds 0 GPUs
     And nothing was evicted
 
+  # @differs-in-capacity: the capacity pack shares by spec.deserved, which these queues do not set, not by weight.
+  @differs-in-capacity
   Scenario: Tenant A's critical inference reclaims its half from tenant B's elastic training
     Five minutes later, tenant A's Qwen2-72B service arrives: a leader and a worker of 8 GPUs each, one gang, at critical
     priority. No GPU is free. Tenant A is entitled to 16 GPUs, and tenant B holds 16 of A's share. B's job can lose
@@ -39,6 +41,7 @@ Feature: The seed story: critical inference takes back GPUs lent to elastic trai
     And queue "tenantb" holds 16 GPUs
     And 0 GPUs are idle
 
+  @differs-in-capacity
   Scenario: Training that cannot shrink gives back the whole cluster, then waits for room to start again
     Tenant B's PyTorchJob sets no minAvailable: it needs all 4 of its pods and cannot give back half. Once it has run
     its minute, tenant A still gets its 16 GPUs. B's whole gang goes, because what would come back needs 32 GPUs,

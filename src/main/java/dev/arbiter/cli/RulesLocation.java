@@ -10,9 +10,7 @@ final class RulesLocation {
     static Path defaultFolder() {
         String prop = System.getProperty("arbiter.rules");
         if (prop != null && !prop.isBlank()) return Path.of(prop);
-        String home = System.getenv("ARBITER_HOME");
-        if (home != null && !home.isBlank()) return Path.of(home, "rules");
-        return Path.of("rules");
+        return dev.arbiter.engine.RuleBook.shippedFolder();
     }
 
     /**

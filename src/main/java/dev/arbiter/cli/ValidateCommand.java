@@ -63,6 +63,8 @@ final class ValidateCommand implements Callable<Integer> {
         for (Map.Entry<String, List<String>> file : RuleInventory.rulesByFile(book).entrySet()) {
             Path source = book.files().stream().filter(f -> f.getFileName().toString().equals(file.getKey())).findFirst()
                     .orElse(rules.resolve(file.getKey()));
+            Path here = Path.of("").toAbsolutePath();
+            if (source.isAbsolute() && source.startsWith(here)) source = here.relativize(source);
             out.println(source + " (" + file.getValue().size() + (file.getValue().size() == 1 ? " rule)" : " rules)"));
             for (String rule : file.getValue()) out.println("  " + rule);
             count += file.getValue().size();

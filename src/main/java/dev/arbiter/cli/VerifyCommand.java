@@ -49,8 +49,9 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files to check (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
-    @Option(names = "--tags", paramLabel = "EXPRESSION", defaultValue = DEFAULT_TAGS,
-            description = "Run the scenarios whose tags match (default: ${DEFAULT-VALUE}; \"\" runs all).")
+    @Option(names = "--tags", paramLabel = "EXPRESSION",
+            description = "Run the scenarios whose tags match (default: " + DEFAULT_TAGS + ", and for a pack also not"
+                    + " @differs-in-<its name>; \"\" runs all).")
     String tags;
 
     @Option(names = "--report", paramLabel = "STYLE", defaultValue = "pretty",
@@ -82,6 +83,7 @@ final class VerifyCommand implements Callable<Integer> {
             return Main.RULES_BROKEN;
         }
 
+        if (tags == null) tags = defaultTags(book);
         long before = SpecListener.scenariosStarted();
         byte status;
         try {
@@ -103,6 +105,11 @@ final class VerifyCommand implements Callable<Integer> {
         String home = System.getenv("ARBITER_HOME");
         if (home != null && !home.isBlank()) return Path.of(home, "features");
         return Path.of("features");
+    }
+
+    /** {@value #DEFAULT_TAGS}; for a pack, also leaving out the scenarios tagged as where it must differ. */
+    static String defaultTags(RuleBook book) {
+        return book.packName() == null ? DEFAULT_TAGS : DEFAULT_TAGS + " and not @differs-in-" + book.packName();
     }
 
     private String[] cucumberArguments(List<Path> paths) {

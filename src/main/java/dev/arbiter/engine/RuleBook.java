@@ -43,10 +43,12 @@ import org.kie.api.runtime.KieSession;
 public final class RuleBook {
     public static final String SETTINGS_FILE = "policy.yaml";
     public static final String PACK_FILE = "pack.yaml";
+    /** A pack's {@code extends: shipped}: the policy shipped with this Arbiter, wherever it is installed. */
+    public static final String SHIPPED = "shipped";
     private static final AtomicLong BUILDS = new AtomicLong();
 
     /** The files a folder (and its bases) contributes, after overlaying. */
-    private record Sources(List<Path> drl, List<Path> settings, List<String> disabled, List<Path> packs) {}
+    private record Sources(List<Path> drl, List<Path> settings, List<String> disabled, List<Path> packs, String name) {}
 
     private final Path folder;
     private final List<Path> files;
@@ -54,9 +56,11 @@ public final class RuleBook {
     private final String generation;
     private final PolicySettings settings;
     private final Map<String, String> ruleLocations;
+    private final String packName;
 
     private RuleBook(Path folder, List<Path> files, KieBase kieBase, String generation, PolicySettings settings,
-                     Map<String, String> ruleLocations) {
+                     Map<String, String> ruleLocations, String packName) {
+        this.packName = packName;
         this.folder = folder;
         this.files = files;
         this.kieBase = kieBase;
@@ -96,7 +100,7 @@ public final class RuleBook {
         ks.getRepository().removeKieModule(rid);
         Map<String, String> locations = locations(sources.drl());
         disable(base, sources, locations);
-        return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations);
+        return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations, sources.name());
     }
 
     /**
@@ -105,6 +109,16 @@ public final class RuleBook {
      */
     public static String generationOf(Path folder) {
         return hash(inputs(sources(folder, new ArrayList<>())));
+    }
+
+    /**
+     * Where the shipped policy is installed: {@code $ARBITER_HOME/rules} (the image sets it to {@code /opt/arbiter}; the
+     * {@code ./arbiter} launcher to the repository), else {@code ./rules}. A pack that says {@code extends: shipped}
+     * overlays it, so the same pack works in the repository, on a laptop and in the cluster.
+     */
+    public static Path shippedFolder() {
+        String home = System.getenv("ARBITER_HOME");
+        return home != null && !home.isBlank() ? Path.of(home, "rules") : Path.of("rules");
     }
 
     /** The folders {@code folder}'s policy reads: the folder, and for a pack each base it extends. */
@@ -141,10 +155,12 @@ public final class RuleBook {
         List<String> disabled = new ArrayList<>();
         List<Path> packs = new ArrayList<>();
         if (pack != null) {
-            Path baseFolder = folder.resolve(pack.extendsFolder()).normalize();
+            boolean shipped = pack.extendsFolder().equals(SHIPPED);
+            Path baseFolder = shipped ? shippedFolder() : folder.resolve(pack.extendsFolder()).normalize();
             if (!Files.isDirectory(baseFolder)) {
                 throw new RuleCompileException(List.of(Pack.lineOf(List.of(packFile), "extends") + ": extends: "
-                        + pack.extendsFolder() + " (" + baseFolder + ") is not a folder"));
+                        + pack.extendsFolder() + " (" + baseFolder + ") is not a folder"
+                        + (shipped ? "; set ARBITER_HOME to where Arbiter is installed" : "")));
             }
             Sources base = sources(baseFolder, seen);
             for (Path p : base.drl()) drl.put(p.getFileName().toString(), p);
@@ -160,7 +176,7 @@ public final class RuleBook {
         if (Files.isRegularFile(own)) settings.add(own);
         List<Path> sorted = new ArrayList<>(drl.values());
         sorted.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
-        return new Sources(sorted, settings, disabled, packs);
+        return new Sources(sorted, settings, disabled, packs, pack == null ? null : pack.name());
     }
 
     private static List<Path> ownDrlFiles(Path folder) {
@@ -259,7 +275,15 @@ public final class RuleBook {
         PolicySettings.Limits l = settings.limits();
         PolicySettings s = new PolicySettings(settings.churn(), settings.orders(), settings.victims(), settings.scoring(),
                 settings.shares(), settings.cycle(), new PolicySettings.Limits(l.firingsPerFact(), l.minFirings(), deadline));
-        return new RuleBook(folder, files, kieBase, generation, s, ruleLocations);
+        return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName);
+    }
+
+    /**
+     * The pack's name ({@code name} in {@code pack.yaml}, else its folder's name), or null for a plain rules folder.
+     * {@code verify} skips the scenarios tagged {@code @differs-in-<name>} for it.
+     */
+    public String packName() {
+        return packName;
     }
 
     /** A short content hash of the policy's files; equal policies have equal generations. */
@@ -287,8 +311,8 @@ public final class RuleBook {
         return names;
     }
 
-    /** A pack's {@code pack.yaml}: the folder it extends and the rules it turns off. */
-    private record Pack(Path file, String extendsFolder, List<String> disable) {
+    /** A pack's {@code pack.yaml}: its name, the folder it extends and the rules it turns off. */
+    private record Pack(Path file, String name, String extendsFolder, List<String> disable) {
         static Pack read(Path file) {
             String text = RuleBook.read(file);
             Object doc;
@@ -299,13 +323,14 @@ public final class RuleBook {
             }
             if (!(doc instanceof Map<?, ?> m)) throw new RuleCompileException(List.of(file + ":1: must be a mapping with extends and disable"));
             for (Object key : m.keySet()) {
-                if (!"extends".equals(key) && !"disable".equals(key)) {
+                if (!"name".equals(key) && !"extends".equals(key) && !"disable".equals(key)) {
                     throw new RuleCompileException(List.of(lineOf(List.of(file), String.valueOf(key)) + ": " + key
-                            + ": unknown field (known: extends, disable)"));
+                            + ": unknown field (known: name, extends, disable)"));
                 }
             }
             if (!(m.get("extends") instanceof String base) || base.isBlank()) {
-                throw new RuleCompileException(List.of(file + ":1: extends: must name the folder this pack overlays, e.g. ../../rules"));
+                throw new RuleCompileException(List.of(file + ":1: extends: must name the folder this pack overlays, e.g."
+                        + " ../../rules, or \"shipped\" for the policy shipped with Arbiter"));
             }
             List<String> disable = new ArrayList<>();
             Object d = m.get("disable");
@@ -314,7 +339,13 @@ public final class RuleBook {
             } else if (d != null) {
                 throw new RuleCompileException(List.of(lineOf(List.of(file), "disable") + ": disable: must be a list of rule names"));
             }
-            return new Pack(file, base, disable);
+            Object name = m.get("name");
+            if (name != null && !(name instanceof String n && n.matches("[A-Za-z0-9][A-Za-z0-9._-]*"))) {
+                throw new RuleCompileException(List.of(lineOf(List.of(file), "name") + ": name: must be one word of letters,"
+                        + " digits, '.', '_' or '-', e.g. capacity"));
+            }
+            Path folder = file.toAbsolutePath().normalize().getParent();
+            return new Pack(file, name != null ? (String) name : String.valueOf(folder.getFileName()), base, disable);
         }
 
         /** The first {@code file:line} among {@code files} whose text mentions {@code text}, else the first file's line 1. */

@@ -87,20 +87,47 @@ class DeployManifestsTest {
     }
 
     @Test
-    void theRulesConfigMapShipsEveryRuleFile() throws IOException {
-        Map<String, Object> kustomization = JSON.unmarshal(Files.readString(Path.of("deploy/arbiter/kustomization.yaml")),
-                Map.class);
-        @SuppressWarnings("unchecked")
-        List<Map<String, Object>> generators = (List<Map<String, Object>>) kustomization.get("configMapGenerator");
-        @SuppressWarnings("unchecked")
-        List<String> listed = (List<String>) generators.get(0).get("files");
-        Set<String> shipped = new TreeSet<>();
-        for (String f : listed) shipped.add(Path.of(f).getFileName().toString());
-        Set<String> rules = new TreeSet<>();
-        try (Stream<Path> s = Files.list(Path.of("rules"))) {
-            s.filter(p -> p.toString().endsWith(".drl")).forEach(p -> rules.add(p.getFileName().toString()));
+    void theDeploymentSchedulesWithThePolicyShippedInTheImage() throws IOException {
+        Deployment d = assertInstanceOf(Deployment.class, load(Path.of("deploy/arbiter/deployment.yaml")).get(0));
+        Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(c.getArgs().stream().noneMatch(a -> a.startsWith("--rules")), "the default, $ARBITER_HOME/rules: " + c.getArgs());
+        String dockerfile = Files.readString(Path.of("deploy/Dockerfile"));
+        assertTrue(dockerfile.contains("COPY rules/ /opt/arbiter/rules/") && dockerfile.contains("ENV ARBITER_HOME=/opt/arbiter"),
+                "the image carries rules/ where $ARBITER_HOME/rules points");
+    }
+
+    @Test
+    void aPackOverlayShipsEveryFileOfItsPackAndThePackExtendsTheShippedPolicy() throws IOException {
+        List<Path> overlays;
+        try (Stream<Path> s = Files.list(Path.of("deploy/overlays"))) {
+            overlays = s.map(p -> p.resolve("kustomization.yaml")).filter(Files::isRegularFile).sorted().toList();
         }
-        assertEquals(rules, shipped, "deploy/arbiter/kustomization.yaml configMapGenerator must list every rules/*.drl");
+        assertFalse(overlays.isEmpty());
+        for (Path overlay : overlays) {
+            Map<String, Object> kustomization = JSON.unmarshal(Files.readString(overlay), Map.class);
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> generators = (List<Map<String, Object>>) kustomization.get("configMapGenerator");
+            assertEquals("arbiter-rules", generators.get(0).get("name"), overlay.toString());
+            @SuppressWarnings("unchecked")
+            List<String> listed = (List<String>) generators.get(0).get("files");
+            Set<Path> folders = new TreeSet<>();
+            Set<String> names = new TreeSet<>();
+            for (String f : listed) {
+                Path file = overlay.getParent().resolve(f).normalize();
+                assertTrue(Files.isRegularFile(file), overlay + " lists " + f + ", which does not exist");
+                folders.add(file.getParent());
+                names.add(file.getFileName().toString());
+            }
+            assertEquals(1, folders.size(), overlay + ": one pack's files: " + folders);
+            Path pack = folders.iterator().next();
+            Set<String> packFiles = new TreeSet<>();
+            try (Stream<Path> s = Files.list(pack)) {
+                s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".drl") || n.endsWith(".yaml")).forEach(packFiles::add);
+            }
+            assertEquals(packFiles, names, overlay + " must list every rule and settings file of " + pack);
+            assertTrue(Files.readString(pack.resolve("pack.yaml")).lines().anyMatch(l -> l.equals("extends: shipped")),
+                    pack + "/pack.yaml: in the pod, the base is the image's policy: extends: shipped");
+        }
     }
 
     private static Set<String> expand(List<ApiPermissions.Rule> rules) {

@@ -1,0 +1,211 @@
+package dev.arbiter.engine;
+
+import static dev.arbiter.engine.Shipped.bound;
+import static dev.arbiter.engine.Shipped.evicted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.decision.Eviction;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.scenario.ClusterBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What used to be policy hidden in Java is a setting now, with the old behaviour as the default: each test shows a
+ * decision the default makes and the one the setting changes it to. The settings reach the engine the way a platform
+ * engineer writes them, as a pack over the shipped policy with its own {@code policy.yaml}.
+ */
+class PolicySettingsEffectTest {
+    private static final String GPU = "nvidia.com/gpu";
+
+    @TempDir
+    Path dir;
+
+    private int packs;
+
+    /** A scheduler for the shipped policy overlaid with {@code policyYaml} and the given rule files (name, text...). */
+    private Scheduler with(String policyYaml, String... files) throws IOException {
+        Path pack = Files.createDirectories(dir.resolve("pack-" + ++packs));
+        Files.writeString(pack.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
+        Files.writeString(pack.resolve("policy.yaml"), policyYaml);
+        for (int i = 0; i < files.length; i += 2) Files.writeString(pack.resolve(files[i]), files[i + 1]);
+        return new Scheduler(RuleBook.load(pack), SchedulerConfig.simulatorDefault());
+    }
+
+    /**
+     * Queue a holds three of four nodes, one with a low-priority pod, and has a pending high-priority job (it may
+     * preempt); queue b, below its half, wants a node back (it may reclaim).
+     */
+    private static ClusterSnapshot preemptAndReclaimCompete() {
+        return ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .priorityClass("low", 10).priorityClass("mid", 100, true).priorityClass("high", 1000)
+                .queue("a").end().queue("b").end()
+                .job("a/low").queue("a").priorityClass("low").pods(1, GPU, 8).running("node-1").startedAt(0).end()
+                .job("a/mid").queue("a").priorityClass("mid").pods(2, GPU, 8).minMember(1).running("node-2", "node-3")
+                .startedAt(0).end()
+                .job("b/run").queue("b").pods(1, GPU, 8).running("node-4").startedAt(0).end()
+                .job("a/high").queue("a").priorityClass("high").pods(1, GPU, 8).end()
+                .job("b/want").queue("b").pods(1, GPU, 8).end()
+                .snapshot(1000);
+    }
+
+    @Test
+    void theEvictionActionsRunInTheOrderTheSettingsList() throws IOException {
+        String oneEviction = "churn:\n  maxEvictionsPerCycle: 1\n";
+        CycleResult preemptFirst = with(oneEviction).schedule(preemptAndReclaimCompete(), 1);
+        assertEquals(List.of("preempt for a/high"), actions(preemptFirst), "the default: preempt, then reclaim");
+        CycleResult reclaimFirst = with(oneEviction + "cycle:\n  evictions: [reclaim, preempt]\n").schedule(preemptAndReclaimCompete(), 1);
+        assertEquals(List.of("reclaim for b/want"), actions(reclaimFirst));
+        CycleResult none = with("cycle:\n  evictions: []\n").schedule(preemptAndReclaimCompete(), 1);
+        assertEquals(List.of(), actions(none));
+        CycleResult both = with("").schedule(preemptAndReclaimCompete(), 1);
+        assertEquals(Set.of("preempt for a/high", "reclaim for b/want"), Set.copyOf(actions(both)));
+    }
+
+    private static List<String> actions(CycleResult r) {
+        return r.evictions().stream().map(e -> e.action() + " for " + e.forPodGroup()).toList();
+    }
+
+    /** Two sibling queues under a parent that can admit two 8-GPU jobs; each sibling has two waiting. */
+    private static ClusterSnapshot twoQueuesShareAnAdmissionBudget() {
+        return ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("org").capability(GPU, 16).end()
+                .queue("a").parent("org").end().queue("b").parent("org").end()
+                .job("a/1").queue("a").pods(1, GPU, 8).arrival(0).end()
+                .job("a/2").queue("a").pods(1, GPU, 8).arrival(0).end()
+                .job("b/1").queue("b").pods(1, GPU, 8).arrival(0).end()
+                .job("b/2").queue("b").pods(1, GPU, 8).arrival(0).end()
+                .snapshot();
+    }
+
+    @Test
+    void admissionInterleavesQueuesOrGoesQueueByQueue() throws IOException {
+        CycleResult interleaved = with("").schedule(twoQueuesShareAnAdmissionBudget(), 1);
+        assertEquals(Set.of("a/1-0", "b/1-0"), bound(interleaved), "the default: one job per queue in turn");
+        assertEquals("Pending", Shipped.group(interleaved.podGroups(), "a/2").phase());
+        CycleResult byQueue = with("cycle:\n  admission: queue by queue\n").schedule(twoQueuesShareAnAdmissionBudget(), 1);
+        // Queue a admits both its jobs; it starts one (its deserved half of org), and b's jobs stay Pending.
+        assertEquals("Inqueue", Shipped.group(byQueue.podGroups(), "a/2").phase(), "queue a admits all it can first");
+        assertEquals("Pending", Shipped.group(byQueue.podGroups(), "b/1").phase());
+        assertEquals(Set.of("a/1-0"), bound(byQueue));
+    }
+
+    /**
+     * The cycle after a preemption: queue a's high-priority job holds the room its victim left on node-1, but a
+     * already holds its deserved share on node-2 (queue b has work waiting too).
+     */
+    private static ClusterSnapshot nominatedInAnOverusedQueue() {
+        ClusterSnapshot s = ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .priorityClass("mid", 100).priorityClass("high", 1000)
+                .queue("a").end().queue("b").end()
+                .job("a/other").queue("a").priorityClass("mid").pods(1, GPU, 8).running("node-2").end()
+                .job("a/high").queue("a").priorityClass("high").pods(1, GPU, 8).phase("Inqueue").end()
+                .job("b/patient").queue("b").preemptionPolicy("Never").pods(1, GPU, 8).end()
+                .snapshot();
+        return new ClusterSnapshot(s.nodes(), s.pods(), s.podGroups(), s.queues(), s.priorityClasses(), 0,
+                Map.of("a/high-0", "node-1"));
+    }
+
+    @Test
+    void nominatedJobsGoFirstUnlessTheSettingsSayTheyWaitTheirTurn() throws IOException {
+        assertEquals(Set.of("a/high-0"), bound(with("").schedule(nominatedInAnOverusedQueue(), 1)));
+        CycleResult waits = with("cycle:\n  nominatedFirst: false\n").schedule(nominatedInAnOverusedQueue(), 1);
+        assertEquals(Set.of(), bound(waits), "a is overused, and node-1 stays held for a/high");
+        assertTrue(Shipped.group(waits.podGroups(), "a/high").reason().contains("overused"),
+                Shipped.group(waits.podGroups(), "a/high").reason());
+    }
+
+    /** Three equal queues on six nodes: b and c hold three each (c is served last), a wants one back. */
+    private static ClusterSnapshot twoLenders() {
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(6, GPU, 8)
+                .queue("a").end().queue("b").priority(5).end().queue("c").end();
+        for (int i = 1; i <= 3; i++) c.job("b/j" + i).queue("b").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
+        for (int i = 4; i <= 6; i++) c.job("c/j" + i).queue("c").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
+        return c.job("a/want").queue("a").pods(1, GPU, 8).end().snapshot(1000);
+    }
+
+    @Test
+    void eachReclaimGrantsCeilingCountsForItsOwnVictimQueue() throws IOException {
+        List<Eviction> shipped = Shipped.scheduler().schedule(twoLenders(), 1).evictions();
+        assertEquals(1, shipped.size());
+        assertTrue(shipped.get(0).pod().startsWith("c/"), "the queue served last gives: " + shipped);
+        // A pack whose grant from c lets a grow not at all: c gives nothing to a, so b does.
+        String reclaim = """
+                package arbiter.policy;
+                import dev.arbiter.facts.QueueFact;
+                import dev.arbiter.facts.QueueShare;
+                import dev.arbiter.facts.ReclaimGrant;
+                import dev.arbiter.model.Resources;
+                rule "reclaim: from c only up to nothing, from the others up to the deserved share"
+                ruleflow-group "policy"
+                when
+                    $q : QueueFact( open == true )
+                    $qs : QueueShare( queue == $q.name, overused == false )
+                    $v : QueueFact( name != $q.name, reclaimable == true )
+                    $vs : QueueShare( queue == $v.name, aboveDeserved == true )
+                then
+                    insertLogical( new ReclaimGrant( $q.getName(), $v.getName(),
+                            $v.getName().equals("c") ? Resources.NONE : $qs.getDeserved(),
+                            $vs.getDeserved().max( $v.getGuarantee() ), drools.getRule().getName() ) );
+                end
+                """;
+        List<Eviction> perGrant = with("", "reclaim.drl", reclaim).schedule(twoLenders(), 1).evictions();
+        assertEquals(1, perGrant.size());
+        assertTrue(perGrant.get(0).pod().startsWith("b/"), "c's grant does not let a grow: " + perGrant);
+    }
+
+    @Test
+    void ignoredResourcesLeaveADimensionOutOfQueueCapabilities() throws IOException {
+        ClusterSnapshot s = ClusterBuilder.cluster().nodes(1, GPU, 8, "cpu", 64)
+                .queue("a").capability("cpu", 8).end()
+                .job("a/big").queue("a").pods(1, GPU, 1, "cpu", 16).end()
+                .snapshot();
+        assertEquals(Set.of(), bound(with("").schedule(s, 1)), "16 cpu passes a's capability of 8");
+        assertEquals(Set.of("a/big-0"), bound(with("shares:\n  ignoredResources: [pods, cpu]\n").schedule(s, 1)),
+                "cpu no longer counts for queues");
+    }
+
+    /** node-1 is fuller in GPUs, node-2 in cpu; the pod asks for both. */
+    private static ClusterSnapshot twoWaysFull() {
+        return ClusterBuilder.cluster().nodes(2, GPU, 8, "cpu", 64)
+                .job("x/gpus").pods(1, GPU, 6, "cpu", 8).running("node-1").end()
+                .job("x/cpus").pods(1, GPU, 1, "cpu", 56).running("node-2").end()
+                .job("x/new").pods(1, GPU, 1, "cpu", 4).end()
+                .snapshot();
+    }
+
+    @Test
+    void binpackWeightsChooseWhichResourceFillsFirst() throws IOException {
+        CycleResult gpuFirst = with("scoring:\n  weights: {nvidia.com/gpu: 10, cpu: 1}\n").schedule(twoWaysFull(), 1);
+        assertEquals("node-1", gpuFirst.bindings().get(0).node());
+        CycleResult cpuFirst = with("scoring:\n  weights: {nvidia.com/gpu: 1, cpu: 10}\n").schedule(twoWaysFull(), 1);
+        assertEquals("node-2", cpuFirst.bindings().get(0).node());
+    }
+
+    /** A gang of two (minMember 2) of low priority fills the cluster; a high-priority pod of the same queue waits. */
+    private static ClusterSnapshot aGangInTheWay() {
+        return ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .priorityClass("low", 10).priorityClass("high", 1000)
+                .queue("a").end()
+                .job("a/gang").queue("a").priorityClass("low").pods(2, GPU, 8).minMember(2).running("node-1", "node-2")
+                .startedAt(0).end()
+                .job("a/high").queue("a").priorityClass("high").pods(1, GPU, 8).end()
+                .snapshot(1000);
+    }
+
+    @Test
+    void aVictimThatWouldBreakItsGangBringsTheGangOrIsSpared() throws IOException {
+        assertEquals(Set.of("a/gang-0", "a/gang-1"), evicted(Shipped.scheduler().schedule(aGangInTheWay(), 1)),
+                "the default: never leave a broken gang holding GPUs");
+        CycleResult spared = with("victims:\n  breakingGang: spare\n").schedule(aGangInTheWay(), 1);
+        assertEquals(Set.of(), evicted(spared), "as Volcano's gang plugin: a gang's needed members are no victims");
+    }
+}
