@@ -26,15 +26,10 @@ public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindi
         rulesFired = Map.copyOf(rulesFired);
     }
 
+    /** A result without rule traces, nominations or wake-up time (the reference scheduler's). */
     public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                        List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis) {
         this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, Map.of(), List.of(), -1);
-    }
-
-    public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
-                       List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
-                       Map<String, List<String>> rulesFired) {
-        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, rulesFired, List.of(), -1);
     }
 
     /** The rules that fired on a subject, e.g. {@code rulesFiredOn("PodGroup", "ns/train")}; empty if none. */

@@ -355,6 +355,17 @@ final class EvictionPhase {
                 if (n != null) waitsOnTerminating++;
             }
             if (n == null) {
+                // With little of the cycle's budget left, most jobs cannot fit theirs: say so without a full search
+                // when no node could make room for the task with that few victims (an upper bound on what any plan
+                // frees, so no plan the search would find is lost).
+                int left = budgetLeft(victimCount);
+                if (left < Integer.MAX_VALUE && !victims.mayMakeRoomWith(t, terms, left)) {
+                    refusal = Outcome.refused("eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
+                            + " pods per cycle would be exceeded (" + evictions.size() + " already, " + victimCount
+                            + " for this job, and no node makes room for " + t.id() + " with " + Math.max(left, 0)
+                            + " more)", setting("maxEvictionsPerCycle"));
+                    break;
+                }
                 VictimSelector.Plan plan = victims.find(t, terms.bindingCapabilityOf(capQueue));
                 if (plan == null) {
                     refusal = Outcome.refused(victims.lastRefusal(), victimRefusalRule(rule));
@@ -460,6 +471,16 @@ final class EvictionPhase {
 
     private String budgetSpentReason() {
         return "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle is spent";
+    }
+
+    /**
+     * How many more victims this job may take within the cycle's budget, given {@code victimCount} it has chosen; no
+     * limit when there is no budget, or for the cycle's first evicting job (which may exceed it).
+     */
+    private int budgetLeft(int victimCount) {
+        int max = policy.settings.churn().maxEvictionsPerCycle();
+        if (max <= 0 || evictions.isEmpty()) return Integer.MAX_VALUE;
+        return max - evictions.size() - victimCount;
     }
 
     /**

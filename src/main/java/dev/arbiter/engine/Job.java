@@ -47,9 +47,6 @@ final class Job {
         this.minResources = pg.minResources();
     }
 
-    /** Scratch for {@code VictimSelector}: how many members the search {@code countedBy} has chosen. */
-    Object countedBy;
-    int takenCount;
 
     /** Members bound this cycle (they run from now on, but are not yet possible victims). */
     int bound;

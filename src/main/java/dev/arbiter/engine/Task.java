@@ -19,8 +19,6 @@ final class Task {
     /** Whether the nominated node currently holds this task's request for it. */
     boolean holding;
     private Resources share;
-    /** The victim search that has chosen this task, if any (scratch for {@code VictimSelector}). */
-    Object takenBy;
     /** Why the rules protect this task from eviction, or null. */
     dev.arbiter.facts.Protected protection;
 

@@ -309,6 +309,67 @@ final class VictimSelector {
     }
 
     /**
+     * Whether some node could hold the task with at most {@code most} victims gone: in every dimension the task lacks
+     * on a node, the {@code most} largest allowed victims there would cover it. A bound, not a plan: a plan's victims
+     * on its node never free more, so when this is false no search finds a plan with that few victims. (When the
+     * queue's capability binds, victims elsewhere count too, and this answers true.)
+     */
+    boolean mayMakeRoomWith(Task task, Terms terms, int most) {
+        if (most <= 0) return false;
+        if (capBinds(task, terms)) return true;
+        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
+        java.util.BitSet seen = new java.util.BitSet(state.nodes.size());
+        for (Task t : terms.pool()) {
+            NodeState n = t.node;
+            if (seen.get(n.index)) continue;
+            seen.set(n.index);
+            if (eligibleNodes.contains(n) && roomWithLargestVictims(n, task, terms, most)) return true;
+        }
+        return false;
+    }
+
+    private boolean roomWithLargestVictims(NodeState node, Task task, Terms terms, int most) {
+        Resources request = task.request();
+        Resources free = node.free();
+        long[] largest = new long[most];
+        for (int i = 0; i < request.size(); i++) {
+            String dim = request.name(i);
+            long missing = request.milliAt(i) - free.milli(dim);
+            if (missing <= 0) continue;
+            java.util.Arrays.fill(largest, 0);
+            for (Task t : node.tasks) {
+                if (!terms.allows(t) || leastUnit(t) > most) continue;
+                long amount = t.request().milli(dim);
+                // keep the most largest amounts, smallest first
+                if (amount <= largest[0]) continue;
+                int k = 0;
+                while (k + 1 < most && largest[k + 1] < amount) {
+                    largest[k] = largest[k + 1];
+                    k++;
+                }
+                largest[k] = amount;
+            }
+            long cover = 0;
+            for (long a : largest) cover = Resources.addSaturated(cover, a);
+            if (cover < missing) return false;
+        }
+        return true;
+    }
+
+    /**
+     * The fewest victims taking {@code t} costs, before any other member of its job is taken: one, or (as
+     * {@link Search#unitFor} decides) its whole gang when it would break it; {@link Integer#MAX_VALUE} when it cannot
+     * go at all.
+     */
+    private int leastUnit(Task t) {
+        int live = t.job.liveMembers();
+        if (live - 1 >= t.job.minMember) return 1;
+        if (breakingGang == BreakingGang.SPARE) return Integer.MAX_VALUE;
+        if (live <= 1) return 1;
+        return t.job.bound > 0 ? Integer.MAX_VALUE : live;
+    }
+
+    /**
      * Whether the node would hold the task were every allowed victim on it gone: a plan on the node needs at least
      * that (victims elsewhere free only queue room), so nodes without it are not searched.
      */
@@ -406,8 +467,10 @@ final class VictimSelector {
         private final Task task;
         private final Terms terms;
         private final List<List<Task>> units = new ArrayList<>();
-        /** The tasks chosen so far; each also carries this search as {@code Task.takenBy} (see {@link #take}). */
+        /** The tasks chosen so far (few: a search takes victims until one task fits). */
         private final List<Task> takenTasks = new ArrayList<>();
+        /** How many members of each job the search has chosen; null until it takes one. */
+        private Map<Job, Integer> takenPerJob;
         /** Per queue asked about, what the chosen units take from its subtree allocation (until the next take). */
         private final Map<QueueState, Resources> freedFrom = new HashMap<>();
         private Resources freeOnNode;
@@ -425,12 +488,9 @@ final class VictimSelector {
             this.capFree = task == null || !capBinds(task, terms);
         }
 
-        /**
-         * How many of the job's members this search has chosen. The count lives on the job, marked with the search
-         * that made it, so that a search allocates nothing for it (searches run one at a time).
-         */
+        /** How many of the job's members this search has chosen. */
         private int takenFrom(Job j) {
-            return j.countedBy == this ? j.takenCount : 0;
+            return takenPerJob == null ? 0 : takenPerJob.getOrDefault(j, 0);
         }
 
         boolean isSurplus(Task t) {
@@ -448,7 +508,7 @@ final class VictimSelector {
             if (t.job.bound > 0) return null;
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
-                if (m.evicted || m.takenBy == this) continue;
+                if (m.evicted || takenTasks.contains(m)) continue;
                 if (!terms.allows(m)) return null;
                 gang.add(m);
             }
@@ -531,12 +591,8 @@ final class VictimSelector {
             freedFrom.clear();
             for (Task t : unit) {
                 takenTasks.add(t);
-                t.takenBy = this;
-                if (t.job.countedBy != this) {
-                    t.job.countedBy = this;
-                    t.job.takenCount = 0;
-                }
-                t.job.takenCount++;
+                if (takenPerJob == null) takenPerJob = new java.util.IdentityHashMap<>(4);
+                takenPerJob.merge(t.job, 1, Integer::sum);
                 if (t.node == node) freeOnNode = freeOnNode.add(t.request());
             }
         }

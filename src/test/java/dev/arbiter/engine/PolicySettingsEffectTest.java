@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
+import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.scenario.ClusterBuilder;
 import java.io.IOException;
@@ -72,6 +73,36 @@ class PolicySettingsEffectTest {
 
     private static List<String> actions(CycleResult r) {
         return r.evictions().stream().map(e -> e.action() + " for " + e.forPodGroup()).toList();
+    }
+
+    /**
+     * With the cycle's eviction budget nearly spent, a job whose every plan needs more victims than are left waits,
+     * and its reason says so; a larger budget lets it reclaim.
+     */
+    @Test
+    void aJobThatNeedsMoreVictimsThanTheBudgetLeavesWaitsWithTheBudgetAsItsReason() throws IOException {
+        CycleResult two = with("churn:\n  maxEvictionsPerCycle: 2\n").schedule(aReclaimsFromSingleAndPairedPods(), 1);
+        assertEquals(Set.of("b/n1-0"), evicted(two), "the first job takes the single pod, within budget");
+        List<String> reasons = two.podGroups().stream().filter(g -> g.queue().equals("a"))
+                .map(PodGroupStatus::reason).toList();
+        assertTrue(reasons.stream().anyMatch(r -> r.startsWith("waiting for 1 evicted pod(s) to leave")), "" + reasons);
+        assertTrue(reasons.stream().anyMatch(r -> r.contains("eviction budget of 2 pods per cycle would be exceeded")
+                && r.contains("no node makes room for a/2-0 with 1 more")), "" + reasons);
+        CycleResult three = with("churn:\n  maxEvictionsPerCycle: 3\n").schedule(aReclaimsFromSingleAndPairedPods(), 1);
+        assertEquals(3, three.evictions().size(), "" + evicted(three));
+    }
+
+    /** b holds four nodes: node-1 with one 8-GPU pod, the others with two 4-GPU pods each; a wants two 8-GPU pods. */
+    private static ClusterSnapshot aReclaimsFromSingleAndPairedPods() {
+        return ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("a").end().queue("b").end()
+                .job("b/n1").queue("b").pods(1, GPU, 8).running("node-1").startedAt(0).end()
+                .job("b/n2").queue("b").pods(2, GPU, 4).running("node-2", "node-2").startedAt(0).end()
+                .job("b/n3").queue("b").pods(2, GPU, 4).running("node-3", "node-3").startedAt(0).end()
+                .job("b/n4").queue("b").pods(2, GPU, 4).running("node-4", "node-4").startedAt(0).end()
+                .job("a/1").queue("a").pods(1, GPU, 8).arrival(0).end()
+                .job("a/2").queue("a").pods(1, GPU, 8).arrival(1).end()
+                .snapshot(1000);
     }
 
     /** Two sibling queues under a parent that can admit two 8-GPU jobs; each sibling has two waiting. */
