@@ -30,7 +30,7 @@ final class CycleWork {
     CycleWork(CycleState state, Policy policy, SchedulerConfig config) {
         this.state = state;
         this.policy = policy;
-        this.fitter = new NodeFitter(state.nodes,
+        this.fitter = new NodeFitter(state,
                 config.scoring().equals("spread") ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK);
         this.victims = new VictimSelector(state, fitter, policy.victimOrder());
         this.queueOrder = Orders.queues(policy.orders());

@@ -120,7 +120,10 @@ final class VictimSelector {
         PlanAt at = new PlanAt(key, fitter.stamp().version());
         Plan planned = plans.get(at);
         if (planned != null) return planned;
-        Failure failed = failures.get(key);
+        // A failure is remembered only for a task whose fit depends on nothing but room: placements elsewhere can
+        // satisfy pod affinity and spread, and evictions can lift anti-affinity in a whole topology domain.
+        boolean remember = !fitter.dependsOnPods(task.pod);
+        Failure failed = remember ? failures.get(key) : null;
         if (failed != null && fitter.stillFails(failed.at())) {
             lastRefusal = failed.why();
             return null;
@@ -134,7 +137,7 @@ final class VictimSelector {
         Plan best = search(task, terms, tally);
         if (best == null) {
             lastRefusal = tally.describe(task, terms);
-            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal));
+            if (remember) failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal));
         } else {
             lastRefusal = null;
             failures.remove(key);
@@ -184,7 +187,10 @@ final class VictimSelector {
 
         /** The candidate node that comes closest to holding the task with every allowed victim on it gone. */
         private String closest(Task task, Terms terms) {
-            if (candidates.isEmpty()) return "no pod it may evict runs on a node that suits it";
+            if (candidates.isEmpty()) {
+                String blocked = fitter.blocked(task.pod);
+                return blocked != null ? blocked : "no pod it may evict runs on a node that suits it";
+            }
             NodeState best = null;
             Resources bestShort = null;
             for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
@@ -541,11 +547,13 @@ final class VictimSelector {
         /**
          * The task fits on the node, and under its queue's capability — or, when the queue is already past its
          * capability, its victims in the queue free at least what it takes: preemption swaps work inside a queue, it
-         * does not evict a queue's surplus wholesale.
+         * does not evict a queue's surplus wholesale. With the victims gone, the node also passes the task's host
+         * ports, spread, pod affinity and anti-affinity, and existing pods' anti-affinity (an eviction may lift a
+         * conflict, or take away the pod an affinity needs).
          */
         boolean fits() {
             if (!task.request().fitsIn(freeOnNode)) return false;
-            return capFree || fitsWith(units);
+            return (capFree || fitsWith(units)) && fitter.passesPodRules(task.pod, node, takenTasks);
         }
 
         private boolean fits(Resources freeOnNode, Resources queueAllocated, Resources queueFreed) {
@@ -584,7 +592,8 @@ final class VictimSelector {
                 for (Task t : unit) if (t.node == node) freeWithout = freeWithout.subtract(t.request());
                 List<List<Task>> without = new ArrayList<>(kept);
                 without.remove(i);
-                boolean fitsWithout = capFree ? task.request().fitsIn(freeWithout) : fitsWith(without);
+                boolean fitsWithout = (capFree ? task.request().fitsIn(freeWithout) : fitsWith(without))
+                        && fitter.passesPodRules(task.pod, node, tasksOf(without));
                 if (fitsWithout && gangsWholeWithout(unit, count)) {
                     kept = without;
                     freeKept = freeWithout;
@@ -594,6 +603,12 @@ final class VictimSelector {
             Set<Task> out = new LinkedHashSet<>();
             kept.forEach(out::addAll);
             return new ArrayList<>(out);
+        }
+
+        private List<Task> tasksOf(List<List<Task>> chosen) {
+            List<Task> out = new ArrayList<>();
+            for (List<Task> u : chosen) out.addAll(u);
+            return out;
         }
 
         /**
