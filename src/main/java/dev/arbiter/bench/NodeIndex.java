@@ -161,17 +161,21 @@ final class NodeIndex {
     /** A pod whose fit depends on other pods: every eligible node, one by one. */
     private Node scan(PodSpec pod) {
         Resources req = pod.requests();
+        Map<String, Long> room = rules.firstOfSetRoom(pod, eligibleNodes(pod), primaryDimension(req));
         Node best = null;
-        long bestPoints = 0, bestPenalty = 0;
+        long bestRoom = 0, bestPoints = 0, bestPenalty = 0;
         double bestScore = 0;
         for (Node n : eligibleNodes(pod)) {
             if (!req.fitsIn(n.free) || !rules.passes(pod, n, List.of())) continue;
+            long r = room == null ? 0 : room.getOrDefault(n.spec.labels().get(
+                    pod.placement().podAffinity().required().get(0).topologyKey()), 0L);
             long points = rules.points(pod, n);
             long penalty = rules.penalty(pod, n);
             double s = score(req, n.spec.allocatable(), n.free);
-            if (best == null || points > bestPoints || (points == bestPoints && (penalty < bestPenalty
-                    || (penalty == bestPenalty && s > bestScore)))) {
+            if (best == null || r > bestRoom || (r == bestRoom && (points > bestPoints || (points == bestPoints
+                    && (penalty < bestPenalty || (penalty == bestPenalty && s > bestScore)))))) {
                 best = n;
+                bestRoom = r;
                 bestPoints = points;
                 bestPenalty = penalty;
                 bestScore = s;

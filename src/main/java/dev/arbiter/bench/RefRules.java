@@ -198,6 +198,30 @@ final class RefRules {
         return true;
     }
 
+    /**
+     * The first pod of a set with required affinity to itself (nothing matching all its terms runs on a node carrying
+     * one of their keys, and it matches them) starts in the domain, of its first term's key, whose eligible nodes have
+     * the most free {@code dim}: the free amount per domain, or null for any other pod.
+     */
+    Map<String, Long> firstOfSetRoom(PodSpec pod, List<Node> eligible, String dim) {
+        List<PodAffinityTerm> terms = pod.placement().podAffinity().required();
+        if (terms.isEmpty()) return null;
+        for (PodAffinityTerm t : terms) if (!termMatches(pod.namespace(), t, pod)) return null;
+        for (PodSpec q : order) {
+            boolean all = true;
+            for (PodAffinityTerm t : terms) all &= termMatches(pod.namespace(), t, q);
+            if (!all) continue;
+            for (PodAffinityTerm t : terms) if (present.get(q).spec.labels().containsKey(t.topologyKey())) return null;
+        }
+        Map<String, Long> room = new HashMap<>();
+        String key = terms.get(0).topologyKey();
+        for (Node n : eligible) {
+            String v = n.spec.labels().get(key);
+            if (v != null) room.merge(v, Math.max(0, n.free.milli(dim)), Long::sum);
+        }
+        return room;
+    }
+
     /** Pods matching {@code t} (stated in namespace {@code owner}) on nodes whose {@code key} is {@code value}. */
     private int countInDomain(String owner, PodAffinityTerm t, String key, String value, Set<PodSpec> out, boolean terminating) {
         int c = 0;

@@ -41,7 +41,9 @@ import java.util.TreeSet;
  * dimension that still fits — filling GPU nodes one by one and keeping whole nodes free for large gangs; {@code spread}
  * takes the node with the <em>most</em>. Ties go to the earlier node. Preferred node affinity alone costs nothing extra
  * (the eligible nodes are split into tiers of equal preferred weight, each with its own sorted index); preferred pod
- * affinity or ScheduleAnyway spread walk every eligible node with room.
+ * affinity or ScheduleAnyway spread walk every eligible node with room. The first pod of a set with required affinity
+ * to itself (a LeaderWorkerSet group kept in one rack: no pod of the set runs yet, so it may go anywhere) goes to the
+ * domain whose eligible nodes have the most free primary dimension, so that the rest of its gang finds room there.
  *
  * <p>A pod shape that fitted nowhere is remembered until capacity is released (and, for rules that other pods'
  * placements can satisfy — required pod affinity, DoNotSchedule spread — until their counts change), so the
@@ -397,7 +399,8 @@ final class NodeFitter {
         String dim = primaryDimension(req);
         StaticClass sc = staticClass(d.constraints);
         boolean rules = d.dependsOnPods();
-        if (d.rules != null && d.rules.hasPreferences()) return scored(req, dim, d, sc);
+        Map<String, Long> firstOfSet = d.rules == null ? null : topology.firstOfSetRoom(d.rules, d.self, sc.list(), dim);
+        if (firstOfSet != null || (d.rules != null && d.rules.hasPreferences())) return scored(req, dim, d, sc, firstOfSet);
         for (long tier : sc.tiers) {
             for (NodeState n : candidates(sc, tier, req, dim)) {
                 if (n.free().milli(dim) < req.milli(dim)) break;
@@ -410,17 +413,22 @@ final class NodeFitter {
     /**
      * With preferred pod (anti-)affinity or ScheduleAnyway spread: every eligible node with room, the highest
      * preference points first, then the lowest spread penalty, then the packing order (which the walk follows).
+     * {@code firstOfSet} (not null for the first pod of a set with required affinity to itself, see
+     * {@link Topology#firstOfSetRoom}) ranks first: the domain with the most room for the set.
      */
-    private NodeState scored(Resources req, String dim, Demand d, StaticClass sc) {
+    private NodeState scored(Resources req, String dim, Demand d, StaticClass sc, Map<String, Long> firstOfSet) {
         NodeState best = null;
-        long bestPoints = 0, bestPenalty = 0;
+        long bestRoom = 0, bestPoints = 0, bestPenalty = 0;
         for (NodeState n : candidates(sc, ALL_TIERS, req, dim)) {
             if (n.free().milli(dim) < req.milli(dim)) break;
             if (!req.fitsIn(n.free()) || !passes(d, n, List.of())) continue;
+            long room = firstOfSet == null ? 0 : firstOfSet.getOrDefault(topology.firstAffinityDomain(d.rules, n), 0L);
             long points = sc.points(n) + topology.preferencePoints(d.rules, n);
             long penalty = topology.spreadPenalty(d.rules, n);
-            if (best == null || points > bestPoints || (points == bestPoints && penalty < bestPenalty)) {
+            if (best == null || room > bestRoom || (room == bestRoom && (points > bestPoints
+                    || (points == bestPoints && penalty < bestPenalty)))) {
                 best = n;
+                bestRoom = room;
                 bestPoints = points;
                 bestPenalty = penalty;
             }

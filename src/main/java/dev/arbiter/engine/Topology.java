@@ -597,6 +597,28 @@ final class Topology {
         return n;
     }
 
+    /**
+     * For the first pod of a set with required affinity to itself — no pod matching its terms runs anywhere, and it
+     * matches them itself, so kube-scheduler lets it go to any node with the topology keys — the free amount of
+     * {@code dim} per domain of its first term's key, summed over {@code eligible}: the rest of the set must follow it
+     * there, so the domain with the most room is the better start. Null for any other pod.
+     */
+    Map<String, Long> firstOfSetRoom(Rules r, long self, List<NodeState> eligible, String dim) {
+        if (r.affinity.isEmpty() || (self & 1) == 0 || !noneAnywhere(r.affinity, List.of())) return null;
+        String key = r.affinityKeys.get(0);
+        Map<String, Long> room = new HashMap<>();
+        for (NodeState n : eligible) {
+            String d = n.spec.labels().get(key);
+            if (d != null) room.merge(d, Math.max(0, n.free().milli(dim)), Long::sum);
+        }
+        return room;
+    }
+
+    /** The node's value of the first required affinity term's key. */
+    String firstAffinityDomain(Rules r, NodeState n) {
+        return r.affinityKeys.isEmpty() ? null : n.spec.labels().get(r.affinityKeys.get(0));
+    }
+
     // ---- scores -------------------------------------------------------------------------------------------------
 
     /** Preferred pod (anti-)affinity: the weight of each term times the matching pods in the node's domain. */

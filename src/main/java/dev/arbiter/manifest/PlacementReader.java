@@ -228,10 +228,9 @@ final class PlacementReader {
         for (Field c : containers) {
             for (Field p : c.get("ports").items()) {
                 Field host = p.get("hostPort");
-                Integer port = host.isPresent() ? host.integer(0, n -> n >= 1 && n <= 65535, "must be between 1 and 65535, inclusive")
-                        : hostNetwork ? p.get("containerPort").integer(0, n -> n >= 1 && n <= 65535, "must be between 1 and 65535, inclusive")
-                        : null;
-                if (port == null) continue;
+                Field from = host.isPresent() ? host : hostNetwork ? p.get("containerPort") : null;
+                if (from == null) continue;
+                int port = from.integer(0, n -> n >= 1 && n <= 65535, "must be between 1 and 65535, inclusive");
                 String protocol = p.get("protocol").string("TCP");
                 if (!PROTOCOLS.contains(protocol)) {
                     throw p.get("protocol").error("Unsupported value: \"" + protocol + "\": supported values: \"SCTP\", \"TCP\", \"UDP\"");
