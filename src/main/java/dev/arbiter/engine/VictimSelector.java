@@ -189,7 +189,9 @@ final class VictimSelector {
         private String closest(Task task, Terms terms) {
             if (candidates.isEmpty()) {
                 String blocked = fitter.blocked(task.pod);
-                return blocked != null ? blocked : "no pod it may evict runs on a node that suits it";
+                if (blocked != null) return blocked;
+                if (fitter.eligibleSet(task.pod).isEmpty()) return "no node suits it: " + fitter.whyNoFit(task.pod);
+                return "no pod it may evict runs on a node that suits it";
             }
             NodeState best = null;
             Resources bestShort = null;
