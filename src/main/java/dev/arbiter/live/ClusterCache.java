@@ -30,7 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The read side of live mode: informers on Nodes, Pods, PriorityClasses, Queues and PodGroups, each object translated
+ * The read side of live mode: informers on Nodes, Pods, PriorityClasses, Queues, PodGroups and Namespaces (whose
+ * labels pod affinity terms select on), each object translated
  * into a model record once per informer event (never per cycle), and {@link #snapshot()} freezing the records into
  * the {@link ClusterSnapshot} a cycle schedules, overlaid with the {@link AssumeCache}.
  *
@@ -59,6 +60,7 @@ public final class ClusterCache implements AutoCloseable {
     private final Map<String, VolcanoQueue.Status> queueStatuses = new ConcurrentHashMap<>();
     private final Map<String, PodGroupSpec> podGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> podGroupStatuses = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> namespaces = new ConcurrentHashMap<>();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     /** Per record map, the keys its handler has seen (translated, or rejected with a warning). */
     private final Map<Map<String, ?>, java.util.Set<String>> handled = new java.util.IdentityHashMap<>();
@@ -73,7 +75,7 @@ public final class ClusterCache implements AutoCloseable {
         this.onChange = onChange;
     }
 
-    /** Starts the five informers (list, then watch); returns at once. See {@link #hasSynced()}. */
+    /** Starts the six informers (list, then watch); returns at once. See {@link #hasSynced()}. */
     public synchronized void start() {
         if (!informers.isEmpty()) return;
         informers.add(client.nodes().inform(handler(this::putNode, this::removeNode), 0));
@@ -83,6 +85,7 @@ public final class ClusterCache implements AutoCloseable {
         informers.add(client.resources(VolcanoQueue.class).inform(handler(this::putQueue, this::removeQueue), 0));
         informers.add(client.resources(VolcanoPodGroup.class).inAnyNamespace()
                 .inform(handler(this::putPodGroup, this::removePodGroup), 0));
+        informers.add(client.namespaces().inform(handler(this::putNamespace, this::removeNamespace), 0));
     }
 
     /**
@@ -91,7 +94,7 @@ public final class ClusterCache implements AutoCloseable {
      */
     public boolean hasSynced() {
         if (informers.isEmpty() || !informers.stream().allMatch(SharedIndexInformer::hasSynced)) return false;
-        List<Map<String, ?>> records = List.of(nodes, pods, priorityClasses, queues, podGroups);
+        List<Map<String, ?>> records = List.of(nodes, pods, priorityClasses, queues, podGroups, namespaces);
         for (int i = 0; i < informers.size(); i++) {
             if (handledIn(records.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
@@ -112,8 +115,8 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * The resource version each informer last saw, in the order nodes, pods, priority classes, queues, PodGroups
-     * ("" before its first list); empty once closed.
+     * The resource version each informer last saw, in the order nodes, pods, priority classes, queues, PodGroups,
+     * namespaces ("" before its first list); empty once closed.
      */
     public synchronized List<String> lastResourceVersions() {
         List<String> out = new ArrayList<>();
@@ -156,7 +159,7 @@ public final class ClusterCache implements AutoCloseable {
         q.sort(Comparator.comparing(QueueSpec::name));
         List<PriorityClassSpec> pc = new ArrayList<>(priorityClasses.values());
         pc.sort(Comparator.comparing(PriorityClassSpec::name));
-        return new ClusterSnapshot(n, p, g, q, pc, now, nominations);
+        return new ClusterSnapshot(n, p, g, q, pc, now, nominations, Map.copyOf(namespaces));
     }
 
     private PodSpec overlay(PodSpec pod) {
@@ -274,6 +277,14 @@ public final class ClusterCache implements AutoCloseable {
     private void removePodGroup(VolcanoPodGroup g) {
         podGroupStatuses.remove(key(g));
         forget(podGroups, key(g), g);
+    }
+
+    private void putNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
+        store(namespaces, ns.getMetadata().getName(), ns, translator::namespaceLabels);
+    }
+
+    private void removeNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
+        forget(namespaces, ns.getMetadata().getName(), ns);
     }
 
     /**
