@@ -57,7 +57,13 @@ final class RefRules {
     }
 
     void remove(PodSpec p) {
-        if (present.remove(p) != null) order.remove(p);
+        if (present.remove(p) == null) return;
+        for (int i = order.size() - 1; i >= 0; i--) {
+            if (order.get(i) == p) {
+                order.remove(i);
+                return;
+            }
+        }
     }
 
     // ---- static ------------------------------------------------------------------------------------------------

@@ -167,6 +167,20 @@ final class NodeFitter {
             return list;
         }
 
+        private Map<String, Integer> staticCounts;
+
+        /** How many nodes fail each static predicate (the first each fails); counted once per cycle. */
+        Map<String, Integer> staticCounts() {
+            if (staticCounts == null) {
+                staticCounts = new HashMap<>();
+                for (NodeState n : nodes) {
+                    String r = reason(n);
+                    if (r != null) staticCounts.merge(r, 1, Integer::sum);
+                }
+            }
+            return staticCounts;
+        }
+
         /** Why {@code n} fails a static predicate, kube-scheduler's filters in their order; null when it passes. */
         String reason(NodeState n) {
             if (c.blocked() != null) return c.blocked();
@@ -193,7 +207,7 @@ final class NodeFitter {
     private final BitSet untainted = new BitSet();
     private final Map<List<Toleration>, BitSet> toleratedBy = new HashMap<>();
     private final Map<Constraints, StaticClass> classes = new HashMap<>();
-    private final Map<PodSpec, Demand> demands = new IdentityHashMap<>();
+    private final Map<PodSpec, Demand> demands;
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
     private final List<NodeState> releasing = new ArrayList<>();
     private final Map<Shape, Failed> failedAt = new HashMap<>();
@@ -247,6 +261,7 @@ final class NodeFitter {
             if (clean) untainted.set(n.index);
         }
         this.topology = new Topology(nodes, labels, namespaceLabels, pods, bound);
+        this.demands = new IdentityHashMap<>(Math.max(16, pods.size()));
     }
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
@@ -389,6 +404,14 @@ final class NodeFitter {
         return found;
     }
 
+    /**
+     * A number that changes whenever a count the pod's required affinity or DoNotSchedule spread reads changes (0
+     * without such rules): a failure remembered for it holds only while this is unchanged.
+     */
+    long podRuleCounts(PodSpec pod) {
+        return counts(demand(pod));
+    }
+
     /** What the pod's non-monotone rules (required affinity, spread) read; 0 without such rules. */
     private static long counts(Demand d) {
         return d.rules == null || d.rules.monotone() ? 0 : d.rules.stamp();
@@ -525,27 +548,67 @@ final class NodeFitter {
 
     private String countReasons(PodSpec pod, Demand d) {
         StaticClass sc = staticClass(d.constraints);
-        Map<String, Integer> counts = new HashMap<>();
-        for (NodeState n : nodes) {
-            String r = sc.reason(n);
-            if (r == null && d.rules != null) r = topology.portsViolation(d.rules, n, List.of());
-            if (r == null) {
-                Resources missing = pod.requests().shortfall(n.free());
-                if (!missing.isEmpty()) {
-                    for (int i = 0; i < missing.size(); i++) {
-                        counts.merge(missing.name(i).equals("pods") ? "Too many pods" : "Insufficient " + missing.name(i), 1,
-                                Integer::sum);
-                    }
-                    continue;
-                }
+        Map<String, Integer> counts;
+        if (d.rules != null && !d.rules.hostPorts.isEmpty()) {
+            // Host ports come before resources in kube-scheduler's order: count every eligible node afresh.
+            counts = new HashMap<>(sc.staticCounts());
+            for (int i = sc.eligible.nextSetBit(0); i >= 0; i = sc.eligible.nextSetBit(i + 1)) {
+                NodeState n = nodes.get(i);
+                String r = topology.portsViolation(d.rules, n, List.of());
+                if (r != null) counts.merge(r, 1, Integer::sum);
+                else if (!countShortfall(pod.requests(), n, counts)) countPodRules(d, n, counts);
             }
-            if (r == null && d.dependsOnPods()) r = topology.podRulesViolation(d.rules, d.self, d.carriers, n, List.of());
-            if (r != null) counts.merge(r, 1, Integer::sum);
+        } else {
+            Base base = base(pod.requests(), sc);
+            counts = new HashMap<>(base.counts());
+            if (d.dependsOnPods()) for (int i : base.withRoom()) countPodRules(d, nodes.get(i), counts);
         }
         List<String> parts = new ArrayList<>();
         counts.forEach((reason, count) -> parts.add(count + " " + reason));
         java.util.Collections.sort(parts);
         return "0/" + nodes.size() + " nodes are available" + (parts.isEmpty() ? "" : ": " + String.join(", ", parts));
+    }
+
+    private void countPodRules(Demand d, NodeState n, Map<String, Integer> counts) {
+        String r = topology.podRulesViolation(d.rules, d.self, d.carriers, n, List.of());
+        if (r != null) counts.merge(r, 1, Integer::sum);
+    }
+
+    /** Adds the node's missing resources to {@code counts}; false when it has room for {@code req}. */
+    private static boolean countShortfall(Resources req, NodeState n, Map<String, Integer> counts) {
+        boolean missing = false;
+        for (int i = 0; i < req.size(); i++) {
+            String dim = req.name(i);
+            if (req.milliAt(i) > 0 && req.milliAt(i) > n.free().milli(dim)) {
+                counts.merge(dim.equals("pods") ? "Too many pods" : "Insufficient " + dim, 1, Integer::sum);
+                missing = true;
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * What every node says to a request of a static class: the counts of static and resource reasons, and the nodes with
+     * room (where the rules that depend on other pods decide, in the state they are asked in). Like the reasons of a
+     * pod shape, they describe the first time the request and class failed in the cycle: pods of many jobs with rules
+     * of their own share them (during allocation room only shrinks, so a node without room then has none later).
+     */
+    private record Base(Map<String, Integer> counts, int[] withRoom) {}
+
+    private record BaseKey(Resources request, Constraints constraints) {}
+
+    private final Map<BaseKey, Base> bases = new HashMap<>();
+
+    private Base base(Resources req, StaticClass sc) {
+        return bases.computeIfAbsent(new BaseKey(req, sc.c), k -> {
+            Map<String, Integer> counts = new HashMap<>(sc.staticCounts());
+            int[] room = new int[sc.eligible.cardinality()];
+            int rooms = 0;
+            for (int i = sc.eligible.nextSetBit(0); i >= 0; i = sc.eligible.nextSetBit(i + 1)) {
+                if (!countShortfall(req, nodes.get(i), counts)) room[rooms++] = i;
+            }
+            return new Base(counts, java.util.Arrays.copyOf(room, rooms));
+        });
     }
 
     // ---- static classes ---------------------------------------------------------------------------------------
@@ -554,24 +617,52 @@ final class NodeFitter {
     private static final Constraints NONE = new Constraints(Map.of(), List.of(), Placement.NodeAffinity.NONE, null);
 
     private Demand demand(PodSpec pod) {
+        if (last != null && last.pod == pod) return last.demand;
+        if (pod.placement() == Placement.NONE && !topology.hasCarriers()) {
+            // Nothing to remember: no rule of its own, and no pod's anti-affinity that could match it.
+            Demand plain = new Demand(pod, constraints(pod), null, 0, List.of());
+            last = new Last(pod, plain);
+            return plain;
+        }
         Demand d = demands.get(pod);
-        if (d != null) return d;
-        Constraints c = constraints(pod);
+        if (d != null) {
+            last = new Last(pod, d);
+            return d;
+        }
+        Constraints c;
         Topology.Rules rules = null;
+        // The pods of a job share their selector, tolerations and placement objects and are asked about one after
+        // another: the previous pod's constraints and rules serve without hashing them again.
+        boolean sameAsLast = last != null && pod.nodeSelector() == last.pod.nodeSelector()
+                && pod.tolerations() == last.pod.tolerations() && pod.placement() == last.pod.placement()
+                && pod.namespace().equals(last.pod.namespace());
+        if (sameAsLast) {
+            c = last.demand.constraints;
+            rules = last.demand.rules;
+        } else {
+            c = constraints(pod);
+        }
         long self = 0;
         List<Topology.CarrierTerm> carriers = List.of();
         if (c.blocked() == null) {
             if (pod.placement().dependsOnPods()) {
-                StaticClass sc = staticClass(c);
-                rules = topology.rules(pod, c, sc.affinityNodes, sc.tolerated);
+                if (rules == null) {
+                    StaticClass sc = staticClass(c);
+                    rules = topology.rules(pod, c, sc.affinityNodes, sc.tolerated);
+                }
                 self = topology.selfMatch(rules, pod);
             }
             carriers = topology.carriersMatching(pod);
         }
         d = new Demand(pod, c, rules, self, carriers);
         demands.put(pod, d);
+        last = new Last(pod, d);
         return d;
     }
+
+    private record Last(PodSpec pod, Demand demand) {}
+
+    private Last last;
 
     private static Constraints constraints(PodSpec pod) {
         Placement pl = pod.placement();

@@ -76,7 +76,7 @@ final class Topology {
     private Map<String, Set<Present>> podsByLabel;
     /** Views by the selector entry they are indexed under ("key\0value" or "key"), and those indexed under none. */
     private final Map<String, List<Matcher>> matchersByLabel = new HashMap<>();
-    private final List<Matcher> unindexed = new ArrayList<>();
+    private final List<Matcher> unindexedMatchers = new ArrayList<>();
     private final Map<List<Scope>, Matcher> matchers = new HashMap<>();
     private final Map<ViewKey, View> views = new HashMap<>();
     /** Existing pods' required anti-affinity terms, indexed like the views. */
@@ -108,7 +108,7 @@ final class Topology {
     void add(PodSpec pod, NodeState node) {
         Present p = new Present(pod, node);
         present.put(pod, p);
-        if (podsByLabel != null) index(p);
+        if (podsByLabel != null && notIndexed.remove(p) == null) unindexed.put(p, Boolean.TRUE);
         count(p, +1);
     }
 
@@ -116,16 +116,27 @@ final class Topology {
     void remove(PodSpec pod, NodeState node) {
         Present p = present.remove(pod);
         if (p == null) return;
-        if (podsByLabel != null) unindex(p);
+        if (podsByLabel != null && unindexed.remove(p) == null) notIndexed.put(p, Boolean.TRUE);
         count(p, -1);
     }
+
+    /**
+     * Changes not yet made to {@link #podsByLabel}: pods added since (to index) and pods removed since (to take out).
+     * A gang placed and undone again costs two set operations, not an index update per label; the index catches up
+     * when a view next needs it.
+     */
+    private final Map<Present, Boolean> unindexed = new IdentityHashMap<>();
+    private final Map<Present, Boolean> notIndexed = new IdentityHashMap<>();
 
     private void count(Present p, int delta) {
         PodSpec pod = p.pod();
         if (!views.isEmpty()) {
-            for (Matcher m : candidateMatchers(pod.labels())) {
-                if (!m.matches(pod)) continue;
-                for (View v : m.views) v.count(p, delta);
+            for (Matcher m : unindexedMatchers) countIfMatches(m, p, delta);
+            for (Map.Entry<String, String> l : pod.labels().entrySet()) {
+                List<Matcher> byValue = matchersByLabel.get(l.getKey() + '\0' + l.getValue());
+                if (byValue != null) for (Matcher m : byValue) countIfMatches(m, p, delta);
+                List<Matcher> byKey = matchersByLabel.get(l.getKey());
+                if (byKey != null) for (Matcher m : byKey) countIfMatches(m, p, delta);
             }
         }
         for (PodAffinityTerm t : pod.placement().podAntiAffinity().required()) {
@@ -141,13 +152,9 @@ final class Topology {
         }
     }
 
-    private Iterable<Matcher> candidateMatchers(Map<String, String> podLabels) {
-        List<Matcher> out = new ArrayList<>(unindexed);
-        for (Map.Entry<String, String> l : podLabels.entrySet()) {
-            out.addAll(matchersByLabel.getOrDefault(l.getKey() + '\0' + l.getValue(), List.of()));
-            out.addAll(matchersByLabel.getOrDefault(l.getKey(), List.of()));
-        }
-        return out;
+    private static void countIfMatches(Matcher m, Present p, int delta) {
+        if (!m.matches(p.pod())) return;
+        for (View v : m.views) v.count(p, delta);
     }
 
     // ---- scopes and views -------------------------------------------------------------------------------------
@@ -180,7 +187,7 @@ final class Topology {
         return matchers.computeIfAbsent(parts, k -> {
             Matcher m = new Matcher(k);
             List<String> keys = indexKeys(k.get(0).selector());
-            if (keys == null) unindexed.add(m);
+            if (keys == null) unindexedMatchers.add(m);
             else for (String key : keys) matchersByLabel.computeIfAbsent(key, x -> new ArrayList<>()).add(m);
             return m;
         });
@@ -288,14 +295,26 @@ final class Topology {
 
         private void prepareMinimum() {
             if (byCount != null) return;
-            filterDomains = new java.util.HashSet<>();
-            BitSet b = filter == null ? labels.withKey(key) : (BitSet) filter.clone();
-            if (filter != null) b.and(labels.withKey(key));
-            for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) filterDomains.add(nodes.get(i).spec.labels().get(key));
+            filterDomains = domainsOf(filter, key);
             domains = filterDomains.size();
             byCount = new TreeMap<>();
             for (String d : filterDomains) byCount.merge(count(d), 1, Integer::sum);
         }
+    }
+
+    private record DomainsKey(BitSet filter, String key) {}
+
+    private final Map<DomainsKey, Set<String>> domainsOf = new HashMap<>();
+
+    /** The values of {@code key} among the nodes of {@code filter} (null: all), shared by every view over them. */
+    private Set<String> domainsOf(BitSet filter, String key) {
+        return domainsOf.computeIfAbsent(new DomainsKey(filter, key), k -> {
+            Set<String> out = new java.util.HashSet<>();
+            BitSet b = filter == null ? labels.withKey(key) : (BitSet) filter.clone();
+            if (filter != null) b.and(labels.withKey(key));
+            for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) out.add(nodes.get(i).spec.labels().get(key));
+            return out;
+        });
     }
 
     private View view(Matcher m, String key, BitSet filter, boolean terminating) {
@@ -313,6 +332,11 @@ final class Topology {
         if (podsByLabel == null) {
             podsByLabel = new HashMap<>();
             for (Present p : present.values()) index(p);
+        } else {
+            for (Present p : notIndexed.keySet()) unindex(p);
+            for (Present p : unindexed.keySet()) index(p);
+            notIndexed.clear();
+            unindexed.clear();
         }
         List<String> keys = indexKeys(s);
         if (keys == null) return present.values();
@@ -374,6 +398,11 @@ final class Topology {
             else for (String x : keys) carriersByLabel.computeIfAbsent(x, y -> new ArrayList<>()).add(c);
             return c;
         });
+    }
+
+    /** Whether any pod of the snapshot carries a required anti-affinity term (else none can keep a pod out). */
+    boolean hasCarriers() {
+        return !carriers.isEmpty();
     }
 
     /** The registered anti-affinity terms that match {@code pod}: where their carriers run, it may not go. */

@@ -79,7 +79,7 @@ final class VictimSelector {
      * A search that found no plan: the state it was made in, the position in the fitter's log of touched nodes then,
      * and whether the preemptor queue's capability could bind then.
      */
-    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, String why) {}
+    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, String why, long podRuleCounts) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
@@ -120,16 +120,17 @@ final class VictimSelector {
         PlanAt at = new PlanAt(key, fitter.stamp().version());
         Plan planned = plans.get(at);
         if (planned != null) return planned;
-        // A failure is remembered only for a task whose fit depends on nothing but room: placements elsewhere can
-        // satisfy pod affinity and spread, and evictions can lift anti-affinity in a whole topology domain.
-        boolean remember = !fitter.dependsOnPods(task.pod);
-        Failure failed = remember ? failures.get(key) : null;
-        if (failed != null && fitter.stillFails(failed.at())) {
+        // For a task whose fit depends on other pods, a failure holds only while the counts its affinity and spread
+        // read are unchanged (placements can satisfy them), and is never confirmed from the touched nodes alone (an
+        // eviction on another node of a domain can lift anti-affinity there).
+        long counts = fitter.podRuleCounts(task.pod);
+        Failure failed = failures.get(key);
+        if (failed != null && fitter.stillFails(failed.at()) && failed.podRuleCounts() == counts) {
             lastRefusal = failed.why();
             return null;
         }
-        if (failed != null && failsOnTouchedNodes(task, terms, failed)) {
-            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false, failed.why()));
+        if (failed != null && !fitter.dependsOnPods(task.pod) && failsOnTouchedNodes(task, terms, failed)) {
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false, failed.why(), counts));
             lastRefusal = failed.why();
             return null;
         }
@@ -137,7 +138,7 @@ final class VictimSelector {
         Plan best = search(task, terms, tally);
         if (best == null) {
             lastRefusal = tally.describe(task, terms);
-            if (remember) failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal));
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal, counts));
         } else {
             lastRefusal = null;
             failures.remove(key);

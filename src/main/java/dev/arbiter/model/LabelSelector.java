@@ -22,7 +22,14 @@ public record LabelSelector(Map<String, String> matchLabels, List<Requirement> m
         }
 
         public boolean matches(Map<String, String> labels) {
-            String v = labels.get(key);
+            return setOperator(operator, labels.get(key), values);
+        }
+
+        /**
+         * {@code In}, {@code NotIn}, {@code Exists} and {@code DoesNotExist} applied to a label's value ({@code v},
+         * null when absent); false for any other operator. Node selector requirements share these four.
+         */
+        static boolean setOperator(String operator, String v, List<String> values) {
             return switch (operator) {
                 case "In" -> v != null && values.contains(v);
                 case "NotIn" -> v == null || !values.contains(v);

@@ -131,17 +131,9 @@ public record Placement(NodeAffinity nodeAffinity, PodAffinity podAffinity, PodA
 
         public boolean matches(Map<String, String> labels) {
             String v = labels.get(key);
-            return switch (operator) {
-                case "In" -> v != null && values.contains(v);
-                case "NotIn" -> v == null || !values.contains(v);
-                case "Exists" -> v != null;
-                case "DoesNotExist" -> v == null;
-                case "Gt", "Lt" -> {
-                    Long label = integer(v), bound = values.isEmpty() ? null : integer(values.get(0));
-                    yield label != null && bound != null && (operator.equals("Gt") ? label > bound : label < bound);
-                }
-                default -> false;
-            };
+            if (!operator.equals("Gt") && !operator.equals("Lt")) return LabelSelector.Requirement.setOperator(operator, v, values);
+            Long label = integer(v), bound = values.isEmpty() ? null : integer(values.get(0));
+            return label != null && bound != null && (operator.equals("Gt") ? label > bound : label < bound);
         }
 
         /** {@code v} as a 64-bit integer, or null. */
