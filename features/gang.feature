@@ -17,7 +17,7 @@ Feature: Gang scheduling: a distributed job starts all together or not at all
     And tenant B runs a job "other" of 1 pod with 8 GPUs each in queue "b"
     When tenant A submits a job "train" of 4 pods with 8 GPUs each in queue "a"
     Then "train" is admitted
-    And "train" is pending because gang of 4 needs 4 tasks, 3 placeable: 0/4 nodes available: 4 insufficient nvidia.com/gpu
+    And "train" is pending because gang of 4 needs 4 tasks, 3 placeable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu
     And 0 pods of "train" are running
     And 24 GPUs are idle
 
@@ -61,7 +61,7 @@ Feature: Gang scheduling: a distributed job starts all together or not at all
     And queue "b" with weight 1
     And tenant B runs a job "other" of 1 pod with 8 GPUs each in queue "b"
     When tenant A submits a job "train" of 2 pods with 8 GPUs each in queue "a"
-    Then "train" is pending because 1 placeable: 0/3 nodes available: 2 insufficient nvidia.com/gpu, 1 node(s) cordoned
+    Then "train" is pending because 1 placeable: 0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu
     And 8 GPUs are idle
 
   Scenario: Every role must reach its own minimum

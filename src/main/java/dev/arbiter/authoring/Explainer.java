@@ -407,7 +407,8 @@ public final class Explainer {
                 }
             }
             out.add(best == null
-                    ? new NodeGap(p.key(), null, Resources.NONE, "no node passes " + p.key() + "'s node selector, taints and cordons")
+                    ? new NodeGap(p.key(), null, Resources.NONE, "no node passes " + p.key() + "'s node selector, node affinity,"
+                            + " taints and cordons")
                     : new NodeGap(p.key(), best.name(), bestShort, null));
         }
         return out;
@@ -429,12 +430,19 @@ public final class Explainer {
         return sum;
     }
 
-    /** The static checks kube-scheduler and Arbiter apply before capacity: cordon, nodeSelector, taints. */
+    /**
+     * The static checks kube-scheduler and Arbiter apply before capacity: cordon (unless tolerated), nodeSelector,
+     * required node affinity, taints; never for a pod with scheduling gates or needs Arbiter does not evaluate. (The
+     * rules that depend on other pods are the engine's; its reason, in kube-scheduler's words, is the explanation's.)
+     */
     static boolean passesPredicates(PodSpec p, NodeSpec n) {
-        if (n.unschedulable()) return false;
+        if (!p.placement().schedulingGates().isEmpty() || !p.placement().notEvaluated().isEmpty()) return false;
+        Taint cordon = new Taint("node.kubernetes.io/unschedulable", "", "NoSchedule");
+        if (n.unschedulable() && p.tolerations().stream().noneMatch(tol -> tol.tolerates(cordon))) return false;
         for (Map.Entry<String, String> e : p.nodeSelector().entrySet()) {
             if (!e.getValue().equals(n.labels().get(e.getKey()))) return false;
         }
+        if (!p.placement().nodeAffinity().requiredMatches(n)) return false;
         for (Taint t : n.taints()) {
             if (!"NoSchedule".equals(t.effect()) && !"NoExecute".equals(t.effect())) continue;
             boolean tolerated = false;

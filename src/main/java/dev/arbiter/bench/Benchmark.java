@@ -39,7 +39,9 @@ import java.util.regex.Pattern;
  *   <li>a 1,000-pod gang (1 GPU per pod, top priority, its own queue) arriving on that cluster: the cycle that decides it;</li>
  *   <li>peak heap across those cycles ({@link MemoryPoolMXBean} peaks of the heap pools, reset per size);</li>
  *   <li>the engine's per-phase timings (snapshot, rule firing, placement = admit + allocate, victim selection);</li>
- *   <li>whether engine and reference agreed on the first cycle (a differential test at scale).</li>
+ *   <li>whether engine and reference agreed on the first cycle (a differential test at scale);</li>
+ *   <li>the first cycle of the same cluster with the placement-constraint mix ({@link MixRow}), and its placement
+ *       rate as a share of the plain cluster's, from the same run.</li>
  * </ol>
  * Two JIT warm-up cycles on a small cluster run first, so the first-cycle numbers are not JIT start-up (cold start is
  * measured separately). Every cycle is pure (the same snapshot gives the same decisions), so each is also repeated on
@@ -52,11 +54,20 @@ public final class Benchmark {
 
     /** What to run. */
     public record Options(List<Size> sizes, long seed, Path rules, boolean coldStart, int memoryDivisor,
-                          boolean reclaimableQueues) {
+                          boolean reclaimableQueues, boolean constraintMix, boolean mixReference) {
         public Options(List<Size> sizes, long seed, Path rules, boolean coldStart, int memoryDivisor) {
-            this(sizes, seed, rules, coldStart, memoryDivisor, true);
+            this(sizes, seed, rules, coldStart, memoryDivisor, true, true, false);
         }
     }
+
+    /**
+     * The first cycle of the same cluster with the placement-constraint mix ({@link SynthSpec.Constraints#MIX}: 30% of
+     * jobs with required node affinity, 10% with required pod anti-affinity per hostname, 10% with a zone spread):
+     * best of {@value #REPEATS} and first run, bindings, placements per second and their share of the plain cluster's
+     * rate measured in the same run; the reference's time and agreement when it was asked to run on the mix.
+     */
+    public record MixRow(double firstMs, double bestMs, int bindings, double placementsPerSec, double shareOfPlain,
+                        Double referenceMs, Integer disagreements, String firstDisagreement, Map<String, Double> phases) {}
 
     /** The measurements of one size; times in milliseconds, heap in MiB. */
     public record Row(Size size, int totalPods, int runningPods, long generateMs, Long coldStartMs, Long coldRulesMs,
@@ -64,7 +75,7 @@ public final class Benchmark {
                       double referenceFirstMs, double ratio, int churnedPods, double engineSteadyMs,
                       double referenceSteadyMs, double gangCycleMs, String gangOutcome, long peakHeapMiB,
                       Map<String, Double> firstPhases, Map<String, Double> steadyPhases, int disagreements,
-                      String firstDisagreement) {}
+                      String firstDisagreement, MixRow mix) {}
 
     private final Options options;
     private final PrintWriter progress;
@@ -101,16 +112,24 @@ public final class Benchmark {
         return rows;
     }
 
-    /** Two cycles of each scheduler on a cluster a fifth of the first size (at most 200 nodes x 2000 pods). */
+    /**
+     * Two cycles of each scheduler on a cluster a fifth of the first size (at most 200 nodes x 2000 pods), and two of
+     * the engine on the same clusters with the constraint mix.
+     */
     private void warmUp(Scheduler engine, ReferenceScheduler reference, Size first) {
         int nodes = Math.max(10, Math.min(200, first.nodes() / 5));
         int pods = Math.max(50, Math.min(2_000, first.pendingPods() / 5));
         say("warm-up: " + nodes + " nodes x " + pods + " pending pods");
         for (int i = 0; i < 2; i++) {
-            ClusterSnapshot s = new ClusterWorld(ClusterGenerator.generate(
-                    SynthSpec.fleet(nodes, pods, first.queues(), 99 + i).withMemoryDivisor(options.memoryDivisor()))).snapshot();
+            SynthSpec spec = SynthSpec.fleet(nodes, pods, first.queues(), 99 + i).withMemoryDivisor(options.memoryDivisor());
+            ClusterSnapshot s = new ClusterWorld(ClusterGenerator.generate(spec)).snapshot();
             engine.schedule(s, 1);
             reference.schedule(s, 1);
+            if (options.constraintMix()) {
+                // The constraint mix's code paths get the same warm-up as the plain ones.
+                engine.schedule(new ClusterWorld(ClusterGenerator.generate(spec.withConstraints(SynthSpec.Constraints.MIX)))
+                        .snapshot(), 1);
+            }
         }
     }
 
@@ -162,16 +181,49 @@ public final class Benchmark {
                 .filter(g -> g.podGroup().equals("bench/giant")).map(g -> g.phase() + ": " + g.reason()).findFirst().orElse("?");
         long peak = peakHeapMiB();
 
+        double plainRate = e1.bindings().size() / (engineFirstBest / 1000.0);
+        MixRow mix = options.constraintMix() ? measureMix(name, spec, engine, reference, plainRate) : null;
         Row row = new Row(size, m.pods().size(), running, generateMs, cold[0], cold[1], engineFirst, engineFirstBest,
-                e1.bindings().size(), e1.evictions().size(), e1.bindings().size() / (engineFirstBest / 1000.0), refFirst,
+                e1.bindings().size(), e1.evictions().size(), plainRate, refFirst,
                 engineFirstBest / refFirst,
                 churned, engineSteady, refSteady, gangMs, gangOutcome, peak, e1.phaseMillis(), es.phaseMillis(),
-                diffs.size(), diffs.isEmpty() ? null : diffs.get(0));
+                diffs.size(), diffs.isEmpty() ? null : diffs.get(0), mix);
         say(String.format(Locale.ROOT, "%s: first %.0f ms (%d bound, %.0f/s), reference %.0f ms (x%.1f), steady %.0f ms, "
                         + "gang %.0f ms (%s), peak heap %d MiB%s", name, engineFirst, row.engineBindings(),
                 row.placementsPerSec(), refFirst, row.ratio(), engineSteady, gangMs, gangOutcome, peak,
                 diffs.isEmpty() ? ", engine and reference agree" : ", DISAGREE: " + diffs.get(0)));
         return row;
+    }
+
+    /** The first cycle of the same spec with the constraint mix, measured as the plain first cycle is. */
+    private MixRow measureMix(String name, SynthSpec plain, Scheduler engine, ReferenceScheduler reference, double plainRate) {
+        say(name + ": generating the constraint mix");
+        ClusterSnapshot snap = new ClusterWorld(ClusterGenerator.generate(plain.withConstraints(SynthSpec.Constraints.MIX))).snapshot();
+        say(name + ": engine first cycle with the constraint mix");
+        long t = System.nanoTime();
+        CycleResult r = engine.schedule(snap, 1);
+        double first = msD(t);
+        double bestMs = Math.min(first, best(REPEATS - 1, () -> engine.schedule(snap, 1)));
+        double rate = r.bindings().size() / (bestMs / 1000.0);
+        Double refMs = null;
+        Integer disagreements = null;
+        String firstDisagreement = null;
+        if (options.mixReference()) {
+            say(name + ": reference first cycle with the constraint mix");
+            long t0 = System.nanoTime();
+            CycleResult ref = reference.schedule(snap, 1);
+            refMs = msD(t0);
+            List<String> diffs = DecisionDiff.compare(snap, r, ref);
+            disagreements = diffs.size();
+            firstDisagreement = diffs.isEmpty() ? null : diffs.get(0);
+        }
+        MixRow mix = new MixRow(first, bestMs, r.bindings().size(), rate, rate / plainRate, refMs, disagreements,
+                firstDisagreement, r.phaseMillis());
+        say(String.format(Locale.ROOT, "%s: constraint mix first %.0f ms, best %.0f ms (%d bound, %.0f/s, %.0f%% of the plain"
+                        + " mix's rate)%s", name, first, bestMs, mix.bindings(), rate, 100 * mix.shareOfPlain(),
+                refMs == null ? "" : String.format(Locale.ROOT, ", reference %.0f ms, %s", refMs,
+                        disagreements == 0 ? "engine and reference agree" : "DISAGREE: " + firstDisagreement)));
+        return mix;
     }
 
     /** The snapshot plus a top-priority gang of {@code size} one-GPU pods in a new queue of weight 10. */
@@ -284,6 +336,22 @@ public final class Benchmark {
                     r.disagreements() == 0 ? "yes" : "NO (" + r.disagreements() + ")"));
         }
         b.append(scaling(rows));
+        if (rows.stream().anyMatch(r -> r.mix() != null)) {
+            b.append(String.format(Locale.ROOT, "%nconstraint mix (30%% node affinity, 10%% anti-affinity per hostname, 10%%"
+                    + " zone spread), first cycle:%n%6s %7s | %9s %9s %7s %9s %8s | %9s %6s | %s%n", "nodes", "pending",
+                    "first ms", "best ms", "bound", "placed/s", "of plain", "ref ms", "agree",
+                    "phases ms: snapshot/rules/placement/victims"));
+            for (Row r : rows) {
+                MixRow x = r.mix();
+                if (x == null) continue;
+                b.append(String.format(Locale.ROOT, "%6d %7d | %9.0f %9.0f %7d %9.0f %7.0f%% | %9s %6s | %.0f/%.0f/%.0f/%.0f%n",
+                        r.size().nodes(), r.size().pendingPods(), x.firstMs(), x.bestMs(), x.bindings(), x.placementsPerSec(),
+                        100 * x.shareOfPlain(), x.referenceMs() == null ? "-" : String.format(Locale.ROOT, "%.0f", x.referenceMs()),
+                        x.disagreements() == null ? "-" : x.disagreements() == 0 ? "yes" : "NO (" + x.disagreements() + ")",
+                        get(x.phases(), "snapshot"), get(x.phases(), "rules"),
+                        get(x.phases(), "enqueue") + get(x.phases(), "allocate"), get(x.phases(), "victims")));
+            }
+        }
         return b.toString();
     }
 
@@ -337,8 +405,20 @@ public final class Benchmark {
                     .append(",\"firstCyclePhasesMs\":").append(phases(r.firstPhases()))
                     .append(",\"steadyCyclePhasesMs\":").append(phases(r.steadyPhases()))
                     .append(",\"disagreements\":").append(r.disagreements())
-                    .append(",\"firstDisagreement\":").append(r.firstDisagreement() == null ? "null" : str(r.firstDisagreement()))
-                    .append('}');
+                    .append(",\"firstDisagreement\":").append(r.firstDisagreement() == null ? "null" : str(r.firstDisagreement()));
+            MixRow x = r.mix();
+            if (x != null) {
+                b.append(",\"constraintMix\":{\"firstCycleMs\":").append(num(x.firstMs()))
+                        .append(",\"firstCycleBestMs\":").append(num(x.bestMs()))
+                        .append(",\"bindings\":").append(x.bindings())
+                        .append(",\"placementsPerSecond\":").append(num(x.placementsPerSec()))
+                        .append(",\"shareOfPlainPlacementsPerSecond\":").append(String.format(Locale.ROOT, "%.3f", x.shareOfPlain()))
+                        .append(",\"referenceFirstCycleMs\":").append(x.referenceMs() == null ? "null" : num(x.referenceMs()))
+                        .append(",\"disagreements\":").append(x.disagreements() == null ? "null" : x.disagreements().toString())
+                        .append(",\"firstDisagreement\":").append(x.firstDisagreement() == null ? "null" : str(x.firstDisagreement()))
+                        .append(",\"firstCyclePhasesMs\":").append(phases(x.phases())).append('}');
+            }
+            b.append('}');
         }
         return b.append("\n]}\n").toString();
     }

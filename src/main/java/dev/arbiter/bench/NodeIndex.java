@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -28,9 +29,12 @@ import java.util.TreeSet;
  * formula open.
  */
 final class NodeIndex {
-    private record StaticKey(Map<String, String> labels, List<Taint> taints, boolean unschedulable, Resources allocatable) {}
+    private record StaticKey(Map<String, String> labels, String name, List<Taint> taints, boolean unschedulable,
+                             Resources allocatable) {}
 
-    private record Constraints(Map<String, String> selector, List<Toleration> tolerations) {}
+    /** What static eligibility depends on: nodeSelector, tolerations, node affinity, gates and needs not evaluated. */
+    private record Constraints(Map<String, String> selector, List<Toleration> tolerations,
+                               dev.arbiter.model.Placement.NodeAffinity affinity, boolean blocked) {}
 
     private record Shape(Resources request, Constraints constraints) {}
 
@@ -53,15 +57,25 @@ final class NodeIndex {
     private final Map<Shape, Long> failedAt = new HashMap<>();
     private final Map<Constraints, List<Node>> eligibleNodes = new HashMap<>();
     private final List<Node> releasing = new ArrayList<>();
+    private final RefRules rules;
     private long epoch;
 
-    NodeIndex(List<Node> nodes, boolean spread) {
+    /**
+     * @param labelKeys the node label keys some pod's nodeSelector or node affinity reads: nodes are told apart by those
+     *                  only (every node has its own hostname label, which would otherwise make every node a class)
+     * @param byName whether some pod's node affinity names nodes ({@code matchFields}): then every node is its own class
+     */
+    NodeIndex(List<Node> nodes, boolean spread, RefRules rules, Set<String> labelKeys, boolean byName) {
         this.nodes = nodes;
         this.spread = spread;
+        this.rules = rules;
         this.klassOf = new Klass[nodes.size()];
         Map<StaticKey, Klass> byKey = new HashMap<>();
         for (Node n : nodes) {
-            StaticKey k = new StaticKey(n.spec.labels(), n.spec.taints(), n.spec.unschedulable(), n.spec.allocatable());
+            Map<String, String> labels = new java.util.TreeMap<>(n.spec.labels());
+            labels.keySet().retainAll(labelKeys);
+            StaticKey k = new StaticKey(labels, byName ? n.spec.name() : "", n.spec.taints(), n.spec.unschedulable(),
+                    n.spec.allocatable());
             Klass c = byKey.computeIfAbsent(k, x -> {
                 Klass nk = new Klass(klasses.size(), n.spec);
                 klasses.add(nk);
@@ -94,7 +108,7 @@ final class NodeIndex {
     }
 
     boolean passes(PodSpec pod, Node n) {
-        return staticallyAllowed(n.spec, constraints(pod));
+        return RefRules.staticallyAllowed(pod, n.spec);
     }
 
     /** Nodes that pass the static predicates for {@code pod}, in node order (computed once per constraints). */
@@ -102,14 +116,18 @@ final class NodeIndex {
         return eligibleNodes.computeIfAbsent(constraints(pod), c -> {
             List<Node> out = new ArrayList<>();
             boolean[] ok = new boolean[klasses.size()];
-            for (Klass k : eligibleKlasses(c)) ok[k.id] = true;
+            for (Klass k : eligibleKlasses(pod, c)) ok[k.id] = true;
             for (Node n : nodes) if (ok[klassOf[n.index].id]) out.add(n);
             return out;
         });
     }
 
-    /** The best node whose free capacity holds the pod, or null. */
+    /**
+     * The best node whose free capacity holds the pod and whose rules pass, or null: the highest preference points,
+     * then the lowest ScheduleAnyway penalty, then the packing score, then the earlier node.
+     */
     Node best(PodSpec pod) {
+        if (rules.dependsOnPods(pod)) return scan(pod);
         Constraints c = constraints(pod);
         Shape shape = new Shape(pod.requests(), c);
         Long failed = failedAt.get(shape);
@@ -117,15 +135,19 @@ final class NodeIndex {
         Resources req = pod.requests();
         int bestIndex = -1;
         double bestScore = 0;
-        for (Klass k : eligibleKlasses(c)) {
+        long bestPoints = 0;
+        for (Klass k : eligibleKlasses(pod, c)) {
             Resources alloc = k.sample.allocatable();
+            long points = pod.placement().nodeAffinity().preferredWeight(k.sample);
             for (Map.Entry<Resources, TreeSet<Integer>> e : k.byFree.entrySet()) {
                 if (!req.fitsIn(e.getKey())) continue;
                 double s = score(req, alloc, e.getKey());
                 int idx = e.getValue().first();
-                if (bestIndex < 0 || s > bestScore || (s == bestScore && idx < bestIndex)) {
+                if (bestIndex < 0 || points > bestPoints || (points == bestPoints && (s > bestScore
+                        || (s == bestScore && idx < bestIndex)))) {
                     bestIndex = idx;
                     bestScore = s;
+                    bestPoints = points;
                 }
             }
         }
@@ -136,18 +158,51 @@ final class NodeIndex {
         return nodes.get(bestIndex);
     }
 
+    /** A pod whose fit depends on other pods: every eligible node, one by one. */
+    private Node scan(PodSpec pod) {
+        Resources req = pod.requests();
+        Map<String, Long> room = rules.firstOfSetRoom(pod, eligibleNodes(pod), primaryDimension(req));
+        Node best = null;
+        long bestRoom = 0, bestPoints = 0, bestPenalty = 0;
+        double bestScore = 0;
+        for (Node n : eligibleNodes(pod)) {
+            if (!req.fitsIn(n.free) || !rules.passes(pod, n, List.of())) continue;
+            long r = room == null ? 0 : room.getOrDefault(n.spec.labels().get(
+                    pod.placement().podAffinity().required().get(0).topologyKey()), 0L);
+            long points = rules.points(pod, n);
+            long penalty = rules.penalty(pod, n);
+            double s = score(req, n.spec.allocatable(), n.free);
+            if (best == null || r > bestRoom || (r == bestRoom && (points > bestPoints || (points == bestPoints
+                    && (penalty < bestPenalty || (penalty == bestPenalty && s > bestScore)))))) {
+                best = n;
+                bestRoom = r;
+                bestPoints = points;
+                bestPenalty = penalty;
+                bestScore = s;
+            }
+        }
+        return best;
+    }
+
     /** The best node that holds the pod once its terminating pods are gone (a scan of the nodes with terminating pods). */
     Node bestOnceReleased(PodSpec pod) {
         Node best = null;
         double bestScore = 0;
+        long bestPoints = 0, bestPenalty = 0;
         for (Node n : releasing) {
             if (!passes(pod, n)) continue;
             Resources future = n.free.add(n.releasing);
             if (!pod.requests().fitsIn(future)) continue;
+            if (rules.dependsOnPods(pod) && !rules.passes(pod, n, List.of())) continue;
             double s = score(pod.requests(), n.spec.allocatable(), future);
-            if (best == null || s > bestScore) {
+            long points = rules.points(pod, n);
+            long penalty = rules.penalty(pod, n);
+            if (best == null || points > bestPoints || (points == bestPoints && (penalty < bestPenalty
+                    || (penalty == bestPenalty && s > bestScore)))) {
                 best = n;
                 bestScore = s;
+                bestPoints = points;
+                bestPenalty = penalty;
             }
         }
         return best;
@@ -175,28 +230,18 @@ final class NodeIndex {
         return best;
     }
 
-    private List<Klass> eligibleKlasses(Constraints c) {
+    /** The classes whose nodes pass the pod's static predicates ({@link RefRules#staticallyAllowed}). */
+    private List<Klass> eligibleKlasses(PodSpec pod, Constraints c) {
         return eligible.computeIfAbsent(c, x -> {
             List<Klass> out = new ArrayList<>();
-            for (Klass k : klasses) if (staticallyAllowed(k.sample, x)) out.add(k);
+            for (Klass k : klasses) if (RefRules.staticallyAllowed(pod, k.sample)) out.add(k);
             return out;
         });
     }
 
     private static Constraints constraints(PodSpec pod) {
-        return new Constraints(pod.nodeSelector(), pod.tolerations());
-    }
-
-    /** Not cordoned, every selector label matches, every taint but PreferNoSchedule is tolerated. */
-    private static boolean staticallyAllowed(NodeSpec n, Constraints c) {
-        if (n.unschedulable()) return false;
-        for (Map.Entry<String, String> e : c.selector().entrySet()) {
-            if (!e.getValue().equals(n.labels().get(e.getKey()))) return false;
-        }
-        for (Taint t : n.taints()) {
-            if ("PreferNoSchedule".equals(t.effect())) continue;
-            if (c.tolerations().stream().noneMatch(tol -> tol.tolerates(t))) return false;
-        }
-        return true;
+        dev.arbiter.model.Placement pl = pod.placement();
+        return new Constraints(pod.nodeSelector(), pod.tolerations(), pl.nodeAffinity(),
+                !pl.schedulingGates().isEmpty() || !pl.notEvaluated().isEmpty());
     }
 }

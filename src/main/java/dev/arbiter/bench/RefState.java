@@ -229,10 +229,21 @@ final class RefState {
     static final int MAX_EVICTIONS_PER_QUEUE = 20;
 
     long now;
+    /** Every pod of the snapshot; those bound to a known node with their node (of every scheduler). */
+    List<PodSpec> allPods = List.of();
+    final List<PodSpec> boundPods = new ArrayList<>();
+    final Map<PodSpec, Node> boundTo = new java.util.IdentityHashMap<>();
+    java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
+    /** Node label keys some pod's nodeSelector or node affinity reads; whether some pod names nodes. */
+    final java.util.Set<String> selectedLabelKeys = new java.util.HashSet<>();
+    boolean nodesNamed;
 
     static RefState of(ClusterSnapshot snap, Set<String> schedulerNames) {
         RefState s = new RefState();
         s.now = snap.now();
+        s.allPods = snap.pods();
+        s.namespaceLabels = snap::labelsOfNamespace;
+        for (PodSpec p : snap.pods()) s.noteSelectedKeys(p);
         for (PriorityClassSpec pc : snap.priorityClasses()) {
             s.classes.putIfAbsent(pc.name(), pc);
             if (pc.globalDefault() && s.defaultClass == null) s.defaultClass = pc;
@@ -279,9 +290,25 @@ final class RefState {
         guarantees = sum;
     }
 
+    private void noteSelectedKeys(PodSpec p) {
+        selectedLabelKeys.addAll(p.nodeSelector().keySet());
+        dev.arbiter.model.Placement.NodeAffinity a = p.placement().nodeAffinity();
+        List<dev.arbiter.model.Placement.NodeSelectorTerm> terms = new ArrayList<>();
+        if (a.required() != null) terms.addAll(a.required());
+        for (dev.arbiter.model.Placement.WeightedNodeTerm w : a.preferred()) terms.add(w.term());
+        for (dev.arbiter.model.Placement.NodeSelectorTerm t : terms) {
+            for (dev.arbiter.model.Placement.NodeRequirement r : t.matchExpressions()) selectedLabelKeys.add(r.key());
+            if (!t.matchFields().isEmpty()) nodesNamed = true;
+        }
+    }
+
     private void addPod(PodSpec p, Set<String> schedulerNames) {
         if ("Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) return;
         Node node = p.isBound() ? nodeByName.get(p.nodeName()) : null;
+        if (node != null) {
+            boundPods.add(p);
+            boundTo.put(p, node);
+        }
         if (node != null) node.free = node.free.subtract(p.requests());
         if (p.terminating()) {
             if (node != null) node.releasing = node.releasing.add(p.requests());

@@ -76,6 +76,7 @@ public final class ReferenceScheduler {
     private static final class Run {
         final RefState s;
         final NodeIndex index;
+        final RefRules rules;
         final VictimSearch victims;
         final List<Binding> bindings = new ArrayList<>();
         final List<Eviction> evictions = new ArrayList<>();
@@ -83,8 +84,10 @@ public final class ReferenceScheduler {
 
         Run(RefState s, boolean spread) {
             this.s = s;
-            this.index = new NodeIndex(s.nodes, spread);
-            this.victims = new VictimSearch(s, index);
+            this.rules = new RefRules(s.nodes, s.namespaceLabels, s.allPods);
+            for (dev.arbiter.model.PodSpec p : s.boundPods) rules.add(p, s.boundTo.get(p));
+            this.index = new NodeIndex(s.nodes, spread, rules, s.selectedLabelKeys, s.nodesNamed);
+            this.victims = new VictimSearch(s, index, rules);
         }
 
         // ---- admission: Pending jobs move to Inqueue while their minimum fits the queue's room --------------
@@ -361,6 +364,7 @@ public final class ReferenceScheduler {
 
             void place(Task t, Node n) {
                 index.take(n, t.req);
+                rules.add(t.pod, n);
                 queueOf(t).allocated = queueOf(t).allocated.add(t.share);
                 placedTasks.add(t);
                 nodeOf.put(t, n);
@@ -370,6 +374,7 @@ public final class ReferenceScheduler {
             void evict(Task v) {
                 v.evicted = true;
                 index.give(v.node, v.req);
+                rules.remove(v.pod);
                 Queue q = queueOf(v);
                 if (q != null) q.allocated = q.allocated.subtract(v.share);
                 evicted.add(v);
@@ -390,9 +395,11 @@ public final class ReferenceScheduler {
                     if ((Boolean) log.get(i)[2]) {
                         t.evicted = false;
                         index.take(n, t.req);
+                        rules.add(t.pod, n);
                         if (q != null) q.allocated = q.allocated.add(t.share);
                     } else {
                         index.give(n, t.req);
+                        rules.remove(t.pod);
                         if (q != null) q.allocated = q.allocated.subtract(t.share);
                     }
                 }

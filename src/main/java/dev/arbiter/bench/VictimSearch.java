@@ -32,10 +32,12 @@ final class VictimSearch {
 
     private final RefState state;
     private final NodeIndex index;
+    private final RefRules rules;
 
-    VictimSearch(RefState state, NodeIndex index) {
+    VictimSearch(RefState state, NodeIndex index, RefRules rules) {
         this.state = state;
         this.index = index;
+        this.rules = rules;
     }
 
     /**
@@ -196,7 +198,11 @@ final class VictimSearch {
             for (Task t : unit) taken.merge(t.job, 1, Integer::sum);
         }
 
-        /** The task fits the node, and under the queue's capability, or at least replaces as much as it takes. */
+        /**
+         * The task fits the node, and under the queue's capability, or at least replaces as much as it takes; and with
+         * the chosen victims gone it passes its host ports, spread, affinity and anti-affinity and existing pods'
+         * anti-affinity there.
+         */
         boolean fits(List<List<Task>> chosen) {
             Resources free = node.free;
             Resources ownAllocated = own.allocated;
@@ -210,7 +216,11 @@ final class VictimSearch {
                     }
                 }
             }
-            return task.req.fitsIn(free) && (cap.admits(ownAllocated.add(task.share)) || task.share.fitsIn(ownFreed));
+            if (!task.req.fitsIn(free) || !(cap.admits(ownAllocated.add(task.share)) || task.share.fitsIn(ownFreed))) return false;
+            if (!rules.dependsOnPods(task.pod)) return true;
+            List<Task> gone = new ArrayList<>();
+            for (List<Task> u : chosen) gone.addAll(u);
+            return rules.passes(task.pod, node, gone);
         }
 
         List<Task> trimmed() {

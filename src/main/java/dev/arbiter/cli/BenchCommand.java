@@ -52,6 +52,16 @@ final class BenchCommand implements Callable<Integer> {
             description = "Diagnostic workload: the same clusters with no queue reclaimable, so reclaim has nothing to take.")
     boolean noReclaimable;
 
+    @Option(names = "--no-constraint-mix",
+            description = "Skip the second first cycle on the same cluster with placement constraints (30% of jobs with"
+                    + " required node affinity, 10% with pod anti-affinity per hostname, 10% with a zone spread).")
+    boolean noConstraintMix;
+
+    @Option(names = "--mix-reference",
+            description = "Also run the reference on the constraint mix and compare (slow at fleet size: it recounts the"
+                    + " pods on the nodes for every question).")
+    boolean mixReference;
+
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
@@ -83,7 +93,8 @@ final class BenchCommand implements Callable<Integer> {
             matrix = quick ? Benchmark.quickMatrix() : Benchmark.fullMatrix();
             if (queues != 20) matrix = matrix.stream().map(z -> new Benchmark.Size(z.nodes(), z.pendingPods(), queues)).toList();
         }
-        Benchmark bench = new Benchmark(new Benchmark.Options(matrix, seed, rules, !noColdStart, memoryDivisor, !noReclaimable),
+        Benchmark bench = new Benchmark(new Benchmark.Options(matrix, seed, rules, !noColdStart, memoryDivisor, !noReclaimable,
+                !noConstraintMix, mixReference),
                 spec.commandLine().getErr());
         List<Benchmark.Row> rows = bench.run();
         String machine = Benchmark.machine();

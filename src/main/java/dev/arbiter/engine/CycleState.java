@@ -29,6 +29,11 @@ final class CycleState {
     /** The snapshot's clock, in seconds. */
     long now;
     Resources guaranteed = Resources.NONE;
+    /** Every pod of the snapshot, and those bound to a known node (of every scheduler, terminating ones too). */
+    List<PodSpec> snapshotPods = List.of();
+    final Map<PodSpec, NodeState> boundPods = new java.util.IdentityHashMap<>();
+    /** The labels of a namespace (pod affinity terms select namespaces by label). */
+    java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
 
     /** Resources left out of queue shares (the policy's {@code shares.ignoredResources}). */
     private Set<String> ignoredResources = Set.of("pods");
@@ -37,6 +42,8 @@ final class CycleState {
         CycleState s = new CycleState();
         s.ignoredResources = ignoredResources;
         s.now = snap.now();
+        s.snapshotPods = snap.pods();
+        s.namespaceLabels = snap::labelsOfNamespace;
         for (NodeSpec n : snap.nodes()) {
             NodeState ns = new NodeState(n, s.nodes.size());
             s.nodes.add(ns);
@@ -158,6 +165,7 @@ final class CycleState {
         if ("Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) return;
         boolean ours = schedulerNames.contains(p.schedulerName());
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
+        if (node != null) boundPods.put(p, node);
         if (p.terminating()) {
             if (node != null) node.release(p.requests());
             return;

@@ -33,7 +33,7 @@ final class CycleWork {
         dev.arbiter.policy.PolicySettings settings = policy.settings;
         boolean spread = config.scoring() != null ? config.scoring().equals("spread")
                 : settings.scoring().mode() == dev.arbiter.policy.ScoringMode.SPREAD;
-        this.fitter = new NodeFitter(state.nodes, spread ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK,
+        this.fitter = new NodeFitter(state, spread ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK,
                 settings.scoring().weights());
         this.victims = new VictimSelector(state, fitter, settings.victims());
         this.queueOrder = Orders.queues(settings.orders().queues());

@@ -27,6 +27,7 @@ final class GangTransaction {
 
     void place(Task t, NodeState n) {
         n.take(t.request());
+        fitter.podAdded(t.pod, n);
         QueueState q = queues.get(t.job.queue);
         if (q != null) q.charge(t.share());
         steps.add(new Step(t, n, false));
@@ -38,6 +39,7 @@ final class GangTransaction {
     void evict(Task victim) {
         victim.evicted = true;
         victim.node.give(victim.request());
+        fitter.podRemoved(victim.pod, victim.node);
         QueueState q = queues.get(victim.job.queue);
         if (q != null) q.credit(victim.share());
         steps.add(new Step(victim, victim.node, true));
@@ -85,10 +87,12 @@ final class GangTransaction {
             if (s.eviction()) {
                 s.task().evicted = false;
                 s.node().take(s.task().request());
+                fitter.podAdded(s.task().pod, s.node());
                 if (q != null) q.charge(s.task().share());
                 fitter.touched(gangNodes(s.task()));
             } else {
                 s.node().give(s.task().request());
+                fitter.podRemoved(s.task().pod, s.node());
                 if (q != null) q.credit(s.task().share());
                 fitter.touched(List.of(s.node()));
             }

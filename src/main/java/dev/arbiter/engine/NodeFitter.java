@@ -1,56 +1,226 @@
 package dev.arbiter.engine;
 
+import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.Placement;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
 import dev.arbiter.model.Taint;
 import dev.arbiter.model.Toleration;
+import java.util.AbstractSet;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * Node fitting and scoring, in Java and indexed (never a pod × node rule join).
  *
- * <p>Static predicates (cordon, nodeSelector, taints) depend only on the pod's constraints, so the eligible nodes
- * are computed once per distinct (nodeSelector, tolerations) per cycle. For each such class and each <em>primary
- * dimension</em> (the pod's scarcest kind of resource: an accelerator if it asks for one, else another extended
- * resource, else cpu, else memory) the eligible nodes are kept sorted by free amount of that dimension, and the sort
- * is maintained as placements and evictions change free capacity. A query walks that order from the first node with
- * enough of the primary dimension and returns the first node where every dimension fits.
+ * <p>Static predicates — cordon, taints, nodeSelector and required node affinity — depend only on the pod's
+ * constraints, so the eligible nodes are computed once per distinct (nodeSelector, tolerations, node affinity) per
+ * cycle, from a {@link LabelIndex} of the nodes by label. For each such class and each <em>primary dimension</em> (the
+ * pod's scarcest kind of resource: an accelerator if it asks for one, else another extended resource, else cpu, else
+ * memory) the eligible nodes are kept sorted by free amount of that dimension, and the sort is maintained as placements
+ * and evictions change free capacity. A query walks that order from the first node with enough of the primary
+ * dimension and returns the first node where every dimension fits and the rules that depend on other pods — host
+ * ports, topology spread, pod affinity and anti-affinity, existing pods' anti-affinity — pass ({@link Topology} counts
+ * those per domain).
  *
- * <p>Scoring: {@code binpack} (default) takes the node with the <em>least</em> free primary dimension that still
- * fits — filling GPU nodes one by one and keeping whole nodes free for large gangs; {@code spread} takes the node
- * with the <em>most</em>. Ties go to the earlier node. With per-resource weights (the policy's
- * {@code scoring.weights}, Volcano's binpack arguments), the first {@value #WEIGHED_CANDIDATES} nodes that fit in that
- * order are scored instead — {@code sum(weight × (used + request) / allocatable) / sum(weight)}, highest first for
- * binpack, lowest for spread — and the best wins. A pod shape that fitted nowhere is remembered until capacity is
- * released, so the thousandth identical task of a gang that cannot start costs a map lookup.
+ * <p>Scoring: preferences first, then packing. A node matching more preferred weight wins — preferred node affinity
+ * (the weights of the terms it matches), plus preferred pod affinity (weight × matching pods in its domain), less
+ * preferred pod anti-affinity (likewise); then, for ScheduleAnyway spread constraints, the node whose domains hold
+ * fewer matching pods. Among equals, {@code binpack} (default) takes the node with the <em>least</em> free primary
+ * dimension that still fits — filling GPU nodes one by one and keeping whole nodes free for large gangs; {@code spread}
+ * takes the node with the <em>most</em>. Ties go to the earlier node. Preferred node affinity alone costs nothing extra
+ * (the eligible nodes are split into tiers of equal preferred weight, each with its own sorted index); preferred pod
+ * affinity or ScheduleAnyway spread walk every eligible node with room. The first pod of a set with required affinity
+ * to itself (a LeaderWorkerSet group kept in one rack: no pod of the set runs yet, so it may go anywhere) goes to the
+ * domain whose eligible nodes have the most free primary dimension, so that the rest of its gang finds room there.
+ *
+ * <p>A pod shape that fitted nowhere is remembered until capacity is released (and, for rules that other pods'
+ * placements can satisfy — required pod affinity, DoNotSchedule spread — until their counts change), so the
+ * thousandth identical task of a gang that cannot start costs a map lookup. Why a pod fits nowhere is counted as
+ * kube-scheduler counts it, each node under the first filter it fails, in kube-scheduler's words:
+ * {@code 0/12 nodes are available: 4 node(s) didn't match Pod's node affinity/selector, 8 Insufficient nvidia.com/gpu}.
+ *
+ * <p>With per-resource weights (the policy's {@code scoring.weights}, Volcano's binpack arguments), a pod without
+ * preferences compares the first {@value #WEIGHED_CANDIDATES} nodes that fit in packing order (within the highest
+ * preferred-node-affinity tier that has one) by {@code sum(weight × (used + request) / allocatable) / sum(weight)},
+ * highest first for binpack, lowest for spread, and the best wins.
  */
 final class NodeFitter {
     enum Scoring { BINPACK, SPREAD }
 
-    private record Constraints(Map<String, String> selector, List<Toleration> tolerations) {}
+    static final String UNSCHEDULABLE = "node(s) were unschedulable";
+    static final String NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
+    /** The taint a cordoned node carries; a pod tolerating it may still go there (kube-scheduler's NodeUnschedulable). */
+    static final Taint UNSCHEDULABLE_TAINT = new Taint("node.kubernetes.io/unschedulable", "", "NoSchedule");
 
-    private record Shape(Resources request, Constraints constraints) {}
+    /**
+     * The static constraints of a pod: nodeSelector, tolerations, node affinity; {@code blocked} says why the pod may
+     * not be placed at all (scheduling gates, or a need Arbiter does not evaluate), or is null.
+     */
+    private record Constraints(Map<String, String> selector, List<Toleration> tolerations,
+                               Placement.NodeAffinity affinity, String blocked) {}
 
-    private record IndexKey(Constraints constraints, String dimension) {}
+    /** A request with its constraints; hashed once. */
+    private static final class Shape {
+        final Resources request;
+        final Object constraints;
+        final Object dynamic;
+        final int hash;
+
+        Shape(Resources request, Object constraints, Object dynamic) {
+            this.request = request;
+            this.constraints = constraints;
+            this.dynamic = dynamic;
+            this.hash = java.util.Objects.hash(request, constraints, dynamic);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Shape s && hash == s.hash && java.util.Objects.equals(request, s.request)
+                    && constraints.equals(s.constraints) && java.util.Objects.equals(dynamic, s.dynamic);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** What the rules that depend on other pods make of one pod: equal keys, equal answers. */
+    private record DynamicKey(Topology.Rules rules, long self, List<Topology.CarrierTerm> carriers) {}
+
+    /** What one pod asks of nodes, worked out once per pod per cycle. */
+    private static final class Demand {
+        final Constraints constraints;
+        final Topology.Rules rules;
+        final long self;
+        final List<Topology.CarrierTerm> carriers;
+        final Shape shape;
+
+        Demand(PodSpec pod, Constraints constraints, Topology.Rules rules, long self, List<Topology.CarrierTerm> carriers) {
+            this.constraints = constraints;
+            this.rules = rules;
+            this.self = self;
+            this.carriers = carriers;
+            this.shape = new Shape(pod.requests(), constraints, dependsOnPods() ? new DynamicKey(rules, self, carriers) : null);
+        }
+
+        boolean dependsOnPods() {
+            return rules != null || !carriers.isEmpty();
+        }
+    }
+
+    /** The nodes a static class admits, and its preferred node-affinity weight per node. */
+    private final class StaticClass {
+        final Constraints c;
+        /** Passing nodeSelector and required node affinity (what topology spread honors by default). */
+        final BitSet affinityNodes;
+        /** Whose NoSchedule and NoExecute taints the pod tolerates. */
+        final BitSet tolerated;
+        /** Passing every static predicate. */
+        final BitSet eligible;
+        /** Preferred node-affinity weight per node index, or null when the pod prefers nothing. */
+        final long[] points;
+        /** The distinct weights among eligible nodes, highest first ({@code [0]} without preferences). */
+        final long[] tiers;
+        private List<NodeState> list;
+
+        StaticClass(Constraints c) {
+            this.c = c;
+            affinityNodes = labels.matchingLabels(c.selector());
+            if (c.affinity().required() != null) affinityNodes.and(labels.matchingAny(c.affinity().required()));
+            tolerated = tolerated(c.tolerations());
+            eligible = (BitSet) affinityNodes.clone();
+            eligible.and(tolerated);
+            if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(unschedulable);
+            if (c.blocked() != null) eligible.clear();
+            if (c.affinity().preferred().isEmpty()) {
+                points = null;
+                tiers = new long[] {0};
+            } else {
+                points = new long[nodes.size()];
+                for (Placement.WeightedNodeTerm t : c.affinity().preferred()) {
+                    BitSet b = labels.matching(t.term());
+                    for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) points[i] += t.weight();
+                }
+                TreeSet<Long> distinct = new TreeSet<>(Comparator.reverseOrder());
+                for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) distinct.add(points[i]);
+                tiers = distinct.stream().mapToLong(Long::longValue).toArray();
+            }
+        }
+
+        long points(NodeState n) {
+            return points == null ? 0 : points[n.index];
+        }
+
+        List<NodeState> list() {
+            if (list == null) {
+                list = new ArrayList<>();
+                for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) list.add(nodes.get(i));
+            }
+            return list;
+        }
+
+        private Map<String, Integer> staticCounts;
+
+        /** How many nodes fail each static predicate (the first each fails); counted once per cycle. */
+        Map<String, Integer> staticCounts() {
+            if (staticCounts == null) {
+                staticCounts = new HashMap<>();
+                for (NodeState n : nodes) {
+                    String r = reason(n);
+                    if (r != null) staticCounts.merge(r, 1, Integer::sum);
+                }
+            }
+            return staticCounts;
+        }
+
+        /** Why {@code n} fails a static predicate, kube-scheduler's filters in their order; null when it passes. */
+        String reason(NodeState n) {
+            if (c.blocked() != null) return c.blocked();
+            if (n.spec.unschedulable() && !tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) return UNSCHEDULABLE;
+            if (!tolerated.get(n.index)) {
+                for (Taint t : n.spec.taints()) {
+                    if (blocks(t) && !tolerates(c.tolerations(), t)) {
+                        return "node(s) had untolerated taint {" + t.key() + ": " + (t.value() == null ? "" : t.value()) + "}";
+                    }
+                }
+            }
+            if (!affinityNodes.get(n.index)) return NODE_AFFINITY;
+            return null;
+        }
+    }
+
+    private record IndexKey(Constraints constraints, long tier, String dimension) {}
 
     /** How many fitting nodes weighted scoring compares (the fullest, or emptiest, in the primary dimension). */
     static final int WEIGHED_CANDIDATES = 16;
 
     private final List<NodeState> nodes;
     private final Scoring scoring;
+    /** Per-resource weights of Volcano's binpack score (the policy's {@code scoring.weights}); empty for none. */
     private final Map<String, Integer> weights;
-    private final Map<Constraints, List<NodeState>> eligible = new HashMap<>();
-    private final Map<Constraints, java.util.Set<NodeState>> eligibleSets = new HashMap<>();
+    private final LabelIndex labels;
+    private final Topology topology;
+    private final BitSet unschedulable = new BitSet();
+    private final BitSet untainted = new BitSet();
+    private final Map<List<Toleration>, BitSet> toleratedBy = new HashMap<>();
+    private final Map<Constraints, StaticClass> classes = new HashMap<>();
+    private final Map<PodSpec, Demand> demands;
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
     private final List<NodeState> releasing = new ArrayList<>();
-    private final Map<Shape, Stamp> failedAt = new HashMap<>();
+    private final Map<Shape, Failed> failedAt = new HashMap<>();
     /** Why a shape fits nowhere, counted once per cycle: the counts describe the first time it failed. */
     private final Map<Shape, String> why = new HashMap<>();
     /** Names the capacity state failures were seen in: a new name whenever capacity is given back. */
@@ -65,6 +235,9 @@ final class NodeFitter {
     /** When a remembered outcome was seen: its epoch and exact state. */
     record Stamp(long epoch, long version) {}
 
+    /** A remembered failure: when, and the counts its non-monotone rules read then. */
+    private record Failed(Stamp at, long counts) {}
+
     /** Where a transaction started, to {@link #undo} to. */
     record Mark(long epoch, long version, long lastVersion) {}
 
@@ -75,15 +248,35 @@ final class NodeFitter {
      */
     private final List<NodeState> touched = new ArrayList<>();
 
+    /** A fitter over nodes on which no pod's placement depends on other pods (tests of the bookkeeping). */
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
-        this(nodes, scoring, Map.of());
+        this(nodes, scoring, Map.of(), List.of(), Map.of(), ns -> Map.of(ClusterSnapshot.NAMESPACE_NAME_LABEL, ns));
     }
 
-    NodeFitter(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights) {
+    /**
+     * The fitter of a cycle: its nodes, every pod of its snapshot, and the pods bound on its nodes; {@code weights}
+     * per resource for Volcano's binpack score, or empty.
+     */
+    NodeFitter(CycleState state, Scoring scoring, Map<String, Integer> weights) {
+        this(state.nodes, scoring, weights, state.snapshotPods, state.boundPods, state.namespaceLabels);
+    }
+
+    private NodeFitter(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights, Collection<PodSpec> pods,
+                       Map<PodSpec, NodeState> bound,
+                       java.util.function.Function<String, Map<String, String>> namespaceLabels) {
         this.nodes = nodes;
         this.scoring = scoring;
         this.weights = weights;
-        for (NodeState n : nodes) if (n.hasReleasing()) releasing.add(n);
+        this.labels = new LabelIndex(nodes);
+        for (NodeState n : nodes) {
+            if (n.hasReleasing()) releasing.add(n);
+            if (n.spec.unschedulable()) unschedulable.set(n.index);
+            boolean clean = true;
+            for (Taint t : n.spec.taints()) clean &= !blocks(t);
+            if (clean) untainted.set(n.index);
+        }
+        this.topology = new Topology(nodes, labels, namespaceLabels, pods, bound);
+        this.demands = new IdentityHashMap<>(Math.max(16, pods.size()));
     }
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
@@ -146,57 +339,123 @@ final class NodeFitter {
         version = m.version();
     }
 
-    /** A key equal for pods with the same static constraints (nodeSelector, tolerations). */
+    /**
+     * A key equal for pods that every node would answer alike: the same static constraints and, when rules that
+     * depend on other pods apply, the same such rules, self-matches and existing anti-affinity terms.
+     */
     Object constraintsKey(PodSpec pod) {
-        return constraints(pod);
+        Demand d = demand(pod);
+        return d.shape.dynamic == null ? d.constraints : List.of(d.constraints, d.shape.dynamic);
     }
 
-    /** Whether the node passes the pod's static predicates (cordon, nodeSelector, taints). */
+    /** Whether the pod's placement depends on other pods (its own rules, or an existing pod's anti-affinity). */
+    boolean dependsOnPods(PodSpec pod) {
+        return demand(pod).dependsOnPods();
+    }
+
+    /** Why the pod may not be placed anywhere at all (scheduling gates, a need Arbiter does not evaluate), or null. */
+    String blocked(PodSpec pod) {
+        return demand(pod).constraints.blocked();
+    }
+
+    /** Whether the node passes the pod's static predicates (cordon, taints, nodeSelector, node affinity). */
     boolean isEligible(PodSpec pod, NodeState node) {
-        return eligibleSet(pod).contains(node);
+        return staticClass(demand(pod).constraints).eligible.get(node.index);
     }
 
     /** The nodes that pass the static predicates for this pod, as a set. */
-    java.util.Set<NodeState> eligibleSet(PodSpec pod) {
-        return eligibleSets.computeIfAbsent(constraints(pod), c -> new java.util.HashSet<>(eligibleNodes(pod)));
+    Set<NodeState> eligibleSet(PodSpec pod) {
+        BitSet b = staticClass(demand(pod).constraints).eligible;
+        return new AbstractSet<>() {
+            @Override
+            public boolean contains(Object o) {
+                return o instanceof NodeState n && n.index >= 0 && b.get(n.index);
+            }
+
+            @Override
+            public Iterator<NodeState> iterator() {
+                return eligibleNodes(pod).iterator();
+            }
+
+            @Override
+            public int size() {
+                return b.cardinality();
+            }
+        };
     }
 
-    /** Nodes that pass the static predicates for this pod. */
+    /** Nodes that pass the static predicates for this pod, in node order. */
     List<NodeState> eligibleNodes(PodSpec pod) {
-        return eligible.computeIfAbsent(constraints(pod), c -> {
-            List<NodeState> out = new ArrayList<>();
-            for (NodeState n : nodes) if (staticReason(n.spec, c) == null) out.add(n);
-            return out;
-        });
+        return staticClass(demand(pod).constraints).list();
     }
 
-    /** The best node whose free capacity holds the pod, or null. */
+    /**
+     * Whether {@code node} passes the pod's host ports and its rules that depend on other pods with {@code gone}
+     * evicted (the victim search asks this; resources and static predicates are checked apart).
+     */
+    boolean passesPodRules(PodSpec pod, NodeState node, Collection<Task> gone) {
+        Demand d = demand(pod);
+        return !d.dependsOnPods() || passes(d, node, gone);
+    }
+
+    /** {@code pod} now runs on {@code node} (placed, or its eviction undone): counts for other pods' rules. */
+    void podAdded(PodSpec pod, NodeState node) {
+        topology.add(pod, node);
+    }
+
+    /** {@code pod} has left {@code node} (evicted, or its placement undone). */
+    void podRemoved(PodSpec pod, NodeState node) {
+        topology.remove(pod, node);
+    }
+
+    /** The best node whose free capacity holds the pod and whose rules pass, or null. */
     NodeState best(PodSpec pod) {
-        Shape shape = new Shape(pod.requests(), constraints(pod));
-        Stamp failed = failedAt.get(shape);
-        if (failed != null && stillFails(failed)) return null;
+        Demand d = demand(pod);
+        if (d.constraints.blocked() != null) return null;
+        Failed failed = failedAt.get(d.shape);
+        if (failed != null && stillFails(failed.at()) && failed.counts() == counts(d)) return null;
+        NodeState found = search(pod, d);
+        if (found == null) failedAt.put(d.shape, new Failed(stamp(), counts(d)));
+        return found;
+    }
+
+    /**
+     * A number that changes whenever a count the pod's required affinity or DoNotSchedule spread reads changes (0
+     * without such rules): a failure remembered for it holds only while this is unchanged.
+     */
+    long podRuleCounts(PodSpec pod) {
+        return counts(demand(pod));
+    }
+
+    /** What the pod's non-monotone rules (required affinity, spread) read; 0 without such rules. */
+    private static long counts(Demand d) {
+        return d.rules == null || d.rules.monotone() ? 0 : d.rules.stamp();
+    }
+
+    private NodeState search(PodSpec pod, Demand d) {
         Resources req = pod.requests();
         String dim = primaryDimension(req);
-        TreeSet<NodeState> index = index(pod, dim);
-        Iterable<NodeState> candidates = scoring == Scoring.BINPACK
-                ? index.tailSet(NodeState.probe(dim, req.milli(dim)), true)
-                : index;
-        NodeState best = null;
-        double bestScore = 0;
-        int compared = 0;
-        for (NodeState n : candidates) {
-            if (n.free().milli(dim) < req.milli(dim)) break;
-            if (!req.fitsIn(n.free())) continue;
-            if (weights.isEmpty()) return n;
-            double score = weightedScore(n, req);
-            if (best == null || (scoring == Scoring.BINPACK ? score > bestScore : score < bestScore)) {
-                best = n;
-                bestScore = score;
+        StaticClass sc = staticClass(d.constraints);
+        boolean rules = d.dependsOnPods();
+        Map<String, Long> firstOfSet = d.rules == null ? null : topology.firstOfSetRoom(d.rules, d.self, sc.list(), dim);
+        if (firstOfSet != null || (d.rules != null && d.rules.hasPreferences())) return scored(req, dim, d, sc, firstOfSet);
+        for (long tier : sc.tiers) {
+            NodeState best = null;
+            double bestScore = 0;
+            int compared = 0;
+            for (NodeState n : candidates(sc, tier, req, dim)) {
+                if (n.free().milli(dim) < req.milli(dim)) break;
+                if (!req.fitsIn(n.free()) || (rules && !passes(d, n, List.of()))) continue;
+                if (weights.isEmpty()) return n;
+                double score = weightedScore(n, req);
+                if (best == null || (scoring == Scoring.BINPACK ? score > bestScore : score < bestScore)) {
+                    best = n;
+                    bestScore = score;
+                }
+                if (++compared == WEIGHED_CANDIDATES) break;
             }
-            if (++compared == WEIGHED_CANDIDATES) break;
+            if (best != null) return best;
         }
-        if (best != null) return best;
-        failedAt.put(shape, stamp());
         return null;
     }
 
@@ -214,26 +473,79 @@ final class NodeFitter {
         return total == 0 ? 0 : sum / total;
     }
 
-    /** The best node that will hold the pod once its terminating pods are gone (for pipelining), or null. */
-    NodeState bestOnceReleased(PodSpec pod) {
-        Resources req = pod.requests();
-        String dim = primaryDimension(req);
+    /**
+     * With preferred pod (anti-)affinity or ScheduleAnyway spread: every eligible node with room, the highest
+     * preference points first, then the lowest spread penalty, then the packing order (which the walk follows).
+     * {@code firstOfSet} (not null for the first pod of a set with required affinity to itself, see
+     * {@link Topology#firstOfSetRoom}) ranks first: the domain with the most room for the set.
+     */
+    private NodeState scored(Resources req, String dim, Demand d, StaticClass sc, Map<String, Long> firstOfSet) {
         NodeState best = null;
-        for (NodeState n : releasing) {
-            if (!isEligible(pod, n) || !req.fitsIn(n.futureFree())) continue;
-            long free = n.futureFree().milli(dim);
-            if (best == null || (scoring == Scoring.BINPACK ? free < best.futureFree().milli(dim)
-                    : free > best.futureFree().milli(dim))) best = n;
+        long bestRoom = 0, bestPoints = 0, bestPenalty = 0;
+        for (NodeState n : candidates(sc, ALL_TIERS, req, dim)) {
+            if (n.free().milli(dim) < req.milli(dim)) break;
+            if (!req.fitsIn(n.free()) || !passes(d, n, List.of())) continue;
+            long room = firstOfSet == null ? 0 : firstOfSet.getOrDefault(topology.firstAffinityDomain(d.rules, n), 0L);
+            long points = sc.points(n) + topology.preferencePoints(d.rules, n);
+            long penalty = topology.spreadPenalty(d.rules, n);
+            if (best == null || room > bestRoom || (room == bestRoom && (points > bestPoints
+                    || (points == bestPoints && penalty < bestPenalty)))) {
+                best = n;
+                bestRoom = room;
+                bestPoints = points;
+                bestPenalty = penalty;
+            }
         }
         return best;
     }
 
-    private TreeSet<NodeState> index(PodSpec pod, String dim) {
-        return indexes.computeIfAbsent(new IndexKey(constraints(pod), dim), k -> {
+    private static final long ALL_TIERS = Long.MIN_VALUE;
+
+    /** The nodes of a tier in packing order, from the first with enough of the primary dimension (binpack). */
+    private Iterable<NodeState> candidates(StaticClass sc, long tier, Resources req, String dim) {
+        TreeSet<NodeState> index = index(sc, tier, dim);
+        return scoring == Scoring.BINPACK ? index.tailSet(NodeState.probe(dim, req.milli(dim)), true) : index;
+    }
+
+    /** Host ports, then spread, affinity, anti-affinity and existing pods' anti-affinity. */
+    private boolean passes(Demand d, NodeState n, Collection<Task> gone) {
+        return topology.portsViolation(d.rules, n, gone) == null
+                && topology.podRulesViolation(d.rules, d.self, d.carriers, n, gone) == null;
+    }
+
+    /** The best node that will hold the pod once its terminating pods are gone (for pipelining), or null. */
+    NodeState bestOnceReleased(PodSpec pod) {
+        Demand d = demand(pod);
+        StaticClass sc = staticClass(d.constraints);
+        Resources req = pod.requests();
+        String dim = primaryDimension(req);
+        NodeState best = null;
+        long bestPoints = 0, bestPenalty = 0, bestFree = 0;
+        for (NodeState n : releasing) {
+            if (!sc.eligible.get(n.index) || !req.fitsIn(n.futureFree())) continue;
+            if (d.dependsOnPods() && !passes(d, n, List.of())) continue;
+            long points = sc.points(n) + (d.rules == null ? 0 : topology.preferencePoints(d.rules, n));
+            long penalty = d.rules == null ? 0 : topology.spreadPenalty(d.rules, n);
+            long free = n.futureFree().milli(dim);
+            boolean better = best == null || points > bestPoints || (points == bestPoints && (penalty < bestPenalty
+                    || (penalty == bestPenalty && (scoring == Scoring.BINPACK ? free < bestFree : free > bestFree))));
+            if (better) {
+                best = n;
+                bestPoints = points;
+                bestPenalty = penalty;
+                bestFree = free;
+            }
+        }
+        return best;
+    }
+
+    private TreeSet<NodeState> index(StaticClass sc, long tier, String dim) {
+        return indexes.computeIfAbsent(new IndexKey(sc.c, tier, dim), k -> {
             Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.free().milli(dim));
             if (scoring == Scoring.SPREAD) byFree = byFree.reversed();
             TreeSet<NodeState> set = new TreeSet<>(byFree.thenComparingInt(n -> n.index));
-            for (NodeState n : eligibleNodes(pod)) {
+            for (NodeState n : sc.list()) {
+                if (tier != ALL_TIERS && sc.points(n) != tier) continue;
                 set.add(n);
                 n.indexedIn(set);
             }
@@ -262,57 +574,188 @@ final class NodeFitter {
     }
 
     /**
-     * Why no node holds the pod, kube-scheduler style: {@code 0/4 nodes available: 4 insufficient nvidia.com/gpu}.
+     * Why no node holds the pod, in kube-scheduler's words, each node counted under the first filter it fails (cordon,
+     * taints, node affinity/selector, host ports, resources, topology spread, pod affinity, pod anti-affinity,
+     * existing pods' anti-affinity), the counts sorted as kube-scheduler sorts them:
+     * {@code 0/12 nodes are available: 4 node(s) didn't match Pod's node affinity/selector, 8 Insufficient nvidia.com/gpu}.
+     * A pod that may not be placed at all gets the reason why instead.
      */
     String whyNoFit(PodSpec pod) {
-        return why.computeIfAbsent(new Shape(pod.requests(), constraints(pod)), k -> countReasons(pod));
+        Demand d = demand(pod);
+        if (d.constraints.blocked() != null) return d.constraints.blocked();
+        return why.computeIfAbsent(d.shape, k -> countReasons(pod, d));
     }
 
-    private String countReasons(PodSpec pod) {
-        Constraints c = constraints(pod);
-        Map<String, Integer> counts = new TreeMap<>();
-        for (NodeState n : nodes) {
-            String r = staticReason(n.spec, c);
-            if (r != null) {
-                counts.merge(r, 1, Integer::sum);
-                continue;
+    private String countReasons(PodSpec pod, Demand d) {
+        StaticClass sc = staticClass(d.constraints);
+        Map<String, Integer> counts;
+        if (d.rules != null && !d.rules.hostPorts.isEmpty()) {
+            // Host ports come before resources in kube-scheduler's order: count every eligible node afresh.
+            counts = new HashMap<>(sc.staticCounts());
+            for (int i = sc.eligible.nextSetBit(0); i >= 0; i = sc.eligible.nextSetBit(i + 1)) {
+                NodeState n = nodes.get(i);
+                String r = topology.portsViolation(d.rules, n, List.of());
+                if (r != null) counts.merge(r, 1, Integer::sum);
+                else if (!countShortfall(pod.requests(), n, counts)) countPodRules(d, n, counts);
             }
-            Resources missing = pod.requests().shortfall(n.free());
-            for (int i = 0; i < missing.size(); i++) counts.merge("insufficient " + missing.name(i), 1, Integer::sum);
+        } else {
+            Base base = base(pod.requests(), sc);
+            counts = new HashMap<>(base.counts());
+            if (d.dependsOnPods()) for (int i : base.withRoom()) countPodRules(d, nodes.get(i), counts);
         }
-        StringBuilder sb = new StringBuilder("0/" + nodes.size() + " nodes available");
-        String sep = ": ";
-        for (Map.Entry<String, Integer> e : counts.entrySet()) {
-            sb.append(sep).append(e.getValue()).append(' ').append(e.getKey());
-            sep = ", ";
-        }
-        return sb.toString();
+        List<String> parts = new ArrayList<>();
+        counts.forEach((reason, count) -> parts.add(count + " " + reason));
+        java.util.Collections.sort(parts);
+        return "0/" + nodes.size() + " nodes are available" + (parts.isEmpty() ? "" : ": " + String.join(", ", parts));
     }
+
+    private void countPodRules(Demand d, NodeState n, Map<String, Integer> counts) {
+        String r = topology.podRulesViolation(d.rules, d.self, d.carriers, n, List.of());
+        if (r != null) counts.merge(r, 1, Integer::sum);
+    }
+
+    /** Adds the node's missing resources to {@code counts}; false when it has room for {@code req}. */
+    private static boolean countShortfall(Resources req, NodeState n, Map<String, Integer> counts) {
+        boolean missing = false;
+        for (int i = 0; i < req.size(); i++) {
+            String dim = req.name(i);
+            if (req.milliAt(i) > 0 && req.milliAt(i) > n.free().milli(dim)) {
+                counts.merge(dim.equals("pods") ? "Too many pods" : "Insufficient " + dim, 1, Integer::sum);
+                missing = true;
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * What every node says to a request of a static class: the counts of static and resource reasons, and the nodes with
+     * room (where the rules that depend on other pods decide, in the state they are asked in). Like the reasons of a
+     * pod shape, they describe the first time the request and class failed in the cycle: pods of many jobs with rules
+     * of their own share them (during allocation room only shrinks, so a node without room then has none later).
+     */
+    private record Base(Map<String, Integer> counts, int[] withRoom) {}
+
+    private record BaseKey(Resources request, Constraints constraints) {}
+
+    private final Map<BaseKey, Base> bases = new HashMap<>();
+
+    private Base base(Resources req, StaticClass sc) {
+        return bases.computeIfAbsent(new BaseKey(req, sc.c), k -> {
+            Map<String, Integer> counts = new HashMap<>(sc.staticCounts());
+            int[] room = new int[sc.eligible.cardinality()];
+            int rooms = 0;
+            for (int i = sc.eligible.nextSetBit(0); i >= 0; i = sc.eligible.nextSetBit(i + 1)) {
+                if (!countShortfall(req, nodes.get(i), counts)) room[rooms++] = i;
+            }
+            return new Base(counts, java.util.Arrays.copyOf(room, rooms));
+        });
+    }
+
+    // ---- static classes ---------------------------------------------------------------------------------------
 
     /** Most pods select nothing and tolerate nothing: they share one key, compared by identity. */
-    private static final Constraints NONE = new Constraints(Map.of(), List.of());
+    private static final Constraints NONE = new Constraints(Map.of(), List.of(), Placement.NodeAffinity.NONE, null);
 
-    private static Constraints constraints(PodSpec pod) {
-        if (pod.nodeSelector().isEmpty() && pod.tolerations().isEmpty()) return NONE;
-        return new Constraints(pod.nodeSelector(), pod.tolerations());
+    private Demand demand(PodSpec pod) {
+        if (last != null && last.pod == pod) return last.demand;
+        if (pod.placement() == Placement.NONE && !topology.hasCarriers()) {
+            // Nothing to remember: no rule of its own, and no pod's anti-affinity that could match it.
+            Demand plain = new Demand(pod, constraints(pod), null, 0, List.of());
+            last = new Last(pod, plain);
+            return plain;
+        }
+        Demand d = demands.get(pod);
+        if (d != null) {
+            last = new Last(pod, d);
+            return d;
+        }
+        Constraints c;
+        Topology.Rules rules = null;
+        // The pods of a job share their selector, tolerations and placement objects and are asked about one after
+        // another: the previous pod's constraints and rules serve without hashing them again.
+        boolean sameAsLast = last != null && pod.nodeSelector() == last.pod.nodeSelector()
+                && pod.tolerations() == last.pod.tolerations() && pod.placement() == last.pod.placement()
+                && pod.namespace().equals(last.pod.namespace());
+        if (sameAsLast) {
+            c = last.demand.constraints;
+            rules = last.demand.rules;
+        } else {
+            c = constraints(pod);
+        }
+        long self = 0;
+        List<Topology.CarrierTerm> carriers = List.of();
+        if (c.blocked() == null) {
+            if (pod.placement().dependsOnPods()) {
+                if (rules == null) {
+                    StaticClass sc = staticClass(c);
+                    rules = topology.rules(pod, c, sc.affinityNodes, sc.tolerated);
+                }
+                self = topology.selfMatch(rules, pod);
+            }
+            carriers = topology.carriersMatching(pod);
+        }
+        d = new Demand(pod, c, rules, self, carriers);
+        demands.put(pod, d);
+        last = new Last(pod, d);
+        return d;
     }
 
-    private static String staticReason(NodeSpec node, Constraints c) {
-        if (node.unschedulable()) return "node(s) cordoned";
-        for (Map.Entry<String, String> e : c.selector().entrySet()) {
-            if (!e.getValue().equals(node.labels().get(e.getKey()))) return "node(s) didn't match nodeSelector";
+    private record Last(PodSpec pod, Demand demand) {}
+
+    private Last last;
+
+    private static Constraints constraints(PodSpec pod) {
+        Placement pl = pod.placement();
+        String blocked = blockedReason(pod);
+        if (pod.nodeSelector().isEmpty() && pod.tolerations().isEmpty() && pl.nodeAffinity().isNone() && blocked == null) {
+            return NONE;
         }
-        for (Taint t : node.taints()) {
-            if ("PreferNoSchedule".equals(t.effect())) continue;
-            boolean tolerated = false;
-            for (Toleration tol : c.tolerations()) {
-                if (tol.tolerates(t)) {
-                    tolerated = true;
-                    break;
-                }
-            }
-            if (!tolerated) return "node(s) had untolerated taint " + t.key() + (t.value() == null || t.value().isEmpty() ? "" : "=" + t.value()) + ":" + t.effect();
+        return new Constraints(pod.nodeSelector(), pod.tolerations(), pl.nodeAffinity(), blocked);
+    }
+
+    /** Why the pod may not be placed at all: its scheduling gates, or what it needs that Arbiter does not evaluate. */
+    private static String blockedReason(PodSpec pod) {
+        Placement pl = pod.placement();
+        if (!pl.schedulingGates().isEmpty()) {
+            return "pod " + pod.key() + " is waiting for its scheduling gates to be removed: " + String.join(", ", pl.schedulingGates());
+        }
+        if (!pl.notEvaluated().isEmpty()) {
+            return "pod " + pod.key() + " needs " + String.join(", ", pl.notEvaluated()) + ", which Arbiter does not"
+                    + " evaluate: it stays pending rather than be bound blind";
         }
         return null;
+    }
+
+    private StaticClass staticClass(Constraints c) {
+        StaticClass sc = classes.get(c);
+        if (sc == null) {
+            sc = new StaticClass(c);
+            classes.put(c, sc);
+        }
+        return sc;
+    }
+
+    /** The nodes whose NoSchedule and NoExecute taints the tolerations all tolerate. */
+    private BitSet tolerated(List<Toleration> tolerations) {
+        return (BitSet) toleratedBy.computeIfAbsent(tolerations, k -> {
+            BitSet b = (BitSet) untainted.clone();
+            for (NodeState n : nodes) {
+                if (b.get(n.index)) continue;
+                boolean ok = true;
+                for (Taint t : n.spec.taints()) if (blocks(t) && !tolerates(k, t)) ok = false;
+                if (ok) b.set(n.index);
+            }
+            return b;
+        }).clone();
+    }
+
+    /** A taint that keeps pods out (NoSchedule, NoExecute, or an unknown effect); PreferNoSchedule only scores. */
+    private static boolean blocks(Taint t) {
+        return !"PreferNoSchedule".equals(t.effect());
+    }
+
+    private static boolean tolerates(List<Toleration> tolerations, Taint t) {
+        for (Toleration tol : tolerations) if (tol.tolerates(t)) return true;
+        return false;
     }
 }

@@ -81,7 +81,7 @@ final class VictimSelector {
      * A search that found no plan: the state it was made in, the position in the fitter's log of touched nodes then,
      * and whether the preemptor queue's capability could bind then.
      */
-    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, String why) {}
+    private record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, String why, long podRuleCounts) {}
 
     private final CycleState state;
     private final NodeFitter fitter;
@@ -124,13 +124,17 @@ final class VictimSelector {
         PlanAt at = new PlanAt(key, fitter.stamp().version());
         Plan planned = plans.get(at);
         if (planned != null) return planned;
+        // For a task whose fit depends on other pods, a failure holds only while the counts its affinity and spread
+        // read are unchanged (placements can satisfy them), and is never confirmed from the touched nodes alone (an
+        // eviction on another node of a domain can lift anti-affinity there).
+        long counts = fitter.podRuleCounts(task.pod);
         Failure failed = failures.get(key);
-        if (failed != null && fitter.stillFails(failed.at())) {
+        if (failed != null && fitter.stillFails(failed.at()) && failed.podRuleCounts() == counts) {
             lastRefusal = failed.why();
             return null;
         }
-        if (failed != null && failsOnTouchedNodes(task, terms, failed)) {
-            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false, failed.why()));
+        if (failed != null && !fitter.dependsOnPods(task.pod) && failsOnTouchedNodes(task, terms, failed)) {
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), false, failed.why(), counts));
             lastRefusal = failed.why();
             return null;
         }
@@ -138,7 +142,7 @@ final class VictimSelector {
         Plan best = search(task, terms, tally);
         if (best == null) {
             lastRefusal = tally.describe(task, terms);
-            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal));
+            failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal, counts));
         } else {
             lastRefusal = null;
             failures.remove(key);
@@ -188,7 +192,12 @@ final class VictimSelector {
 
         /** The candidate node that comes closest to holding the task with every allowed victim on it gone. */
         private String closest(Task task, Terms terms) {
-            if (candidates.isEmpty()) return "no pod it may evict runs on a node that suits it";
+            if (candidates.isEmpty()) {
+                String blocked = fitter.blocked(task.pod);
+                if (blocked != null) return blocked;
+                if (fitter.eligibleSet(task.pod).isEmpty()) return "no node suits it: " + fitter.whyNoFit(task.pod);
+                return "no pod it may evict runs on a node that suits it";
+            }
             NodeState best = null;
             Resources bestShort = null;
             for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
@@ -600,11 +609,13 @@ final class VictimSelector {
         /**
          * The task fits on the node, and under its queue's capability — or, when the queue is already past its
          * capability, its victims in the queue free at least what it takes: preemption swaps work inside a queue, it
-         * does not evict a queue's surplus wholesale.
+         * does not evict a queue's surplus wholesale. With the victims gone, the node also passes the task's host
+         * ports, spread, pod affinity and anti-affinity, and existing pods' anti-affinity (an eviction may lift a
+         * conflict, or take away the pod an affinity needs).
          */
         boolean fits() {
             if (!task.request().fitsIn(freeOnNode)) return false;
-            return capFree || fitsWith(units);
+            return (capFree || fitsWith(units)) && fitter.passesPodRules(task.pod, node, takenTasks);
         }
 
         private boolean fits(Resources freeOnNode, Resources queueAllocated, Resources queueFreed) {
@@ -643,7 +654,8 @@ final class VictimSelector {
                 for (Task t : unit) if (t.node == node) freeWithout = freeWithout.subtract(t.request());
                 List<List<Task>> without = new ArrayList<>(kept);
                 without.remove(i);
-                boolean fitsWithout = capFree ? task.request().fitsIn(freeWithout) : fitsWith(without);
+                boolean fitsWithout = (capFree ? task.request().fitsIn(freeWithout) : fitsWith(without))
+                        && fitter.passesPodRules(task.pod, node, tasksOf(without));
                 if (fitsWithout && gangsWholeWithout(unit, count)) {
                     kept = without;
                     freeKept = freeWithout;
@@ -653,6 +665,12 @@ final class VictimSelector {
             Set<Task> out = new LinkedHashSet<>();
             kept.forEach(out::addAll);
             return new ArrayList<>(out);
+        }
+
+        private List<Task> tasksOf(List<List<Task>> chosen) {
+            List<Task> out = new ArrayList<>();
+            for (List<Task> u : chosen) out.addAll(u);
+            return out;
         }
 
         /**

@@ -21,6 +21,7 @@ public final class ApiPermissions {
     public static final List<Rule> CLUSTER = List.of(
             new Rule("", "nodes", Set.of("list", "watch")),
             new Rule("", "pods", Set.of("get", "list", "watch")),
+            new Rule("", "namespaces", Set.of("list", "watch")),
             new Rule("", "pods/binding", Set.of("create")),
             new Rule("", "pods/eviction", Set.of("create")),
             new Rule("", "events", Set.of("create", "patch")),

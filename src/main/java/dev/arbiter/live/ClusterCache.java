@@ -33,7 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The read side of live mode: informers on Nodes, Pods, PriorityClasses, Queues and PodGroups, each object translated
+ * The read side of live mode: informers on Nodes, Pods, PriorityClasses, Queues, PodGroups and Namespaces (whose labels
+ * pod affinity terms select on), each object translated
  * into a model record once per informer event (never per cycle) and kept in snapshot order as it changes
  * ({@link RecordIndex}), so that {@link #snapshot} costs in proportion to what changed since the last one: unchanged
  * kinds are handed over as they are, a changed kind costs one array copy, and only pods assumed by the
@@ -78,8 +79,11 @@ public final class ClusterCache implements AutoCloseable {
     private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
     /** Nodes holding a running pod that could never be read, with those pods. */
     private final Map<String, Set<String>> unknownNodes = new ConcurrentHashMap<>();
+    private final RecordIndex<NamespaceLabels> namespaces = new RecordIndex<>(Comparator.comparing(NamespaceLabels::name));
+    private List<NamespaceLabels> lastNamespaces;
+    private Map<String, Map<String, String>> namespaceMap = Map.of();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
-    private final List<RecordIndex<?>> informed = List.of(nodes, pods, priorityClasses, queues, podGroups);
+    private final List<RecordIndex<?>> informed = List.of(nodes, pods, priorityClasses, queues, podGroups, namespaces);
     /** Per record index, the keys its handler has seen (translated, or found unreadable). */
     private final Map<RecordIndex<?>, Set<String>> handled = new ConcurrentHashMap<>();
 
@@ -101,7 +105,7 @@ public final class ClusterCache implements AutoCloseable {
         for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
     }
 
-    /** Starts the five informers (list, then watch); returns at once. See {@link #hasSynced()}. */
+    /** Starts the six informers (list, then watch); returns at once. See {@link #hasSynced()}. */
     public synchronized void start() {
         if (!informers.isEmpty()) return;
         informers.add(client.nodes().inform(new ResourceEventHandler<>() {
@@ -142,6 +146,7 @@ public final class ClusterCache implements AutoCloseable {
         informers.add(client.resources(VolcanoQueue.class).inform(handler(this::putQueue, this::removeQueue), 0));
         informers.add(client.resources(VolcanoPodGroup.class).inAnyNamespace()
                 .inform(handler(this::putPodGroup, this::removePodGroup), 0));
+        informers.add(client.namespaces().inform(handler(this::putNamespace, this::removeNamespace), 0));
     }
 
     /**
@@ -170,8 +175,8 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * The resource version each informer last saw, in the order nodes, pods, priority classes, queues, PodGroups
-     * ("" before its first list); empty once closed.
+     * The resource version each informer last saw, in the order nodes, pods, priority classes, queues, PodGroups,
+     * namespaces ("" before its first list); empty once closed.
      */
     public synchronized List<String> lastResourceVersions() {
         List<String> out = new ArrayList<>();
@@ -214,7 +219,8 @@ public final class ClusterCache implements AutoCloseable {
             withDefault.sort(Comparator.comparing(QueueSpec::name));
             q = withDefault;
         }
-        return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations);
+        return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations,
+                namespaceLabels());
     }
 
     /** {@code list} with assumed pods rewritten: O(assumptions × log n), plus one copy when there are any. */
@@ -395,6 +401,30 @@ public final class ClusterCache implements AutoCloseable {
     private void removePodGroup(VolcanoPodGroup g) {
         podGroupStatuses.remove(key(g));
         forget(podGroups, "PodGroup", key(g), g);
+    }
+
+    /** A namespace's labels, which pod affinity terms with a {@code namespaceSelector} select on. */
+    private record NamespaceLabels(String name, Map<String, String> labels) {}
+
+    private void putNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
+        String name = ns.getMetadata().getName();
+        store(namespaces, "Namespace", name, ns, o -> new NamespaceLabels(name, translator.namespaceLabels(map(o))));
+    }
+
+    private void removeNamespace(io.fabric8.kubernetes.api.model.Namespace ns) {
+        forget(namespaces, "Namespace", ns.getMetadata().getName(), ns);
+    }
+
+    /** Namespace name → labels, rebuilt only when a Namespace changed (there are few, and they change rarely). */
+    private synchronized Map<String, Map<String, String>> namespaceLabels() {
+        List<NamespaceLabels> now = namespaces.frozen();
+        if (now != lastNamespaces) {
+            Map<String, Map<String, String>> m = new java.util.HashMap<>();
+            for (NamespaceLabels ns : now) m.put(ns.name(), ns.labels());
+            namespaceMap = Map.copyOf(m);
+            lastNamespaces = now;
+        }
+        return namespaceMap;
     }
 
     /**

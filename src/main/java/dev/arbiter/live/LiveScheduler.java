@@ -61,7 +61,7 @@ public final class LiveScheduler implements AutoCloseable {
 
     /**
      * Checks, with one cheap list each, that the cluster answers and lets this client read what the informers need
-     * (nodes, pods, priority classes, Volcano's queues and PodGroups); throws {@link KubeClients.ClusterUnavailable}
+     * (nodes, pods, namespaces, priority classes, Volcano's queues and PodGroups); throws {@link KubeClients.ClusterUnavailable}
      * with one line naming the server and the cause. {@code arbiter run} retries this before it starts.
      */
     public static void checkAccess(KubernetesClient client) {
@@ -71,6 +71,8 @@ public final class LiveScheduler implements AutoCloseable {
             client.nodes().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
             what = "pods";
             client.pods().inAnyNamespace().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            what = "namespaces";
+            client.namespaces().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
             what = "priorityclasses";
             client.scheduling().v1().priorityClasses().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
             what = "queues";

@@ -25,7 +25,7 @@ final class StatusViews {
 
     /**
      * The one-line explanation of a gang that is not running, e.g.
-     * {@code "2/4 tasks unschedulable: gang of 4 needs 4 tasks, 2 placeable: insufficient mars-tech.com/gpu"};
+     * {@code "2/4 tasks unschedulable: gang of 4 needs 4 tasks, 2 placeable: Insufficient mars-tech.com/gpu"};
      * null when it is running.
      */
     static String unschedulableMessage(PodGroupStatus s) {

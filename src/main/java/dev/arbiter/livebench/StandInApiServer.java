@@ -109,6 +109,7 @@ public final class StandInApiServer implements AutoCloseable {
         this.latencyNanos = latency.toNanos();
         register("", "v1", "pods", "Pod", true, true);
         register("", "v1", "nodes", "Node", false, true);
+        register("", "v1", "namespaces", "Namespace", false, true);
         register("", "v1", "events", "Event", true, false);
         register("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, true);
         register("scheduling.volcano.sh", "v1beta1", "queues", "Queue", false, true);

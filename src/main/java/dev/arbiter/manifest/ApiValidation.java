@@ -66,7 +66,7 @@ final class ApiValidation {
     }
 
     /** A key such as {@code app} or {@code scheduling.k8s.io/group-name}: an optional subdomain prefix, then a name. */
-    private static void qualifiedKey(Field at, String key) {
+    static void qualifiedKey(Field at, String key) {
         int slash = key.indexOf('/');
         String prefix = slash < 0 ? null : key.substring(0, slash), name = slash < 0 ? key : key.substring(slash + 1);
         boolean ok = name.length() <= LABEL_MAX && QUALIFIED_NAME.matcher(name).matches()

@@ -3,6 +3,7 @@ package dev.arbiter.manifest;
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.QueueSpec;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -15,6 +16,8 @@ final class LeaderWorkerSetExpander {
     static final String NAME_LABEL = "leaderworkerset.sigs.k8s.io/name";
     static final String GROUP_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/group-index";
     static final String WORKER_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index";
+    static final String GROUP_KEY_LABEL = "leaderworkerset.sigs.k8s.io/group-key";
+    static final String EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology";
 
     private final Field lws;
     private final Metadata meta;
@@ -33,6 +36,14 @@ final class LeaderWorkerSetExpander {
      * minMember = size, the queue from a queue-name annotation (leader template, worker template, then the
      * LeaderWorkerSet) else "default", and the leader template's priority class. Pods inherit the LeaderWorkerSet's
      * arrival cycle unless their template sets its own.
+     *
+     * <p>With the {@code leaderworkerset.sigs.k8s.io/exclusive-topology: <key>} annotation, every pod of a group carries
+     * the group's key ({@code leaderworkerset.sigs.k8s.io/group-key}: the SHA-1 of {@code <namespace>/<leader>}, as
+     * LeaderWorkerSet's webhook computes it) and the pod affinity and anti-affinity its webhook injects into the
+     * leader: required affinity to pods with the group's key per {@code <key>}, and required anti-affinity to pods with
+     * any other group's key per {@code <key>}. A live LeaderWorkerSet creates the workers once the leader is placed and
+     * pins them to its domain with a nodeSelector; the simulator creates the whole group at once, so the workers carry
+     * the leader's terms instead, which place them in the same domain.
      */
     static void expand(Field lws, Metadata meta, ManifestCollector out) {
         new LeaderWorkerSetExpander(lws, meta, out).expand();
@@ -71,6 +82,8 @@ final class LeaderWorkerSetExpander {
         pod.labels.put(WORKER_INDEX_LABEL, Integer.toString(workerIndex));
         pod.annotations.putIfAbsent(PodSpec.TASK_SPEC_ANNOTATION, role);
         pod.annotations.putIfAbsent(PodSpec.GROUP_ANNOTATION, podGroup);
+        String topologyKey = meta.annotations().get(EXCLUSIVE_TOPOLOGY);
+        if (topologyKey != null && !topologyKey.isEmpty()) exclusive(pod, meta.name() + "-" + group, topologyKey);
         if (pod.arrivalCycle == null) pod.arrivalCycle = meta.arrivalCycleOr(0);
         out.add(pod.toSpec(out.claim("Pod", pod.key(), lws.origin())));
     }
@@ -82,6 +95,37 @@ final class LeaderWorkerSetExpander {
         long order = out.claim("PodGroup", namespace + "/" + name, lws.origin());
         out.add(new PodGroupSpec(namespace, name, queue == null ? QueueSpec.DEFAULT : queue, size, Map.of(), null,
                 leader.priorityClassName, PodGroupReader.PENDING, meta.arrivalCycleOr(0), order));
+    }
+
+    /** The group key label and the exclusive placement terms (see {@link #expand}). */
+    private void exclusive(PodDraft pod, String leaderName, String topologyKey) {
+        String key = sha1(meta.namespaceOrDefault() + "/" + leaderName);
+        pod.labels.put(GROUP_KEY_LABEL, key);
+        java.util.function.Function<Map<String, String>, dev.arbiter.model.Placement> own = pod.placement;
+        pod.placement = labels -> {
+            dev.arbiter.model.Placement p = own.apply(labels);
+            List<dev.arbiter.model.Placement.PodAffinityTerm> affinity = new java.util.ArrayList<>(p.podAffinity().required());
+            affinity.add(dev.arbiter.model.Placement.PodAffinityTerm.of(new dev.arbiter.model.LabelSelector(Map.of(),
+                    List.of(new dev.arbiter.model.LabelSelector.Requirement(GROUP_KEY_LABEL, "In", List.of(key)))), topologyKey));
+            List<dev.arbiter.model.Placement.PodAffinityTerm> anti = new java.util.ArrayList<>(p.podAntiAffinity().required());
+            anti.add(dev.arbiter.model.Placement.PodAffinityTerm.of(new dev.arbiter.model.LabelSelector(Map.of(),
+                    List.of(new dev.arbiter.model.LabelSelector.Requirement(GROUP_KEY_LABEL, "Exists", List.of()),
+                            new dev.arbiter.model.LabelSelector.Requirement(GROUP_KEY_LABEL, "NotIn", List.of(key)))), topologyKey));
+            return p.withPodAffinity(new dev.arbiter.model.Placement.PodAffinity(affinity, p.podAffinity().preferred()))
+                    .withPodAntiAffinity(new dev.arbiter.model.Placement.PodAffinity(anti, p.podAntiAffinity().preferred()));
+        };
+    }
+
+    /** The 40-character hex SHA-1 digest of {@code s}. */
+    static String sha1(String s) {
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-1").digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            StringBuilder sb = new StringBuilder();
+            for (byte b : d) sb.append(String.format("%02x", b));
+            return sb.toString();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is missing from this JVM", e);
+        }
     }
 
     private static String firstPresent(String... values) {

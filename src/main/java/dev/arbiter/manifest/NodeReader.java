@@ -13,13 +13,19 @@ final class NodeReader {
 
     private NodeReader() {}
 
+    /** The label the kubelet puts on every node, holding its name (hostname topology keys read it). */
+    static final String HOSTNAME = "kubernetes.io/hostname";
+
     /**
-     * Name, labels, {@code spec.taints}, {@code spec.unschedulable}, and allocatable from {@code status.allocatable}
-     * (else {@code status.capacity}), with {@code pods: 110} unless a pods dimension is given.
+     * Name, labels (with {@code kubernetes.io/hostname: <name>} unless given, as the kubelet labels every node),
+     * {@code spec.taints}, {@code spec.unschedulable}, and allocatable from {@code status.allocatable} (else
+     * {@code status.capacity}), with {@code pods: 110} unless a pods dimension is given.
      */
     static NodeSpec read(Field node, Metadata meta) {
         Field spec = node.get("spec");
-        return new NodeSpec(meta.name(), meta.labels(), taints(spec.get("taints")),
+        Map<String, String> labels = new java.util.LinkedHashMap<>(meta.labels());
+        labels.putIfAbsent(HOSTNAME, meta.name());
+        return new NodeSpec(meta.name(), labels, taints(spec.get("taints")),
                 spec.get("unschedulable").bool(false), allocatable(node.get("status")), meta.arrivalCycleOr(0));
     }
 

@@ -16,9 +16,13 @@ final class ObjectReader {
     private static final String POD_GROUP = "scheduling.volcano.sh/v1beta1 PodGroup";
     private static final String PYTORCH_JOB = "kubeflow.org/v1 PyTorchJob";
     private static final String LEADER_WORKER_SET = "leaderworkerset.x-k8s.io/v1 LeaderWorkerSet";
-    private static final Set<String> CLUSTER_SCOPED = Set.of(NODE, PRIORITY_CLASS, QUEUE);
-    private static final Set<String> KNOWN =
-            Set.of(NODE, POD, PRIORITY_CLASS, QUEUE, POD_GROUP, PYTORCH_JOB, LEADER_WORKER_SET);
+    private static final String NAMESPACE = "v1 Namespace";
+    private static final String VOLCANO_JOB = "batch.volcano.sh/v1alpha1 Job";
+    private static final String BATCH_JOB = "batch/v1 Job";
+    private static final String MPI_JOB = "kubeflow.org/v2beta1 MPIJob";
+    private static final Set<String> CLUSTER_SCOPED = Set.of(NODE, PRIORITY_CLASS, QUEUE, NAMESPACE);
+    private static final Set<String> KNOWN = Set.of(NODE, POD, PRIORITY_CLASS, QUEUE, POD_GROUP, PYTORCH_JOB,
+            LEADER_WORKER_SET, NAMESPACE, VOLCANO_JOB, BATCH_JOB, MPI_JOB);
 
     private final ManifestCollector out;
 
@@ -118,6 +122,22 @@ final class ObjectReader {
             case LEADER_WORKER_SET -> {
                 claim(object);
                 LeaderWorkerSetExpander.expand(object, meta, out);
+            }
+            case NAMESPACE -> {
+                claim(object);
+                out.addNamespace(meta.name(), meta.labels());
+            }
+            case VOLCANO_JOB -> {
+                claim(object);
+                VolcanoJobExpander.expand(object, meta, out);
+            }
+            case BATCH_JOB -> {
+                claim(object);
+                BatchJobExpander.expand(object, meta, out);
+            }
+            case MPI_JOB -> {
+                claim(object);
+                MpiJobExpander.expand(object, meta, out);
             }
             default -> out.notice(object.origin().location() + ": skipped " + apiVersion + " " + kind + " "
                     + object.origin().id() + ": not a kind Arbiter schedules");

@@ -59,6 +59,17 @@ public final class ObjectTranslator {
                 g.minResources(), g.priorityClassName(), g.phase(), 0, g.creationOrder());
     }
 
+    /**
+     * A {@code v1} Namespace's labels (with {@code kubernetes.io/metadata.name}, which the API server always sets): pod
+     * affinity terms select namespaces by them.
+     */
+    public Map<String, String> namespaceLabels(Map<String, Object> object) {
+        Field namespace = root(object, "Namespace", name(object));
+        Map<String, String> labels = new java.util.TreeMap<>(Metadata.read(namespace).labels());
+        labels.put(dev.arbiter.model.ClusterSnapshot.NAMESPACE_NAME_LABEL, name(object));
+        return Map.copyOf(labels);
+    }
+
     /** A {@code scheduling.k8s.io/v1} PriorityClass. */
     public PriorityClassSpec priorityClass(Map<String, Object> object) {
         Field priorityClass = root(object, "PriorityClass", name(object));

@@ -36,6 +36,9 @@ final class PodDraft {
      * spec.containers[0].resources.limits}): the API server would refuse the pod; the manifest loader says so.
      */
     Map<String, String> missingLimits = Map.of();
+    /** Affinity, spread, host ports and the rest ({@link PlacementReader}), given the pod's final labels. */
+    java.util.function.Function<Map<String, String>, dev.arbiter.model.Placement> placement =
+            l -> dev.arbiter.model.Placement.NONE;
 
     /** An independent copy, for stamping out several pods from one template. */
     PodDraft copy() {
@@ -57,6 +60,7 @@ final class PodDraft {
         c.terminating = terminating;
         c.startedAt = startedAt;
         c.missingLimits = missingLimits;
+        c.placement = placement;
         return c;
     }
 
@@ -69,6 +73,6 @@ final class PodDraft {
         String effectivePhase = phase != null ? phase : nodeName != null ? "Running" : "Pending";
         return new PodSpec(namespace, name, schedulerName, nodeName, effectivePhase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations,
-                arrivalCycle == null ? 0 : arrivalCycle, creationOrder, terminating, startedAt);
+                arrivalCycle == null ? 0 : arrivalCycle, creationOrder, terminating, startedAt, placement.apply(labels));
     }
 }

@@ -40,6 +40,7 @@ final class PodReader {
         d.missingLimits = missingLimits(spec);
         d.nodeSelector = spec.get("nodeSelector").stringMap();
         d.tolerations = tolerations(spec.get("tolerations"));
+        d.placement = PlacementReader.read(spec);
         return d;
     }
 

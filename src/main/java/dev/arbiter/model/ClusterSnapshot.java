@@ -8,18 +8,38 @@ import java.util.List;
  * pending pods this scheduler answers. {@code now} is the snapshot's clock in seconds (epoch seconds live, simulated
  * seconds in the simulator), against which pods' {@code startedAt} is measured. {@code nominations} maps pending pods
  * ({@code ns/name}) to the node the previous cycle made room on for them ({@code status.nominatedNodeName}).
+ * {@code namespaceLabels} holds the labels of the Namespace objects known (pod affinity terms select namespaces by
+ * label); a namespace without an object has only the label every namespace carries, {@code kubernetes.io/metadata.name}.
  */
 public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                               List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
-                              java.util.Map<String, String> nominations) {
+                              java.util.Map<String, String> nominations,
+                              java.util.Map<String, java.util.Map<String, String>> namespaceLabels) {
     public ClusterSnapshot {
         nominations = java.util.Map.copyOf(nominations);
+        namespaceLabels = java.util.Map.copyOf(namespaceLabels);
         nodes = List.copyOf(nodes);
         pods = List.copyOf(pods);
         podGroups = List.copyOf(podGroups);
         queues = List.copyOf(queues);
         priorityClasses = List.copyOf(priorityClasses);
     }
+
+    /** A snapshot whose namespaces carry only their name label. */
+    public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
+                           List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
+                           java.util.Map<String, String> nominations) {
+        this(nodes, pods, podGroups, queues, priorityClasses, now, nominations, java.util.Map.of());
+    }
+
+    /** The labels of {@code namespace}: its object's, or only {@code kubernetes.io/metadata.name} without one. */
+    public java.util.Map<String, String> labelsOfNamespace(String namespace) {
+        java.util.Map<String, String> l = namespaceLabels.get(namespace);
+        return l != null ? l : java.util.Map.of(NAMESPACE_NAME_LABEL, namespace);
+    }
+
+    /** The label the API server puts on every namespace, holding its name. */
+    public static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
     /** A snapshot at time 0 (pods' running times unknown unless they carry a start). */
     public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,

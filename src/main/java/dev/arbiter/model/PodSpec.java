@@ -11,13 +11,15 @@ import java.util.Map;
  * {@code terminating} is true once the pod has a deletionTimestamp: it still holds its node's resources until it is
  * gone, but it is neither pending nor a possible victim. {@code startedAt} is when the pod started running, in
  * seconds on the snapshot's clock ({@code status.startTime} live, the bind cycle in simulation), or
- * {@link #UNKNOWN_START} when unknown.
+ * {@link #UNKNOWN_START} when unknown. {@code placement} holds its affinity, anti-affinity, topology spread and host
+ * ports ({@link Placement#NONE} when it states none).
  */
 public record PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
                       String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
                       Map<String, String> nodeSelector, List<Toleration> tolerations,
                       Map<String, String> labels, Map<String, String> annotations,
-                      int arrivalCycle, long creationOrder, boolean terminating, long startedAt) {
+                      int arrivalCycle, long creationOrder, boolean terminating, long startedAt,
+                      Placement placement) {
     public static final String GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
     public static final String QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name";
     public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
@@ -35,11 +37,23 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
                 nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder, terminating, UNKNOWN_START);
     }
 
+    /** A pod without placement constraints beyond nodeSelector and tolerations. */
+    public PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
+                   String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
+                   Map<String, String> nodeSelector, List<Toleration> tolerations,
+                   Map<String, String> labels, Map<String, String> annotations,
+                   int arrivalCycle, long creationOrder, boolean terminating, long startedAt) {
+        this(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority, preemptionPolicy, requests,
+                nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder, terminating, startedAt,
+                Placement.NONE);
+    }
+
     public PodSpec {
         nodeSelector = Map.copyOf(nodeSelector);
         tolerations = List.copyOf(tolerations);
         labels = Map.copyOf(labels);
         annotations = Map.copyOf(annotations);
+        if (placement == null) placement = Placement.NONE;
     }
 
     public String key() {
@@ -87,38 +101,47 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
 
     /**
      * True for the pod that leads its gang: a PyTorchJob master ({@code volcano.sh/task-spec: master} or the
-     * {@code training.kubeflow.org/job-role: master} label) or a LeaderWorkerSet leader (worker index 0).
+     * {@code training.kubeflow.org/job-role: master} label), an MPIJob launcher ({@code job-role: launcher}) or a
+     * LeaderWorkerSet leader (worker index 0).
      * Victim selection evicts leaders last.
      */
     public boolean isLeader() {
         String role = taskRole();
         return role.equals("master") || role.equals("leader")
                 || "master".equals(labels.get("training.kubeflow.org/job-role"))
+                || "launcher".equals(labels.get("training.kubeflow.org/job-role"))
                 || "0".equals(labels.get("leaderworkerset.sigs.k8s.io/worker-index"));
+    }
+
+    /** This pod with other placement constraints. */
+    public PodSpec withPlacement(Placement p) {
+        return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
+                terminating, startedAt, p);
     }
 
     public PodSpec withCreationOrder(long order) {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
-                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order, terminating, startedAt);
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order, terminating, startedAt, placement);
     }
 
     public PodSpec withNode(String node, String newPhase) {
         return new PodSpec(namespace, name, schedulerName, node, newPhase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
-                terminating, startedAt);
+                terminating, startedAt, placement);
     }
 
     /** This pod with a deletionTimestamp: it holds its node until gone, but is neither pending nor a victim. */
     public PodSpec withTerminating() {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
-                true, startedAt);
+                true, startedAt, placement);
     }
 
     /** This pod, started at {@code second} on the snapshot clock. */
     public PodSpec withStartedAt(long second) {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
-                terminating, second);
+                terminating, second, placement);
     }
 }

@@ -48,13 +48,21 @@ public final class ClusterBuilder {
         return this;
     }
 
+    /** A node labelled {@code kubernetes.io/hostname: <name>}, as the kubelet labels every node. */
     public ClusterBuilder node(String name, Object... resources) {
-        nodes.add(new NodeSpec(name, Map.of(), List.of(), false, withPodSlots(Resources.of(resources)), 0));
+        nodes.add(new NodeSpec(name, Map.of("kubernetes.io/hostname", name), List.of(), false,
+                withPodSlots(Resources.of(resources)), 0));
         return this;
     }
 
     public ClusterBuilder nodeSpec(NodeSpec n) {
         nodes.add(n);
+        return this;
+    }
+
+    /** Labels a node: alternating key, value. */
+    public ClusterBuilder labels(String node, String... keyValues) {
+        for (int i = 0; i < keyValues.length; i += 2) label(node, keyValues[i], keyValues[i + 1]);
         return this;
     }
 
@@ -215,6 +223,8 @@ public final class ClusterBuilder {
         private String phase;
         private int arrival;
         private long startedAt = PodSpec.UNKNOWN_START;
+        private final Map<String, String> podLabels = new HashMap<>();
+        private dev.arbiter.model.Placement placement = dev.arbiter.model.Placement.NONE;
 
         JobBuilder(ClusterBuilder parent, String id, boolean bare) {
             this.parent = parent;
@@ -240,6 +250,10 @@ public final class ClusterBuilder {
         public JobBuilder startedAt(long second) { this.startedAt = second; return this; }
         public JobBuilder annotate(String k, String v) { this.annotations.put(k, v); return this; }
         public JobBuilder nodeSelector(String k, String v) { this.nodeSelector.put(k, v); return this; }
+        /** A label on every pod of the job. */
+        public JobBuilder label(String k, String v) { this.podLabels.put(k, v); return this; }
+        /** Node affinity, pod (anti-)affinity, spread constraints, host ports of every pod of the job. */
+        public JobBuilder placement(dev.arbiter.model.Placement p) { this.placement = p; return this; }
         public JobBuilder tolerate(String key, String value, String effect) {
             this.tolerations.add(new Toleration(key, value == null ? "Exists" : "Equal", value, effect));
             return this;
@@ -277,14 +291,14 @@ public final class ClusterBuilder {
                 Map<String, String> ann = new HashMap<>(annotations);
                 if (!bare) ann.put(PodSpec.GROUP_ANNOTATION, name);
                 else ann.put(PodSpec.QUEUE_ANNOTATION, queue);
-                Map<String, String> labels = new HashMap<>();
+                Map<String, String> labels = new HashMap<>(podLabels);
                 if (!roles.get(i).isEmpty()) (roleAsLabel ? labels : ann).put(PodSpec.TASK_SPEC_ANNOTATION, roles.get(i));
                 String node = i < runningOn.size() ? runningOn.get(i) : null;
                 parent.podSpec(new PodSpec(namespace, name + "-" + i, schedulerName, node,
                         node == null ? "Pending" : "Running", podPriorityClass != null ? podPriorityClass : priorityClass,
                         null, preemptionPolicy, Resources.of(podResources.get(i)).add(Resources.of("pods", 1)),
                         nodeSelector, tolerations, labels, ann, arrival, parent.nextOrder(), false,
-                        node == null ? PodSpec.UNKNOWN_START : startedAt));
+                        node == null ? PodSpec.UNKNOWN_START : startedAt, placement));
             }
             return parent;
         }

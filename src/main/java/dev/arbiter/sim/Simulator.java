@@ -135,7 +135,7 @@ public final class Simulator {
                     .map(g -> withPhase(g, groupPhase.get(g.key()))).toList();
             return new ClusterSnapshot(nodes, ps, groups,
                     m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses(),
-                    cycle * cycleSeconds, nominations);
+                    cycle * cycleSeconds, nominations, m.namespaceLabels());
         }
 
         /** An object that arrives later was created later, whatever its place in the files. */

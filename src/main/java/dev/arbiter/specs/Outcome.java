@@ -122,6 +122,18 @@ final class Outcome {
         return o == null ? "Pending" : o.phase();
     }
 
+    /** The node a pod runs on at the end, or null. */
+    String nodeOf(PodSpec pod) {
+        PodOutcome o = podOutcomes.get(pod.key());
+        return o != null && o.phase().equals("Running") ? o.node() : null;
+    }
+
+    /** The labels of a node. */
+    Map<String, String> nodeLabels(String node) {
+        return manifests.nodes().stream().filter(n -> n.name().equals(node)).findFirst().map(NodeSpec::labels)
+                .orElseThrow(() -> new AssertionError("there is no node " + node));
+    }
+
     List<Eviction> evictions() {
         List<Eviction> out = new ArrayList<>();
         for (CycleResult c : result.cycles()) out.addAll(c.evictions());

@@ -198,6 +198,64 @@ public final class OutcomeSteps {
         fail("one cycle should have evicted " + expected + " pods, but none did", o.describeEvictions());
     }
 
+    // ---- placement ---------------------------------------------------------------------------------------------------
+
+    @Then("^every pod of \"([^\"]+)\" runs on a node labelled ([^=\\s]+)=(\\S+)$")
+    public void everyPodRunsOnLabelled(String name, String key, String value) {
+        Outcome o = outcome();
+        Outcome.Found w = o.workload(name);
+        for (PodSpec p : w.pods()) {
+            String node = o.nodeOf(p);
+            if (node == null) fail("every pod of \"" + name + "\" should run on a node labelled " + key + "=" + value + ", "
+                    + p.name() + " does not run", o.describe(w));
+            if (!value.equals(o.nodeLabels(node).get(key))) {
+                fail("every pod of \"" + name + "\" should run on a node labelled " + key + "=" + value + ", " + p.name()
+                        + " runs on " + node + " " + o.nodeLabels(node), o.describe(w));
+            }
+        }
+    }
+
+    @Then("the pods of {string} run on {int} different nodes")
+    public void differentNodes(String name, int expected) {
+        Outcome o = outcome();
+        Outcome.Found w = o.workload(name);
+        Set<String> nodes = new java.util.TreeSet<>();
+        for (PodSpec p : w.pods()) if (o.nodeOf(p) != null) nodes.add(o.nodeOf(p));
+        long running = w.pods().stream().filter(p -> o.nodeOf(p) != null).count();
+        if (nodes.size() != expected || running != expected) {
+            fail("the pods of \"" + name + "\" should run on " + expected + " different nodes, not " + nodes, o.describe(w));
+        }
+    }
+
+    /** Every running pod of the workload is on a node with the same value of label {@code key}. */
+    @Then("^the pods of \"([^\"]+)\" run within one (\\S+)$")
+    public void withinOne(String name, String key) {
+        Outcome o = outcome();
+        Outcome.Found w = o.workload(name);
+        Set<String> values = new java.util.TreeSet<>();
+        for (PodSpec p : w.pods()) {
+            String node = o.nodeOf(p);
+            if (node == null) fail("the pods of \"" + name + "\" should run within one " + key + ", " + p.name() + " does not run", o.describe(w));
+            String v = o.nodeLabels(node).get(key);
+            values.add(v == null ? "(no " + key + ")" : v);
+        }
+        if (values.size() != 1) fail("the pods of \"" + name + "\" should run within one " + key + ", not " + values, o.describe(w));
+    }
+
+    @Then("^every pod evicted by (reclaim|preemption) ran on a node labelled ([^=\\s]+)=(\\S+)$")
+    public void evictedFromLabelled(String word, String key, String value) {
+        Outcome o = outcome();
+        String action = action(word);
+        List<Eviction> found = o.evictions().stream().filter(e -> e.action().equals(action)).toList();
+        if (found.isEmpty()) fail("some pod should have been evicted by " + word, o.describeEvictions());
+        for (Eviction e : found) {
+            if (!value.equals(o.nodeLabels(e.node()).get(key))) {
+                fail("every pod evicted by " + word + " should have run on a node labelled " + key + "=" + value + ", "
+                        + e.pod() + " ran on " + e.node() + " " + o.nodeLabels(e.node()), o.describeEvictions());
+            }
+        }
+    }
+
     // ---- queues and GPUs ---------------------------------------------------------------------------------------------
 
     @Then("queue {string} holds {int} GPU(s)")

@@ -21,7 +21,21 @@ import java.util.Map;
  * a workload's pods by that name. {@code minPods} null means every pod is needed (a strict gang).
  */
 record Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
-                String queue, Integer minPods, boolean preemptable, boolean preempts) implements SpecObject {
+                String queue, Integer minPods, boolean preemptable, boolean preempts, Placing placing) implements SpecObject {
+    /**
+     * Where its pods may go: only on nodes whose {@code nodeLabel} is {@code nodeValue} (required node affinity; null:
+     * anywhere), one pod per node (required anti-affinity per hostname among its own pods), each LeaderWorkerSet group
+     * within one value of {@code groupKey} (the {@code exclusive-topology} annotation; null: no such rule).
+     */
+    record Placing(String nodeLabel, String nodeValue, boolean onePerNode, String groupKey) {
+        static final Placing ANYWHERE = new Placing(null, null, false, null);
+    }
+
+    Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
+             String queue, Integer minPods, boolean preemptable, boolean preempts) {
+        this(kind, namespace, name, masters, pods, gpus, priorityClass, queue, minPods, preemptable, preempts, Placing.ANYWHERE);
+    }
+
     static final String LABEL = "specs.arbiter.dev/workload";
     private static final String SCHEDULER = "volcano";
 
@@ -42,6 +56,9 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
 
     Workload {
         if (pods < 0 || masters < 0 || gpus < 0) throw new IllegalArgumentException(name + ": counts cannot be negative");
+        if (placing.groupKey() != null && kind != Kind.LEADER_WORKER_SET) {
+            throw new IllegalArgumentException(name + ": only a LeaderWorkerSet has groups to keep within one " + placing.groupKey());
+        }
         if (minPods != null) {
             if (kind == Kind.LEADER_WORKER_SET) {
                 throw new IllegalArgumentException(name + ": a LeaderWorkerSet group is always a whole gang; use "
@@ -94,6 +111,10 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
 
     private Map<String, Object> leaderWorkerSet(String gpu, int arrival) {
         Map<String, Object> lws = SpecObject.object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", name, namespace, arrival);
+        if (placing.groupKey() != null) {
+            SpecObject.child(SpecObject.child(lws, "metadata"), "annotations")
+                    .put("leaderworkerset.sigs.k8s.io/exclusive-topology", placing.groupKey());
+        }
         Map<String, Object> spec = SpecObject.child(lws, "spec");
         spec.put("replicas", 1);
         Map<String, Object> templates = SpecObject.child(spec, "leaderWorkerTemplate");
@@ -142,6 +163,17 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         spec.put("schedulerName", SCHEDULER);
         if (priorityClass != null) spec.put("priorityClassName", priorityClass);
         if (!preempts) spec.put("preemptionPolicy", "Never");
+        Map<String, Object> affinity = new LinkedHashMap<>();
+        if (placing.nodeLabel() != null) {
+            affinity.put("nodeAffinity", Map.of("requiredDuringSchedulingIgnoredDuringExecution", Map.of("nodeSelectorTerms",
+                    List.of(Map.of("matchExpressions", List.of(Map.of("key", placing.nodeLabel(), "operator", "In",
+                            "values", List.of(placing.nodeValue()))))))));
+        }
+        if (placing.onePerNode()) {
+            affinity.put("podAntiAffinity", Map.of("requiredDuringSchedulingIgnoredDuringExecution", List.of(Map.of(
+                    "labelSelector", Map.of("matchLabels", Map.of(LABEL, name)), "topologyKey", "kubernetes.io/hostname"))));
+        }
+        if (!affinity.isEmpty()) spec.put("affinity", affinity);
         Map<String, Object> container = new LinkedHashMap<>();
         container.put("name", "main");
         container.put("image", "registry.example.com/" + namespace + "/" + name + ":latest");

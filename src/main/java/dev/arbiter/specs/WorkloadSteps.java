@@ -17,12 +17,17 @@ import java.util.regex.Pattern;
  * running once its Given (or When) steps have settled and fails the scenario if not, "submits" makes no such claim;
  * without a queue the workload goes to Volcano's {@code default} queue, without a priority class it takes the cluster's
  * default class. Clauses: {@code needing at least <n> pods} (an elastic gang), {@code not preemptable} (pods marked
- * {@code volcano.sh/preemptable: "false"}) and {@code never preempting} (pods with {@code preemptionPolicy: Never}).
+ * {@code volcano.sh/preemptable: "false"}), {@code never preempting} (pods with {@code preemptionPolicy: Never}),
+ * {@code only on nodes labelled <key>=<value>} (required node affinity), {@code one pod per node} (required pod
+ * anti-affinity per hostname among the workload's pods) and {@code each group kept within one <key>} (a
+ * LeaderWorkerSet's exclusive-topology annotation).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
     private static final String TAIL = "(?: at ([\\w.-]+))?(?: in queue \"([^\"]+)\")?((?:, [^,]+)*)$";
     private static final Pattern NEEDING = Pattern.compile("needing at least (\\d+) pods?");
+    private static final Pattern ONLY_ON = Pattern.compile("only on nodes labelled ([^=\\s]+)=(\\S+)");
+    private static final Pattern GROUP_WITHIN = Pattern.compile("each group kept within one (\\S+)");
 
     @Given(HEAD + "a PyTorchJob \"([^\"]+)\" with (\\d+) masters? and (\\d+) workers? of (\\d+) GPUs? each" + TAIL)
     public void pyTorchJob(String tenant, String verb, String name, int masters, int workers, int gpus,
@@ -60,19 +65,30 @@ public final class WorkloadSteps {
         Integer minPods = null;
         boolean preemptable = true;
         boolean preempts = true;
+        String nodeLabel = null, nodeValue = null, groupKey = null;
+        boolean onePerNode = false;
         for (String clause : p.clauses().split(", ")) {
             if (clause.isBlank()) continue;
             Matcher m = NEEDING.matcher(clause.trim());
+            Matcher only = ONLY_ON.matcher(clause.trim());
+            Matcher within = GROUP_WITHIN.matcher(clause.trim());
             if (m.matches()) minPods = Integer.parseInt(m.group(1));
             else if (clause.trim().equals("not preemptable")) preemptable = false;
             else if (clause.trim().equals("never preempting")) preempts = false;
+            else if (clause.trim().equals("one pod per node")) onePerNode = true;
+            else if (only.matches()) {
+                nodeLabel = only.group(1);
+                nodeValue = only.group(2);
+            } else if (within.matches()) groupKey = within.group(1);
             else {
                 throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
-                        + " are \", needing at least <n> pods\", \", not preemptable\" and \", never preempting\"");
+                        + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
+                        + " nodes labelled <key>=<value>\", \", one pod per node\" and \", each group kept within one <key>\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
-                p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts);
+                p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts,
+                new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey));
         if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
         else ScenarioWorld.current().add(w);
     }

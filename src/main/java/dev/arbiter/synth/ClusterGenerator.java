@@ -1,6 +1,8 @@
 package dev.arbiter.synth;
 
+import dev.arbiter.model.LabelSelector;
 import dev.arbiter.model.Manifests;
+import dev.arbiter.model.Placement;
 import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
@@ -43,6 +45,15 @@ import java.util.TreeMap;
  * busy, each job started 0–600 s before time 0 (the first snapshot's clock); then pending jobs are added until
  * {@code pendingPods} pods are pending.
  *
+ * <p><b>Labels</b>: every node carries {@code kubernetes.io/hostname}, {@code topology.kubernetes.io/zone} (one to four
+ * zones, nodes dealt round-robin), {@code rack} (racks of 2 to 8 consecutive nodes) and, on GPU nodes, {@code gen}
+ * (4 for a100, 5 for h100). They cost no random draws, so the cluster is otherwise the same as without them.
+ *
+ * <p><b>Placement constraints</b> ({@link SynthSpec.Constraints}) are drawn from a random stream of their own, after a
+ * job's shape: the same seed gives the same jobs with and without them. Running jobs keep only what first-fit
+ * placement honours (node affinity, hostname anti-affinity, host ports); the pod affinity and spread constraints of
+ * running jobs are left out, since the cluster before time 0 had no scheduler enforcing them.
+ *
  * <p>Creation order counts every object in the order {@link ManifestYamlWriter} writes them (priority classes,
  * queues, nodes, then each job's PodGroup and pods), so the YAML loads back into equal {@link Manifests}.
  */
@@ -58,6 +69,10 @@ public final class ClusterGenerator {
 
     private final SynthSpec spec;
     private final Random rnd;
+    /** Draws the placement constraints, apart from {@link #rnd} so that the jobs are the same with and without them. */
+    private final Random crnd;
+    /** Per node, what runs there that placement constraints of later running jobs must respect. */
+    private List<List<Resident>> residents;
     private final List<NodeSpec> nodes = new ArrayList<>();
     private final List<QueueSpec> queues = new ArrayList<>();
     private final List<PriorityClassSpec> classes = new ArrayList<>();
@@ -71,6 +86,7 @@ public final class ClusterGenerator {
     private ClusterGenerator(SynthSpec spec) {
         this.spec = spec;
         this.rnd = new Random(spec.seed());
+        this.crnd = new Random(spec.seed() * 0x9E3779B97F4A7C15L + 13);
     }
 
     /** The cluster for {@code spec}. */
@@ -152,8 +168,23 @@ public final class ClusterGenerator {
             pools.add(i < h100 ? "gpu-h100" : i < h100 + a100 ? "gpu-a100" : i < h100 + a100 + reserved ? "gpu-reserved" : "cpu");
         }
         Collections.shuffle(pools, rnd);
-        for (int i = 0; i < n; i++) nodes.add(node(String.format("node-%05d", i + 1), pools.get(i)));
+        int zones = n < 4 ? 1 : n < 12 ? 2 : n < 100 ? 3 : 4;
+        int rack = n < 16 ? 2 : n < 64 ? 4 : 8;
+        for (int i = 0; i < n; i++) {
+            NodeSpec node = node(String.format("node-%05d", i + 1), pools.get(i));
+            Map<String, String> labels = new LinkedHashMap<>(node.labels());
+            labels.put(HOSTNAME, node.name());
+            labels.put(ZONE, "zone-" + (char) ('a' + i % zones));
+            labels.put(RACK, String.format("rack-%03d", i / rack));
+            if ("h100".equals(labels.get("gpu-type"))) labels.put("gen", "5");
+            if ("a100".equals(labels.get("gpu-type"))) labels.put("gen", "4");
+            nodes.add(new NodeSpec(node.name(), labels, node.taints(), node.unschedulable(), node.allocatable(), 0));
+        }
     }
+
+    public static final String HOSTNAME = "kubernetes.io/hostname";
+    public static final String ZONE = "topology.kubernetes.io/zone";
+    public static final String RACK = "rack";
 
     private NodeSpec node(String name, String pool) {
         Map<String, String> labels = new LinkedHashMap<>();
@@ -222,6 +253,8 @@ public final class ClusterGenerator {
 
     /** Running jobs, placed first-fit from a random node, until about {@code fill} of the GPUs are busy. */
     private void fillRunning() {
+        residents = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) residents.add(new ArrayList<>());
         long target = Math.round(totalGpus * spec.fill() * 1000);
         long busy = 0;
         int failures = 0;
@@ -229,6 +262,7 @@ public final class ClusterGenerator {
             long savedOrder = order;
             int savedSeq = jobSeq;
             Draft d = draft();
+            d.keepOnlyWhatFirstFitHonours();
             int toPlace = d.minMember < d.pods.size() ? d.minMember + rnd.nextInt(d.pods.size() - d.minMember + 1) : d.pods.size();
             String[] placed = placeFirstFit(d, toPlace);
             if (placed == null) {
@@ -244,33 +278,62 @@ public final class ClusterGenerator {
         }
     }
 
+    /** A pod placed before time 0, as later running pods' constraints see it. */
+    private record Resident(String namespace, Map<String, String> labels, Placement placement) {}
+
     private String[] placeFirstFit(Draft d, int count) {
         String[] placed = new String[d.pods.size()];
         List<int[]> taken = new ArrayList<>();
         for (int k = 0; k < count; k++) {
             PodDraft p = d.pods.get(k);
+            Resident me = new Resident(d.namespace, d.labelsOf(p), d.placement);
             int start = rnd.nextInt(nodes.size());
             int found = -1;
             for (int probe = 0; probe < nodes.size(); probe++) {
                 int i = (start + probe) % nodes.size();
                 NodeSpec n = nodes.get(i);
-                if (!n.unschedulable() && fitsStatically(n, d) && p.requests.fitsIn(free[i])) {
+                if (!n.unschedulable() && fitsStatically(n, d) && p.requests.fitsIn(free[i]) && getsAlong(me, residents.get(i))) {
                     found = i;
                     break;
                 }
             }
             if (found < 0) {
-                for (int[] t : taken) free[t[0]] = free[t[0]].add(d.pods.get(t[1]).requests);
+                for (int[] t : taken) {
+                    free[t[0]] = free[t[0]].add(d.pods.get(t[1]).requests);
+                    List<Resident> here = residents.get(t[0]);
+                    here.remove(here.size() - 1);
+                }
                 return null;
             }
             free[found] = free[found].subtract(p.requests);
+            residents.get(found).add(me);
             taken.add(new int[] {found, k});
             placed[k] = nodes.get(found).name();
         }
         return placed;
     }
 
+    /** Hostname anti-affinity and host ports between a pod and those already on the node, both ways. */
+    private static boolean getsAlong(Resident me, List<Resident> here) {
+        for (Resident r : here) {
+            if (refuses(me, r) || refuses(r, me)) return false;
+            for (Placement.HostPort a : me.placement().hostPorts()) {
+                for (Placement.HostPort b : r.placement().hostPorts()) if (a.conflicts(b)) return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean refuses(Resident owner, Resident other) {
+        for (Placement.PodAffinityTerm t : owner.placement().podAntiAffinity().required()) {
+            if (t.topologyKey().equals(HOSTNAME) && t.labelSelector() != null && owner.namespace().equals(other.namespace())
+                    && t.labelSelector().matches(other.labels())) return true;
+        }
+        return false;
+    }
+
     private static boolean fitsStatically(NodeSpec n, Draft d) {
+        if (!d.placement.nodeAffinity().requiredMatches(n)) return false;
         for (Map.Entry<String, String> e : d.selector.entrySet()) {
             if (!e.getValue().equals(n.labels().get(e.getKey()))) return false;
         }
@@ -297,6 +360,25 @@ public final class ClusterGenerator {
         Map<String, String> selector = Map.of();
         List<Toleration> tolerations = List.of();
         final List<PodDraft> pods = new ArrayList<>();
+        Placement placement = Placement.NONE;
+        /** Labels every pod of the job carries besides its own (the selector its rules and others' rules use). */
+        Map<String, String> labels = Map.of();
+
+        Map<String, String> labelsOf(PodDraft p) {
+            if (labels.isEmpty()) return p.labels();
+            Map<String, String> m = new TreeMap<>(p.labels());
+            m.putAll(labels);
+            return m;
+        }
+
+        /** Running jobs keep node affinity, preferences, hostname anti-affinity and host ports (see the class doc). */
+        void keepOnlyWhatFirstFitHonours() {
+            List<Placement.PodAffinityTerm> anti = new ArrayList<>();
+            for (Placement.PodAffinityTerm t : placement.podAntiAffinity().required()) if (t.topologyKey().equals(HOSTNAME)) anti.add(t);
+            placement = placement.withPodAffinity(new Placement.PodAffinity(List.of(), placement.podAffinity().preferred()))
+                    .withPodAntiAffinity(new Placement.PodAffinity(anti, placement.podAntiAffinity().preferred()))
+                    .withSpread(List.of());
+        }
     }
 
     private record PodDraft(String suffix, String role, Resources requests, Map<String, String> labels) {}
@@ -379,7 +461,142 @@ public final class ClusterGenerator {
                 d.minMember = size;
             }
         }
+        switch (spec.constraints()) {
+            case MIX -> mix(d, shape, seq);
+            case VARIED -> varied(d, shape, seq);
+            case NONE -> { }
+        }
         return d;
+    }
+
+    // ---- placement constraints ----------------------------------------------------------------------------------
+
+    /** The benchmark's mix (see {@link SynthSpec.Constraints#MIX}). */
+    private void mix(Draft d, Shape shape, int seq) {
+        int r = crnd.nextInt(100);
+        if (r < 30) {
+            d.placement = d.placement.withNodeAffinity(requiredNodes(nodeAffinityFor(d, shape)));
+        } else if (r < 40) {
+            String app = app(d, shape, seq);
+            d.placement = d.placement.withPodAntiAffinity(new Placement.PodAffinity(
+                    List.of(Placement.PodAffinityTerm.of(LabelSelector.of(Map.of("app", app)), HOSTNAME)), List.of()));
+        } else if (r < 50) {
+            String app = app(d, shape, seq);
+            d.placement = d.placement.withSpread(List.of(new Placement.SpreadConstraint(1, ZONE, true,
+                    LabelSelector.of(Map.of("app", app)), 1, true, false)));
+        }
+    }
+
+    /** Every kind of constraint (see {@link SynthSpec.Constraints#VARIED}). */
+    private void varied(Draft d, Shape shape, int seq) {
+        if (shape == Shape.SINGLE_GPU) app(d, shape, seq);
+        if (shape == Shape.LWS && crnd.nextInt(10) < 3) {
+            exclusiveRack(d);
+            return;
+        }
+        int r = crnd.nextInt(100);
+        Placement p = d.placement;
+        if (r < 12) {
+            p = p.withNodeAffinity(requiredNodes(variedNodeAffinity(d, shape)));
+        } else if (r < 20) {
+            p = p.withNodeAffinity(new Placement.NodeAffinity(null, List.of(
+                    new Placement.WeightedNodeTerm(1 + crnd.nextInt(100), Placement.NodeSelectorTerm.of(
+                            new Placement.NodeRequirement(ZONE, "In", List.of("zone-" + (char) ('a' + crnd.nextInt(3)))))),
+                    new Placement.WeightedNodeTerm(1 + crnd.nextInt(100), Placement.NodeSelectorTerm.of(
+                            new Placement.NodeRequirement("gen", "Gt", List.of("4")))))));
+        } else if (r < 30) {
+            p = p.withPodAntiAffinity(new Placement.PodAffinity(List.of(selfTerm(d, shape, seq, HOSTNAME)), List.of()));
+        } else if (r < 33) {
+            p = p.withPodAntiAffinity(new Placement.PodAffinity(List.of(selfTerm(d, shape, seq, ZONE)), List.of()));
+        } else if (r < 41) {
+            int minDomains = crnd.nextInt(4) == 0 ? 2 + crnd.nextInt(3) : 1;
+            p = p.withSpread(List.of(new Placement.SpreadConstraint(1 + crnd.nextInt(2), crnd.nextBoolean() ? ZONE : HOSTNAME,
+                    true, selfTerm(d, shape, seq, ZONE).labelSelector(), minDomains, crnd.nextInt(5) != 0, crnd.nextInt(5) == 0)));
+        } else if (r < 46) {
+            p = p.withSpread(List.of(new Placement.SpreadConstraint(1, HOSTNAME, false, selfTerm(d, shape, seq, ZONE).labelSelector(),
+                    1, true, false)));
+        } else if (r < 51) {
+            // Near a service's replicas (which may not run yet): the pod waits until they do, unless it is one of them.
+            String svc = "svc-" + crnd.nextInt(SERVICES);
+            p = p.withPodAffinity(new Placement.PodAffinity(List.of(Placement.PodAffinityTerm.of(
+                    new LabelSelector(Map.of(), List.of(new LabelSelector.Requirement("app", "In", List.of(svc)))),
+                    crnd.nextBoolean() ? ZONE : RACK)), List.of()));
+        } else if (r < 55) {
+            Placement.PodAffinityTerm near = Placement.PodAffinityTerm.of(LabelSelector.of(Map.of("app", "svc-" + crnd.nextInt(SERVICES))),
+                    crnd.nextBoolean() ? ZONE : HOSTNAME);
+            p = crnd.nextBoolean()
+                    ? p.withPodAffinity(new Placement.PodAffinity(List.of(), List.of(new Placement.WeightedPodAffinityTerm(1 + crnd.nextInt(100), near))))
+                    : p.withPodAntiAffinity(new Placement.PodAffinity(List.of(), List.of(new Placement.WeightedPodAffinityTerm(1 + crnd.nextInt(100), near))));
+        } else if (r < 59) {
+            p = p.withHostPorts(List.of(new Placement.HostPort("TCP", "", 8000 + crnd.nextInt(3))));
+        }
+        d.placement = p;
+    }
+
+    private static final int SERVICES = 5;
+
+    /**
+     * The label a job's own rules select on: single inference pods of one service share {@code app: svc-<k>} (the
+     * replicas of a Deployment, each its own gang of one); every other job is {@code app: <job>}.
+     */
+    private String app(Draft d, Shape shape, int seq) {
+        String app = shape == Shape.SINGLE_GPU ? "svc-" + (seq % SERVICES) : d.name;
+        d.labels = Map.of("app", app);
+        return app;
+    }
+
+    private Placement.PodAffinityTerm selfTerm(Draft d, Shape shape, int seq, String key) {
+        return Placement.PodAffinityTerm.of(LabelSelector.of(Map.of("app", app(d, shape, seq))), key);
+    }
+
+    private static Placement.NodeAffinity requiredNodes(Placement.NodeRequirement... r) {
+        return new Placement.NodeAffinity(List.of(Placement.NodeSelectorTerm.of(r)), List.of());
+    }
+
+    /** A rule that keeps the job's nodes what they are: GPU jobs on GPU nodes, CPU jobs off the reserved pool. */
+    private static Placement.NodeRequirement nodeAffinityFor(Draft d, Shape shape) {
+        if (shape == Shape.SINGLE_CPU || shape == Shape.CPU_GANG) {
+            return new Placement.NodeRequirement("pool", "NotIn", List.of("gpu-reserved"));
+        }
+        if ("h100".equals(d.selector.get("gpu-type"))) return new Placement.NodeRequirement("gpu-type", "In", List.of("h100"));
+        if (d.selector.containsKey("pool")) return new Placement.NodeRequirement("pool", "In", List.of("gpu-reserved"));
+        return new Placement.NodeRequirement("gpu-type", "In", List.of("h100", "a100"));
+    }
+
+    /** One of several operators, each keeping the job on nodes that can hold it or narrowing it to some of them. */
+    private Placement.NodeRequirement[] variedNodeAffinity(Draft d, Shape shape) {
+        if (shape == Shape.SINGLE_CPU || shape == Shape.CPU_GANG) {
+            return switch (crnd.nextInt(3)) {
+                case 0 -> new Placement.NodeRequirement[] {new Placement.NodeRequirement("pool", "NotIn", List.of("gpu-reserved"))};
+                case 1 -> new Placement.NodeRequirement[] {new Placement.NodeRequirement("gen", "DoesNotExist", List.of())};
+                default -> new Placement.NodeRequirement[] {new Placement.NodeRequirement(ZONE, "In",
+                        List.of("zone-a", "zone-" + (char) ('a' + crnd.nextInt(3))))};
+            };
+        }
+        Placement.NodeRequirement base = nodeAffinityFor(d, shape);
+        return switch (crnd.nextInt(4)) {
+            case 0 -> new Placement.NodeRequirement[] {base};
+            case 1 -> new Placement.NodeRequirement[] {base, new Placement.NodeRequirement("gen", "Exists", List.of())};
+            case 2 -> new Placement.NodeRequirement[] {base, new Placement.NodeRequirement("gen", "Gt", List.of("4"))};
+            default -> new Placement.NodeRequirement[] {base, new Placement.NodeRequirement("gen", "Lt", List.of("5"))};
+        };
+    }
+
+    /**
+     * A LeaderWorkerSet group kept in one rack, as the {@code leaderworkerset.sigs.k8s.io/exclusive-topology: rack}
+     * annotation asks: every pod carries the group's key and requires the pods with it in its rack, and no pod of
+     * another group there.
+     */
+    private static void exclusiveRack(Draft d) {
+        String key = "lws-" + Integer.toHexString((d.namespace + "/" + d.name).hashCode());
+        d.labels = Map.of("leaderworkerset.sigs.k8s.io/group-key", key);
+        String k = "leaderworkerset.sigs.k8s.io/group-key";
+        d.placement = d.placement
+                .withPodAffinity(new Placement.PodAffinity(List.of(Placement.PodAffinityTerm.of(new LabelSelector(Map.of(),
+                        List.of(new LabelSelector.Requirement(k, "In", List.of(key)))), RACK)), List.of()))
+                .withPodAntiAffinity(new Placement.PodAffinity(List.of(Placement.PodAffinityTerm.of(new LabelSelector(Map.of(),
+                        List.of(new LabelSelector.Requirement(k, "Exists", List.of()), new LabelSelector.Requirement(k, "NotIn",
+                                List.of(key)))), RACK)), List.of()));
     }
 
     private GeneratedJob materialize(Draft d, String[] placed) {
@@ -402,8 +619,8 @@ public final class ClusterGenerator {
             String node = running ? placed[i] : null;
             long started = node == null ? PodSpec.UNKNOWN_START : -startedAgo;
             pods.add(new PodSpec(d.namespace, d.name + p.suffix(), SCHEDULER, node, node == null ? "Pending" : "Running",
-                    d.priorityClass, null, d.preemptionPolicy, p.requests(), d.selector, d.tolerations, p.labels(), ann,
-                    0, order++, false, started));
+                    d.priorityClass, null, d.preemptionPolicy, p.requests(), d.selector, d.tolerations, d.labelsOf(p), ann,
+                    0, order++, false, started, d.placement));
         }
         return new GeneratedJob(group, pods);
     }

@@ -3,6 +3,7 @@ package dev.arbiter.synth;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.Placement;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.PriorityClassSpec;
 import dev.arbiter.model.QueueSpec;
@@ -23,7 +24,8 @@ import java.util.regex.Pattern;
  * manifests: PriorityClasses, Queues (except an implicit default queue), Nodes, then PodGroups each followed by their
  * pods, then bare pods in their place among them — the order of creation. Pods carry their requests without the
  * implicit {@code pods: 1} (the loader adds it) and limits equal to them for extended resources (as the API server
- * requires), {@code spec.schedulerName}, {@code status.phase} and {@code status.startTime}.
+ * requires), {@code spec.schedulerName}, {@code status.phase} and {@code status.startTime}, and their affinity,
+ * topology spread constraints (one line each, in flow style) and host ports.
  *
  * <p>A small writer of our own, streamed, so a 100k-pod cluster never sits in memory as text. It writes YAML the way
  * people write it: keys and string values plain ({@code name: q-00}, {@code nvidia.com/gpu: 16Gi}), double-quoted
@@ -158,7 +160,21 @@ public final class ManifestYamlWriter {
                 if (t.effect() != null) out.write("    effect: " + q(t.effect()) + "\n");
             }
         }
-        out.write("  containers:\n  - name: main\n    resources:\n");
+        placement(p.placement());
+        out.write("  containers:\n  - name: main\n");
+        if (!p.placement().hostPorts().isEmpty()) {
+            List<Object> ports = new ArrayList<>();
+            for (Placement.HostPort hp : p.placement().hostPorts()) {
+                Map<String, Object> port = new java.util.LinkedHashMap<>();
+                port.put("containerPort", hp.port());
+                port.put("hostPort", hp.port());
+                port.put("protocol", hp.protocol());
+                if (!hp.hostIP().isEmpty()) port.put("hostIP", hp.hostIP());
+                ports.add(port);
+            }
+            out.write("    ports: " + flow(ports) + "\n");
+        }
+        out.write("    resources:\n");
         Resources requests = p.requests().subtract(Resources.of("pods", 1));
         resources(3, "requests", requests);
         Resources extended = extended(requests);
@@ -170,6 +186,143 @@ public final class ManifestYamlWriter {
                 line(1, "startTime", java.time.Instant.ofEpochSecond(p.startedAt()).toString());
             }
         }
+    }
+
+    /** {@code affinity} and {@code topologySpreadConstraints}, in flow style (one line each). */
+    private void placement(Placement pl) throws IOException {
+        Map<String, Object> affinity = new java.util.LinkedHashMap<>();
+        Placement.NodeAffinity na = pl.nodeAffinity();
+        if (!na.isNone()) {
+            Map<String, Object> node = new java.util.LinkedHashMap<>();
+            if (na.required() != null) {
+                List<Object> terms = new ArrayList<>();
+                for (Placement.NodeSelectorTerm t : na.required()) terms.add(nodeTerm(t));
+                node.put("requiredDuringSchedulingIgnoredDuringExecution", Map.of("nodeSelectorTerms", terms));
+            }
+            if (!na.preferred().isEmpty()) {
+                List<Object> prefs = new ArrayList<>();
+                for (Placement.WeightedNodeTerm w : na.preferred()) {
+                    Map<String, Object> m = new java.util.LinkedHashMap<>();
+                    m.put("weight", w.weight());
+                    m.put("preference", nodeTerm(w.term()));
+                    prefs.add(m);
+                }
+                node.put("preferredDuringSchedulingIgnoredDuringExecution", prefs);
+            }
+            affinity.put("nodeAffinity", node);
+        }
+        if (!pl.podAffinity().isNone()) affinity.put("podAffinity", podAffinity(pl.podAffinity()));
+        if (!pl.podAntiAffinity().isNone()) affinity.put("podAntiAffinity", podAffinity(pl.podAntiAffinity()));
+        if (!affinity.isEmpty()) out.write("  affinity: " + flow(affinity) + "\n");
+        if (!pl.spread().isEmpty()) {
+            List<Object> constraints = new ArrayList<>();
+            for (Placement.SpreadConstraint c : pl.spread()) {
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("maxSkew", c.maxSkew());
+                m.put("topologyKey", c.topologyKey());
+                m.put("whenUnsatisfiable", c.doNotSchedule() ? "DoNotSchedule" : "ScheduleAnyway");
+                if (c.labelSelector() != null) m.put("labelSelector", selector(c.labelSelector()));
+                if (c.minDomains() != 1) m.put("minDomains", c.minDomains());
+                if (!c.honorNodeAffinity()) m.put("nodeAffinityPolicy", "Ignore");
+                if (c.honorNodeTaints()) m.put("nodeTaintsPolicy", "Honor");
+                constraints.add(m);
+            }
+            out.write("  topologySpreadConstraints: " + flow(constraints) + "\n");
+        }
+    }
+
+    private static Map<String, Object> nodeTerm(Placement.NodeSelectorTerm t) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        if (!t.matchExpressions().isEmpty()) m.put("matchExpressions", requirements(t.matchExpressions()));
+        if (!t.matchFields().isEmpty()) m.put("matchFields", requirements(t.matchFields()));
+        return m;
+    }
+
+    private static List<Object> requirements(List<Placement.NodeRequirement> rs) {
+        List<Object> out = new ArrayList<>();
+        for (Placement.NodeRequirement r : rs) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("key", r.key());
+            m.put("operator", r.operator());
+            if (!r.values().isEmpty()) m.put("values", new ArrayList<Object>(r.values()));
+            out.add(m);
+        }
+        return out;
+    }
+
+    private static Map<String, Object> podAffinity(Placement.PodAffinity a) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        if (!a.required().isEmpty()) {
+            List<Object> terms = new ArrayList<>();
+            for (Placement.PodAffinityTerm t : a.required()) terms.add(podTerm(t));
+            m.put("requiredDuringSchedulingIgnoredDuringExecution", terms);
+        }
+        if (!a.preferred().isEmpty()) {
+            List<Object> terms = new ArrayList<>();
+            for (Placement.WeightedPodAffinityTerm w : a.preferred()) {
+                Map<String, Object> wm = new java.util.LinkedHashMap<>();
+                wm.put("weight", w.weight());
+                wm.put("podAffinityTerm", podTerm(w.term()));
+                terms.add(wm);
+            }
+            m.put("preferredDuringSchedulingIgnoredDuringExecution", terms);
+        }
+        return m;
+    }
+
+    private static Map<String, Object> podTerm(Placement.PodAffinityTerm t) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        if (t.labelSelector() != null) m.put("labelSelector", selector(t.labelSelector()));
+        if (!t.namespaces().isEmpty()) m.put("namespaces", new ArrayList<Object>(t.namespaces()));
+        if (t.namespaceSelector() != null) m.put("namespaceSelector", selector(t.namespaceSelector()));
+        m.put("topologyKey", t.topologyKey());
+        return m;
+    }
+
+    private static Map<String, Object> selector(dev.arbiter.model.LabelSelector s) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        if (!s.matchLabels().isEmpty()) m.put("matchLabels", new java.util.TreeMap<String, Object>(s.matchLabels()));
+        if (!s.matchExpressions().isEmpty()) {
+            List<Object> exprs = new ArrayList<>();
+            for (dev.arbiter.model.LabelSelector.Requirement r : s.matchExpressions()) {
+                Map<String, Object> e = new java.util.LinkedHashMap<>();
+                e.put("key", r.key());
+                e.put("operator", r.operator());
+                if (!r.values().isEmpty()) e.put("values", new ArrayList<Object>(r.values()));
+                exprs.add(e);
+            }
+            m.put("matchExpressions", exprs);
+        }
+        return m;
+    }
+
+    /** YAML flow style: maps as {@code {k: v}}, lists as {@code [a, b]}, strings quoted only when needed. */
+    private static String flow(Object o) {
+        if (o instanceof Map<?, ?> m) {
+            StringBuilder b = new StringBuilder("{");
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                if (b.length() > 1) b.append(", ");
+                b.append(flowScalar(e.getKey().toString())).append(": ").append(flow(e.getValue()));
+            }
+            return b.append('}').toString();
+        }
+        if (o instanceof List<?> l) {
+            StringBuilder b = new StringBuilder("[");
+            for (Object x : l) {
+                if (b.length() > 1) b.append(", ");
+                b.append(flow(x));
+            }
+            return b.append(']').toString();
+        }
+        if (o instanceof Integer i) return i.toString();
+        return flowScalar(o.toString());
+    }
+
+    /** Plain in flow context only without the indicators flow style reserves. */
+    private static String flowScalar(String s) {
+        String plain = q(s);
+        return plain.startsWith("\"") || !(s.contains(",") || s.contains("[") || s.contains("]") || s.contains("{")
+                || s.contains("}")) ? plain : quoted(s);
     }
 
     /**

@@ -182,6 +182,24 @@ class ExplainTest {
     }
 
     @Test
+    void aPendingPodIgnoresNodesItsNodeAffinityRefusesAndSaysWhyInKubeSchedulersWords() {
+        dev.arbiter.model.Placement h100Only = dev.arbiter.model.Placement.NONE.withNodeAffinity(
+                new dev.arbiter.model.Placement.NodeAffinity(List.of(dev.arbiter.model.Placement.NodeSelectorTerm.of(
+                        new dev.arbiter.model.Placement.NodeRequirement("gpu", "In", List.of("h100")))), List.of()));
+        Manifests m = ClusterBuilder.cluster()
+                .nodes(3, "nvidia.com/gpu", 8).label("node-1", "gpu", "a100").label("node-2", "gpu", "a100")
+                .label("node-3", "gpu", "h100")
+                .priorityClass("normal", 100, true)
+                .job("ml/busy").pods(1, "nvidia.com/gpu", 8).running("node-3").end()
+                .job("ml/big").placement(h100Only).pods(1, "nvidia.com/gpu", 8).end()
+                .manifests();
+        Explanation e = explain(m, Shipped.simulate(m), "ml/big");
+        assertEquals("node-3", e.closest().get(0).node(), "the A100 nodes have room but the pod may not use them");
+        assertTrue(e.reason().startsWith("gang of 1 needs 1 tasks, 0 placeable: 0/3 nodes are available: 1 Insufficient"
+                + " nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector"), e.reason());
+    }
+
+    @Test
     void aPodWithoutPodGroupIsExplainedAsItsImplicitGang() {
         Manifests m = ClusterBuilder.cluster().nodes(1, "cpu", 8).priorityClass("normal", 100, true)
                 .barePods("web/api").pods(1, "cpu", 2).end().manifests();

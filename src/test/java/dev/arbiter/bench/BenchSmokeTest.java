@@ -21,17 +21,20 @@ class BenchSmokeTest {
         Path json = dir.resolve("bench.json");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(new String[] {"bench", "--size", "40x300", "--queues", "5", "--json", json.toString()},
+        int code = Main.run(new String[] {"bench", "--size", "40x300", "--queues", "5", "--mix-reference", "--json", json.toString()},
                 new PrintWriter(out), new PrintWriter(err));
         assertEquals(0, code, err.toString());
         String table = out.toString();
         assertTrue(table.contains("placed/s") && table.contains("ratio") && table.contains("heap MB"), table);
         assertTrue(table.lines().anyMatch(l -> l.trim().startsWith("40 ")), table);
         assertTrue(err.toString().contains("bench: 40 nodes x 300 pending pods: first"), err.toString());
+        assertTrue(table.contains("constraint mix (30% node affinity, 10% anti-affinity per hostname, 10% zone spread)"), table);
+        assertTrue(err.toString().contains("engine and reference agree"), err.toString());
         String j = Files.readString(json);
         for (String field : new String[] {"\"nodes\":40", "\"engineFirstCycleMs\"", "\"placementsPerSecond\"",
                 "\"referenceFirstCycleMs\"", "\"engineSteadyCycleMs\"", "\"gang1000CycleMs\"", "\"peakHeapMiB\"",
-                "\"coldStartMs\"", "\"firstCyclePhasesMs\"", "\"machine\""}) {
+                "\"coldStartMs\"", "\"firstCyclePhasesMs\"", "\"machine\"", "\"constraintMix\":{\"firstCycleMs\"",
+                "\"shareOfPlainPlacementsPerSecond\"", "\"disagreements\":0,\"firstDisagreement\":null,\"firstCyclePhasesMs\""}) {
             assertTrue(j.contains(field), field + " missing from " + j);
         }
     }

@@ -30,7 +30,7 @@ class GangRulesTest {
         assertTrue(bound(r).isEmpty(), "all-or-nothing");
         PodGroupStatus g = group(r.podGroups(), "ns/train");
         assertEquals("Inqueue", g.phase());
-        assertEquals("gang of 4 needs 4 tasks, 3 placeable: 0/3 nodes available: 3 insufficient nvidia.com/gpu;"
+        assertEquals("gang of 4 needs 4 tasks, 3 placeable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu;"
                 + " preempt: nothing runs in queue \"default\"; reclaim: the gang needs nvidia.com/gpu 32 to start, but"
                 + " queue \"default\" deserves nvidia.com/gpu 24 and holds none", g.reason());
     }

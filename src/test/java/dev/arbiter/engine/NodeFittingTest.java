@@ -38,7 +38,7 @@ class NodeFittingTest {
         CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8).taint("node-1", "gpu", "true", "NoSchedule")
                 .barePods("ns/p").pods(1, GPU, 1).end().snapshot());
         assertTrue(r.bindings().isEmpty());
-        assertTrue(Shipped.group(r.podGroups(), "ns/podgroup-p-0").reason().contains("untolerated taint gpu=true:NoSchedule"),
+        assertTrue(Shipped.group(r.podGroups(), "ns/podgroup-p-0").reason().contains("0/1 nodes are available: 1 node(s) had untolerated taint {gpu: true}"),
                 Shipped.group(r.podGroups(), "ns/podgroup-p-0").reason());
     }
 

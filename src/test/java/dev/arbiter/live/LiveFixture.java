@@ -471,7 +471,8 @@ final class LiveFixture implements AutoCloseable {
         return List.of(newest(side.nodes().list().getItems()), newest(side.pods().inAnyNamespace().list().getItems()),
                 newest(side.scheduling().v1().priorityClasses().list().getItems()),
                 newest(side.resources(VolcanoQueue.class).list().getItems()),
-                newest(side.resources(VolcanoPodGroup.class).inAnyNamespace().list().getItems()));
+                newest(side.resources(VolcanoPodGroup.class).inAnyNamespace().list().getItems()),
+                newest(side.namespaces().list().getItems()));
     }
 
     private static long newest(List<? extends io.fabric8.kubernetes.api.model.HasMetadata> items) {

@@ -24,8 +24,8 @@ class StatusViewsTest {
 
     @Test
     void aWaitingGangExplainsHowManyTasksCannotStartAndWhy() {
-        assertEquals("2/4 tasks unschedulable: insufficient mars-tech.com/gpu (rule: gang: a job starts only whole)",
-                StatusViews.unschedulableMessage(waiting("insufficient mars-tech.com/gpu")));
+        assertEquals("2/4 tasks unschedulable: Insufficient mars-tech.com/gpu (rule: gang: a job starts only whole)",
+                StatusViews.unschedulableMessage(waiting("Insufficient mars-tech.com/gpu")));
         assertNull(StatusViews.unschedulableMessage(new PodGroupStatus("ns/g", "q", "Running", 4, 4, 0, null, null)));
     }
 

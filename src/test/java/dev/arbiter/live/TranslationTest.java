@@ -102,6 +102,27 @@ class TranslationTest {
     }
 
     @Test
+    void aPodsAffinityAndSpreadTranslateAsTheManifestLoaderReadsThem() {
+        String yaml = POD.replace("  schedulerName: volcano\n", "  schedulerName: volcano\n"
+                + "  affinity:\n"
+                + "    podAntiAffinity:\n"
+                + "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                + "      - {labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}\n"
+                + "  topologySpreadConstraints:\n"
+                + "  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}\n");
+        Pod live = JSON.unmarshal(yaml, Pod.class);
+        PodSpec fromFile = ManifestLoader.parse(yaml, "pod.yaml").pods().get(0);
+        assertTrue(!fromFile.placement().isNone());
+        assertEquals(fromFile.placement(), TRANSLATOR.pod(map(live), 0).placement());
+    }
+
+    @Test
+    void aNamespaceGivesItsLabelsAndItsNameLabel() {
+        assertEquals(Map.of("team", "ml", "kubernetes.io/metadata.name", "research"),
+                TRANSLATOR.namespaceLabels(Map.of("metadata", Map.of("name", "research", "labels", Map.of("team", "ml")))));
+    }
+
+    @Test
     void anInvalidObjectNamesItsFieldInOneLine() {
         Executable bad = () -> TRANSLATOR.queue(Map.of("metadata", Map.of("name", "q"), "spec", Map.of("weight", -1)));
         ManifestException e = org.junit.jupiter.api.Assertions.assertThrows(ManifestException.class, bad);

@@ -86,10 +86,10 @@ class ManifestLoaderTest {
                         """, "test.yaml:1: skipped v1 ConfigMap team/settings: not a kind Arbiter schedules"),
                 Arguments.of("""
                         # a comment line first
-                        apiVersion: batch.volcano.sh/v1alpha1
-                        kind: Job
-                        metadata: {name: vcjob}
-                        """, "test.yaml:2: skipped batch.volcano.sh/v1alpha1 Job vcjob: not a kind Arbiter schedules"),
+                        apiVersion: apps/v1
+                        kind: Deployment
+                        metadata: {name: web}
+                        """, "test.yaml:2: skipped apps/v1 Deployment web: not a kind Arbiter schedules"),
                 Arguments.of("""
                         apiVersion: scheduling.volcano.sh/v1alpha1
                         kind: Queue

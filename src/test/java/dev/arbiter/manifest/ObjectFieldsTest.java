@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class ObjectFieldsTest {
 
     @Test
-    void a_node_reads_labels_taints_cordon_and_allocatable() {
+    void a_node_reads_labels_taints_cordon_and_allocatable_and_is_labelled_with_its_hostname_as_the_kubelet_does() {
         NodeSpec node = parse("""
                 apiVersion: v1
                 kind: Node
@@ -46,7 +46,7 @@ class ObjectFieldsTest {
                   allocatable: {cpu: 95500m, memory: 700Gi, pods: "64"}
                   capacity: {cpu: "96", memory: 768Gi, pods: "110"}
                 """).nodes().get(0);
-        assertEquals(new NodeSpec("gpu-1", Map.of("zone", "a"), List.of(new Taint("nvidia.com/gpu", "present", "NoSchedule")),
+        assertEquals(new NodeSpec("gpu-1", Map.of("zone", "a", "kubernetes.io/hostname", "gpu-1"), List.of(new Taint("nvidia.com/gpu", "present", "NoSchedule")),
                 true, Resources.of("cpu", "95500m", "memory", "700Gi", "pods", 64), 0), node);
     }
 

@@ -158,10 +158,26 @@ final class CycleFacts {
         return free;
     }
 
-    /** Kubernetes' static predicates: not cordoned, nodeSelector matches, every taint but PreferNoSchedule tolerated. */
+    /**
+     * Kubernetes' static predicates: not cordoned (unless the pod tolerates the unschedulable taint), every taint but
+     * PreferNoSchedule tolerated, nodeSelector and required node affinity match; never a pod with scheduling gates or
+     * needs Arbiter does not evaluate.
+     */
     static boolean allowedOn(PodSpec p, NodeSpec n) {
-        if (n.unschedulable()) return false;
+        if (!p.placement().schedulingGates().isEmpty() || !p.placement().notEvaluated().isEmpty()) return false;
+        Taint cordon = new Taint("node.kubernetes.io/unschedulable", "", "NoSchedule");
+        if (n.unschedulable() && p.tolerations().stream().noneMatch(tol -> tol.tolerates(cordon))) return false;
+        return taintsTolerated(p, n) && matchesNodeAffinity(p, n);
+    }
+
+    /** nodeSelector and required node affinity. */
+    static boolean matchesNodeAffinity(PodSpec p, NodeSpec n) {
         for (Map.Entry<String, String> e : p.nodeSelector().entrySet()) if (!e.getValue().equals(n.labels().get(e.getKey()))) return false;
+        return p.placement().nodeAffinity().requiredMatches(n);
+    }
+
+    /** Every taint but PreferNoSchedule tolerated. */
+    static boolean taintsTolerated(PodSpec p, NodeSpec n) {
         for (Taint t : n.taints()) {
             if ("PreferNoSchedule".equals(t.effect())) continue;
             if (p.tolerations().stream().noneMatch(tol -> tol.tolerates(t))) return false;

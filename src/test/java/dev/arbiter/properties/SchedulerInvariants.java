@@ -38,12 +38,23 @@ final class SchedulerInvariants {
         for (String n : after.overCapacityNodes()) out.add("node " + n + " is over capacity after cycle " + r.cycle());
     }
 
-    /** A pod binds only to a node its nodeSelector, tolerations and the cordon allow. */
+    /**
+     * A pod binds only to a node its placement allows, given the pods there when it was placed (those bound before the
+     * cycle and the cycle's earlier bindings, in order): nodeSelector, node affinity, tolerations and the cordon; host
+     * ports; DoNotSchedule topology spread; pod affinity and anti-affinity, its own and that of the pods present.
+     */
     private static void placementsRespectConstraints(CycleFacts before, CycleResult r, List<String> out) {
+        PlacementOracle oracle = new PlacementOracle(before.snap);
         for (Binding b : r.bindings()) {
             NodeSpec n = before.nodes.get(b.node());
             PodSpec p = before.pods.get(b.pod());
-            if (n == null || p == null || !CycleFacts.allowedOn(p, n)) out.add(b.pod() + " bound to " + b.node() + ", which it may not use");
+            if (n == null || p == null) {
+                out.add(b.pod() + " bound to " + b.node() + ", which does not exist");
+                continue;
+            }
+            String why = oracle.violation(p, b.node());
+            if (why != null) out.add(b.pod() + " bound to " + b.node() + ", which it may not use: " + why);
+            oracle.bind(p, b.node());
         }
     }
 

@@ -57,7 +57,8 @@ class SchedulerPropertiesTest {
     }
 
     /**
-     * After every cycle: no node over capacity; bindings respect nodeSelector, taints and cordons; a gang binds only
+     * After every cycle: no node over capacity; bindings respect nodeSelector, node affinity, taints, cordons, host ports,
+     * topology spread and pod (anti-)affinity (the generated clusters carry every kind); a gang binds only
      * with minMember (and minTaskMember per role) running and evictions never leave a whole gang broken; a preemption
      * evicts only strictly lower-priority work of its own queue; reclaim takes only from other, reclaimable queues above
      * their deserved share; {@code preemptionPolicy: Never} never evicts; pods marked not preemptable are never evicted.
@@ -126,7 +127,8 @@ class SchedulerPropertiesTest {
      * queue's real capability (its capability bounded by the cluster less other queues' guarantees) on top of the
      * queue's allocation — and, unless the last cycle admitted its job, also on top of what admission holds in reserve
      * for the queue's other admitted jobs ({@link CycleFacts#reserved}); and some schedulable node it may use (selector,
-     * taints, cordon) has room for it in every dimension. Such a pod would have been admitted and placed by the last
+     * node affinity, taints, cordon, and its rules that depend on the pods there: {@link PlacementOracle}) has room for
+     * it in every dimension. Such a pod would have been admitted and placed by the last
      * cycle, so it is starving next to idle capacity.
      */
     @Property(tries = 250, seed = "20261130", shrinking = ShrinkingMode.OFF)
@@ -173,8 +175,9 @@ class SchedulerPropertiesTest {
             if (!real.admits(allocated.add(p.requests()))) continue;
             if (!"Inqueue".equals(phases.get(j.id()))
                     && !real.minus(allocated).minus(f.reserved(q.name(), j, phases)).admits(p.requests())) continue;
+            PlacementOracle oracle = new PlacementOracle(f.snap);
             for (NodeSpec n : f.snap.nodes()) {
-                if (CycleFacts.allowedOn(p, n) && p.requests().fitsIn(free.get(n.name()))) {
+                if (oracle.violation(p, n.name()) == null && p.requests().fitsIn(free.get(n.name()))) {
                     out.add(p.key() + " (" + j.phase() + ", queue " + q.name() + " allocated " + allocated + " of deserved "
                             + s.deserved() + ") stays pending although " + n.name() + " has room " + free.get(n.name()));
                     break;

@@ -44,6 +44,69 @@ class ClusterGeneratorTest {
     }
 
     @Test
+    void theYamlOfAClusterWithEveryKindOfConstraintLoadsBackEqual() {
+        Manifests m = ClusterGenerator.generate(VARIED);
+        Manifests loaded = ManifestLoader.parse(ManifestYamlWriter.toYaml(m), "generated.yaml");
+        assertEquals(m.nodes(), loaded.nodes());
+        assertEquals(m.pods(), loaded.pods());
+        assertTrue(loaded.notices().isEmpty(), loaded.notices().toString());
+    }
+
+    private static final SynthSpec VARIED = SynthSpec.fleet(300, 3_000, 10, 5).withConstraints(SynthSpec.Constraints.VARIED);
+
+    @Test
+    void theVariedMixHasEveryKindOfConstraint() {
+        Manifests m = ClusterGenerator.generate(VARIED);
+        List<dev.arbiter.model.Placement> ps = m.pods().stream().map(PodSpec::placement).toList();
+        assertTrue(ps.stream().anyMatch(p -> p.nodeAffinity().required() != null), "required node affinity");
+        for (String op : List.of("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")) {
+            assertTrue(ps.stream().anyMatch(p -> p.nodeAffinity().required() != null && p.nodeAffinity().required().stream()
+                    .anyMatch(t -> t.matchExpressions().stream().anyMatch(r -> r.operator().equals(op)))), "node affinity " + op);
+        }
+        assertTrue(ps.stream().anyMatch(p -> !p.nodeAffinity().preferred().isEmpty()), "preferred node affinity");
+        assertTrue(ps.stream().anyMatch(p -> !p.podAffinity().required().isEmpty()), "required pod affinity");
+        assertTrue(ps.stream().anyMatch(p -> !p.podAffinity().preferred().isEmpty()), "preferred pod affinity");
+        assertTrue(ps.stream().anyMatch(p -> p.podAntiAffinity().required().stream().anyMatch(t -> t.topologyKey().equals(ClusterGenerator.HOSTNAME))),
+                "anti-affinity per hostname");
+        assertTrue(ps.stream().anyMatch(p -> p.podAntiAffinity().required().stream().anyMatch(t -> t.topologyKey().equals(ClusterGenerator.RACK))),
+                "LeaderWorkerSet groups kept in one rack");
+        assertTrue(ps.stream().anyMatch(p -> !p.podAntiAffinity().preferred().isEmpty()), "preferred anti-affinity");
+        assertTrue(ps.stream().anyMatch(p -> p.spread().stream().anyMatch(c -> c.doNotSchedule())), "DoNotSchedule spread");
+        assertTrue(ps.stream().anyMatch(p -> p.spread().stream().anyMatch(c -> !c.doNotSchedule())), "ScheduleAnyway spread");
+        assertTrue(ps.stream().anyMatch(p -> p.spread().stream().anyMatch(c -> c.minDomains() > 1)), "minDomains");
+        assertTrue(ps.stream().anyMatch(p -> p.spread().stream().anyMatch(c -> c.honorNodeTaints())), "nodeTaintsPolicy Honor");
+        assertTrue(ps.stream().anyMatch(p -> !p.hostPorts().isEmpty()), "host ports");
+    }
+
+    @Test
+    void theBenchmarkMixCarriesItsShares() {
+        Manifests m = ClusterGenerator.generate(SynthSpec.fleet(1_000, 10_000, 20, 7).withConstraints(SynthSpec.Constraints.MIX));
+        List<PodSpec> pending = m.pods().stream().filter(p -> !p.isBound() && p.schedulerName().equals(ClusterGenerator.SCHEDULER)).toList();
+        double affinity = share(pending, p -> p.placement().nodeAffinity().required() != null);
+        double anti = share(pending, p -> !p.placement().podAntiAffinity().required().isEmpty());
+        double spread = share(pending, p -> !p.placement().spread().isEmpty());
+        assertTrue(affinity > 0.2 && affinity < 0.4, "node affinity on " + affinity);
+        assertTrue(anti > 0.05 && anti < 0.15, "anti-affinity on " + anti);
+        assertTrue(spread > 0.05 && spread < 0.15, "spread on " + spread);
+        assertTrue(pending.stream().allMatch(p -> p.placement().podAffinity().isNone() && p.placement().hostPorts().isEmpty()
+                && p.placement().nodeAffinity().preferred().isEmpty()), "the mix has required rules only");
+    }
+
+    private static double share(List<PodSpec> pods, java.util.function.Predicate<PodSpec> p) {
+        return pods.stream().filter(p).count() / (double) pods.size();
+    }
+
+    @Test
+    void withoutConstraintsTheSameSeedMakesTheSameJobs() {
+        Manifests plain = ClusterGenerator.generate(SynthSpec.fleet(300, 3_000, 10, 5));
+        Manifests mix = ClusterGenerator.generate(SynthSpec.fleet(300, 3_000, 10, 5).withConstraints(SynthSpec.Constraints.MIX));
+        assertEquals(plain.nodes(), mix.nodes());
+        assertEquals(plain.podGroups().stream().filter(g -> g.phase().equals("Pending")).map(PodGroupSpec::key).toList(),
+                mix.podGroups().stream().filter(g -> g.phase().equals("Pending")).map(PodGroupSpec::key).toList().subList(0,
+                        (int) plain.podGroups().stream().filter(g -> g.phase().equals("Pending")).count()));
+    }
+
+    @Test
     void pendingPodsReachTheRequestedCount() {
         Manifests m = ClusterGenerator.generate(FLEET);
         long pending = m.pods().stream().filter(p -> !p.isBound()).count();
@@ -52,7 +115,10 @@ class ClusterGeneratorTest {
 
     @Test
     void runningPodsNeverOvercommitANodeNorIgnoreTheirConstraints() {
-        Manifests m = ClusterGenerator.generate(FLEET);
+        for (Manifests m : List.of(ClusterGenerator.generate(FLEET), ClusterGenerator.generate(VARIED))) runningPodsKeepTheirConstraints(m);
+    }
+
+    private static void runningPodsKeepTheirConstraints(Manifests m) {
         assertEquals(List.of(), new ClusterWorld(m).overCapacityNodes());
         Map<String, NodeSpec> nodes = new HashMap<>();
         m.nodes().forEach(n -> nodes.put(n.name(), n));
@@ -63,6 +129,13 @@ class ClusterGeneratorTest {
             p.nodeSelector().forEach((k, v) -> assertEquals(v, n.labels().get(k), p.key() + " on " + n.name()));
             n.taints().stream().filter(t -> !t.effect().equals("PreferNoSchedule"))
                     .forEach(t -> assertTrue(p.tolerations().stream().anyMatch(tol -> tol.tolerates(t)), p.key() + " on tainted " + n.name()));
+            assertTrue(p.placement().nodeAffinity().requiredMatches(n), p.key() + " on " + n.name() + " against its node affinity");
+            for (dev.arbiter.model.Placement.PodAffinityTerm t : p.placement().podAntiAffinity().required()) {
+                for (PodSpec q : m.pods()) {
+                    if (q == p || !p.nodeName().equals(q.nodeName()) || !t.topologyKey().equals(ClusterGenerator.HOSTNAME)) continue;
+                    assertTrue(!t.matches(p.namespace(), q, Map.of()), p.key() + " shares " + n.name() + " with " + q.key() + " against " + t);
+                }
+            }
         }
     }
 
