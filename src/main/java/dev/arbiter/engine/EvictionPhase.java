@@ -355,18 +355,18 @@ final class EvictionPhase {
                 if (n != null) waitsOnTerminating++;
             }
             if (n == null) {
-                // With little of the cycle's budget left, most jobs cannot fit theirs: say so without a full search
-                // when no node could make room for the task with that few victims (an upper bound on what any plan
-                // frees, so no plan the search would find is lost).
+                // With little of the cycle's budget left, most jobs cannot fit theirs: the search then looks only where
+                // that few victims could make room, and says so when none can.
                 int left = budgetLeft(victimCount);
-                if (left < Integer.MAX_VALUE && !victims.mayMakeRoomWith(t, terms, left)) {
+                VictimSelector.Plan plan = left <= 0 ? null
+                        : victims.find(t, terms.bindingCapabilityOf(capQueue), left);
+                if (plan == null && (left <= 0 || victims.lastRefusal() == null)) {
                     refusal = Outcome.refused("eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
                             + " pods per cycle would be exceeded (" + evictions.size() + " already, " + victimCount
                             + " for this job, and no node makes room for " + t.id() + " with " + Math.max(left, 0)
                             + " more)", setting("maxEvictionsPerCycle"));
                     break;
                 }
-                VictimSelector.Plan plan = victims.find(t, terms.bindingCapabilityOf(capQueue));
                 if (plan == null) {
                     refusal = Outcome.refused(victims.lastRefusal(), victimRefusalRule(rule));
                     break;

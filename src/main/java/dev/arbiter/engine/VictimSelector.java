@@ -119,6 +119,17 @@ final class VictimSelector {
      * back, a plan for the state it was found in (jobs refused by the eviction budget ask the same question again).
      */
     Plan find(Task task, Terms terms) {
+        return find(task, terms, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #find(Task, Terms)} when a plan of more than {@code most} victims would be refused anyway (the cycle's
+     * eviction budget is nearly spent): only nodes where that few victims could make room are searched. The answer is
+     * the same plan whenever the best plan has at most {@code most} victims (fewer victims always win, and the
+     * skipped nodes have no such plan); otherwise it is null or a plan with more than {@code most}, and
+     * {@link #lastRefusal()} is null when the bound alone turned every node down.
+     */
+    Plan find(Task task, Terms terms, int most) {
         SearchKey key = new SearchKey(task.request(), fitter.constraintsKey(task.pod), terms.key(),
                 task.job.running.isEmpty() ? null : task.job);
         PlanAt at = new PlanAt(key, fitter.stamp().version());
@@ -139,7 +150,13 @@ final class VictimSelector {
             return null;
         }
         Tally tally = new Tally();
-        Plan best = search(task, terms, tally);
+        boolean bounded = most < Integer.MAX_VALUE && !capBinds(task, terms);
+        Plan best = search(task, terms, tally, bounded ? most : Integer.MAX_VALUE);
+        if (bounded && (best == null || best.victims().size() > most)) {
+            // Not the unbounded answer: nothing to remember.
+            lastRefusal = null;
+            return best;
+        }
         if (best == null) {
             lastRefusal = tally.describe(task, terms);
             failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal, counts));
@@ -273,16 +290,12 @@ final class VictimSelector {
      * Candidate nodes, in node order: those hosting an allowed victim, plus (when only the queue's capability is
      * short) the best idle node.
      */
-    private Plan search(Task task, Terms terms, Tally tally) {
+    private Plan search(Task task, Terms terms, Tally tally, int most) {
         boolean capBlocks = capBinds(task, terms);
         List<Task> queueWide = List.of();
         java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
-        java.util.BitSet candidates = new java.util.BitSet(state.nodes.size());
-        for (Task t : terms.pool()) {
-            if (!candidates.get(t.node.index) && terms.allows(t) && eligibleNodes.contains(t.node)) {
-                candidates.set(t.node.index);
-            }
-        }
+        VictimNodes victimNodes = victimNodes(task, terms);
+        java.util.BitSet candidates = (java.util.BitSet) victimNodes.eligibleFor(eligibleNodes, state.nodes).clone();
         if (capBlocks) {
             queueWide = new ArrayList<>();
             for (Task t : terms.pool()) if (terms.allows(t) && terms.freesCapability(t, state.queues)) queueWide.add(t);
@@ -293,11 +306,81 @@ final class VictimSelector {
         Plan best = null;
         for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
             NodeState n = state.nodes.get(i);
-            if (!roomWithAllVictims(n, task, terms)) continue;
+            boolean room = victimNodes.nodes.get(i) ? victimNodes.roomWithAll(n, task.request())
+                    : roomWithAllVictims(n, task, terms);
+            if (!room) continue;
+            if (most < Integer.MAX_VALUE && !roomWithLargestVictims(n, task, terms, most)) continue;
             Plan p = planOn(n, task, terms, queueWide, tally);
             if (p != null && (best == null || better(p, best, terms))) best = p;
         }
         return best;
+    }
+
+    /**
+     * The nodes hosting an allowed victim, and what those victims hold together per node: the part of a search that
+     * depends only on the terms and on which tasks are evicted, worked out once for every search that shares them.
+     */
+    private static final class VictimNodes {
+        final java.util.BitSet nodes;
+        final Resources[] allowedSum;
+
+        /** Per set of eligible nodes (one per static class, see {@link NodeFitter#eligibleSet}): those among them. */
+        private final Map<java.util.Set<NodeState>, java.util.BitSet> eligible = new java.util.IdentityHashMap<>();
+
+        VictimNodes(java.util.BitSet nodes, Resources[] allowedSum) {
+            this.nodes = nodes;
+            this.allowedSum = allowedSum;
+        }
+
+        /** The nodes hosting an allowed victim that are in {@code eligibleNodes}; do not modify. */
+        java.util.BitSet eligibleFor(java.util.Set<NodeState> eligibleNodes, List<NodeState> all) {
+            return eligible.computeIfAbsent(eligibleNodes, e -> {
+                java.util.BitSet out = new java.util.BitSet(all.size());
+                for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+                    if (e.contains(all.get(i))) out.set(i);
+                }
+                return out;
+            });
+        }
+
+        /** Whether the node would hold {@code request} were every allowed victim on it gone ({@link #roomWithAllVictims}). */
+        boolean roomWithAll(NodeState n, Resources request) {
+            Resources free = n.free();
+            Resources victims = allowedSum[n.index];
+            for (int i = 0; i < request.size(); i++) {
+                long missing = request.milliAt(i) - free.milli(request.name(i));
+                if (missing > 0 && (victims == null || victims.milli(request.name(i)) < missing)) return false;
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Which tasks the terms allow changes only with evictions (each names a new epoch, an undone one returns to the
+     * epoch before it, and epochs are never reissued) and, for a preemptor's own running members, with the job; so the
+     * answer is kept per terms key, job and epoch (a few at a time). It only narrows where {@link #planOn} looks.
+     */
+    private record VictimNodesAt(Object termsKey, Job job, long epoch) {}
+
+    private final Map<VictimNodesAt, VictimNodes> victimNodes = new HashMap<>();
+
+    private VictimNodes victimNodes(Task task, Terms terms) {
+        VictimNodesAt at = new VictimNodesAt(terms.key(), task.job.running.isEmpty() ? null : task.job,
+                fitter.stamp().epoch());
+        VictimNodes known = victimNodes.get(at);
+        if (known != null) return known;
+        java.util.BitSet nodes = new java.util.BitSet(state.nodes.size());
+        for (Task t : terms.pool()) if (!nodes.get(t.node.index) && terms.allows(t)) nodes.set(t.node.index);
+        Resources[] allowedSum = new Resources[state.nodes.size()];
+        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+            Resources.Sum sum = new Resources.Sum();
+            for (Task t : state.nodes.get(i).tasks) if (terms.allows(t)) sum.add(t.request());
+            allowedSum[i] = sum.toResources();
+        }
+        if (victimNodes.size() >= 16) victimNodes.clear();
+        VictimNodes computed = new VictimNodes(nodes, allowedSum);
+        victimNodes.put(at, computed);
+        return computed;
     }
 
     /**
@@ -318,26 +401,12 @@ final class VictimSelector {
     }
 
     /**
-     * Whether some node could hold the task with at most {@code most} victims gone: in every dimension the task lacks
-     * on a node, the {@code most} largest allowed victims there would cover it. A bound, not a plan: a plan's victims
-     * on its node never free more, so when this is false no search finds a plan with that few victims. (When the
-     * queue's capability binds, victims elsewhere count too, and this answers true.)
+     * Whether the node could hold the task with at most {@code most} victims gone: in every dimension the task lacks
+     * there, the {@code most} largest allowed victims on it would cover it. A bound, not a plan: a plan's victims on
+     * its node never free more, so where this is false no plan has that few victims.
      */
-    boolean mayMakeRoomWith(Task task, Terms terms, int most) {
-        if (most <= 0) return false;
-        if (capBinds(task, terms)) return true;
-        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
-        java.util.BitSet seen = new java.util.BitSet(state.nodes.size());
-        for (Task t : terms.pool()) {
-            NodeState n = t.node;
-            if (seen.get(n.index)) continue;
-            seen.set(n.index);
-            if (eligibleNodes.contains(n) && roomWithLargestVictims(n, task, terms, most)) return true;
-        }
-        return false;
-    }
-
     private boolean roomWithLargestVictims(NodeState node, Task task, Terms terms, int most) {
+        if (most <= 0) return task.request().fitsIn(node.free());
         Resources request = task.request();
         Resources free = node.free();
         long[] largest = new long[most];

@@ -130,4 +130,30 @@ class VictimTermsTest {
         assertEquals("no set of victims makes room for a/want-0: closest node node-1 lacks nvidia.com/gpu 4 with every"
                 + " allowed victim gone", s.work().victims.lastRefusal());
     }
+    /**
+     * A search told that at most {@code most} victims are useful looks only where that few could make room: the
+     * same plan when the best has that few, none (and no refusal of its own) when every node needs more.
+     */
+    @Test
+    void aBoundedSearchFindsTheSamePlanWhenItIsSmallEnoughAndNothingOtherwise() {
+        // node-1: one 8-GPU pod of b; node-2: two 4-GPU pods of b. a wants 8 GPUs.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(2, GPU, 8).queue("a").end().queue("b").end()
+                .job("b/one").queue("b").pods(1, GPU, 8).running("node-1").startedAt(0).end()
+                .job("b/two").queue("b").pods(2, GPU, 4).minMember(1).running("node-2", "node-2").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        Searched s = searched(c.snapshot(1000));
+        VictimSelector.Plan one = s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", Resources.NONE, false), 1);
+        assertNotNull(one);
+        assertEquals(List.of("b/one-0"), one.victims().stream().map(Task::id).toList());
+
+        ClusterBuilder pairsOnly = ClusterBuilder.cluster().nodes(1, GPU, 8).queue("a").end().queue("b").end()
+                .job("b/two").queue("b").pods(2, GPU, 4).minMember(1).running("node-1", "node-1").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        Searched p = searched(pairsOnly.snapshot(1000));
+        assertNull(p.work().victims.find(p.task("a/want-0"), p.reclaimTerms("a", "b", Resources.NONE, false), 1));
+        assertNull(p.work().victims.lastRefusal(), "the bound alone turned the node down");
+        VictimSelector.Plan two = p.work().victims.find(p.task("a/want-0"), p.reclaimTerms("a", "b", Resources.NONE, false), 2);
+        assertNotNull(two, p.work().victims.lastRefusal());
+        assertEquals(2, two.victims().size());
+    }
 }
