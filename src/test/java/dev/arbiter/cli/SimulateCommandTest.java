@@ -182,6 +182,11 @@ class SimulateCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(!r.out().contains("\u001b") && !r.out().contains("\u0007"), "no raw escape reaches the terminal");
         assertTrue(r.out().contains("evil\\x1b[31mred\\x07"), r.out());
+        // explain prints the same names the same way
+        CliRunner explain = CliRunner.run("explain", "ns/p", f.toString());
+        String all = explain.out() + explain.err();
+        assertTrue(explain.out().contains("evil\\x1b[31mred\\x07"), all);
+        assertTrue(!all.contains("\u001b") && !all.contains("\u0007"), "no raw escape from explain: " + all);
     }
 
     @Test
