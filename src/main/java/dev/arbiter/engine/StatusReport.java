@@ -29,7 +29,7 @@ final class StatusReport {
             String reason = phase.equals("Running") && !j.pipelined ? null : j.reason;
             if (reason == null && !phase.equals("Running")) reason = pending == 0 ? "no pending pods" : "not yet scheduled";
             out.add(new PodGroupStatus(j.id, j.queue, phase, j.minMember, running, pending, reason,
-                    reason == null ? null : j.reasonRule));
+                    reason == null ? null : j.reasonRule, j.domain));
         }
         return out;
     }
