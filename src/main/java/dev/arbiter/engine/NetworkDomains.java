@@ -257,6 +257,29 @@ final class NetworkDomains {
         return "its running members span more than one domain";
     }
 
+    /**
+     * The domain the job runs in: where this cycle started it, else, for a job with a network topology, the smallest
+     * allowed domain holding every running member (lowest tier on a tie); null otherwise.
+     */
+    String domainOf(Job j) {
+        if (j.domain != null) return j.domain;
+        if (j.running.isEmpty()) return null;
+        NetworkTopology want = wanted(j);
+        if (want == null) return null;
+        BitSet running = new BitSet(nodes.size());
+        for (Task t : j.running) if (!t.evicted) running.set(t.node.index);
+        if (running.isEmpty()) return null;
+        Domain best = null;
+        for (Domain d : allowed(want)) {
+            if (!contains(d, running)) continue;
+            if (best == null || d.nodes.cardinality() < best.nodes.cardinality()
+                    || (d.nodes.cardinality() == best.nodes.cardinality() && d.tier < best.tier)) {
+                best = d;
+            }
+        }
+        return best == null ? null : best.name;
+    }
+
     // ---- unconstrained gangs ------------------------------------------------------------------------------------
 
     /**
