@@ -194,12 +194,11 @@ final class NetworkDomains {
         for (Task t : j.running) if (!t.evicted) running.set(t.node.index);
         List<Fit> out = new ArrayList<>();
         for (Domain d : allowed(want)) {
-            if (!contains(d, running)) continue;
+            if (!running.isEmpty() && !contains(d, running)) continue;
             Resources.Sum free = new Resources.Sum();
             Resources.Sum alloc = new Resources.Sum();
-            BitSet usable = (BitSet) d.nodes.clone();
-            usable.and(eligible);
-            for (int i = usable.nextSetBit(0); i >= 0; i = usable.nextSetBit(i + 1)) {
+            for (int i = d.nodes.nextSetBit(0); i >= 0; i = d.nodes.nextSetBit(i + 1)) {
+                if (!eligible.get(i)) continue;
                 NodeState n = nodes.get(i);
                 free.add(n.free().clampNonNegative());
                 alloc.add(n.spec.allocatable());
@@ -284,17 +283,19 @@ final class NetworkDomains {
 
     /**
      * Per node, a rank for the packing order of gangs without a constraint: among nodes with equally little free of
-     * {@code dim}, those in fuller domains come first (lower rank), so whole domains stay free for constrained gangs.
-     * A node's domain here is the lowest-tier domain of more than one node that holds it; its fullness is measured
-     * once, when the cycle starts (the rank must not change while nodes sit in sorted indexes). Null without domains
-     * or when the policy turns it off.
+     * {@code dim}, those in fuller domains come first (lower rank), and the nodes of one domain come together, so a
+     * cycle fills one domain before it opens the next and whole domains stay free for constrained gangs. A node's
+     * domain here is the lowest-tier domain of more than one node that holds it; its fullness is measured once, when
+     * the cycle starts (the rank must not change while nodes sit in sorted indexes): rank = (1000 - used per mille)
+     * × 1,000,000 + the domain's ordinal. Null without domains or when the policy turns it off.
      */
     int[] fullerFirst(String dim) {
         if (all.isEmpty() || !settings.preferFullerDomains()) return null;
         return fullerFirst.computeIfAbsent(dim, k -> {
             int[] rank = new int[nodes.size()];
-            java.util.Arrays.fill(rank, 1001);
+            java.util.Arrays.fill(rank, 1001 * 1_000_000);
             int[] tierOf = new int[nodes.size()];
+            int ordinal = 0;
             for (Domain d : all) {
                 if (d.nodes.cardinality() < 2 || d.tier < 1) continue;
                 long used = 0, alloc = 0;
@@ -302,7 +303,8 @@ final class NetworkDomains {
                     used += Math.max(0, nodes.get(i).used().milli(k));
                     alloc += Math.max(0, nodes.get(i).spec.allocatable().milli(k));
                 }
-                int r = alloc == 0 ? 1000 : (int) (1000 - Math.min(1000, used * 1000 / alloc));
+                int r = (alloc == 0 ? 1000 : (int) (1000 - Math.min(1000, used * 1000 / alloc))) * 1_000_000
+                        + Math.min(ordinal++, 999_999);
                 for (int i = d.nodes.nextSetBit(0); i >= 0; i = d.nodes.nextSetBit(i + 1)) {
                     if (tierOf[i] == 0 || d.tier < tierOf[i]) {
                         tierOf[i] = d.tier;
