@@ -142,16 +142,40 @@ class NetworkTopologyTest {
         assertEquals(racks.iterator().next(), Shipped.group(r.podGroups(), "ns/train").domain());
     }
 
+    /** A scheduler for the shipped policy overlaid with {@code policyYaml}. */
+    private static Scheduler withPolicy(Path dir, String policyYaml) throws IOException {
+        Path pack = Files.createDirectories(dir.resolve("pack"));
+        Files.writeString(pack.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
+        Files.writeString(pack.resolve("policy.yaml"), policyYaml);
+        return new Scheduler(RuleBook.load(pack), SchedulerConfig.simulatorDefault());
+    }
+
     @Test
     void thePolicyMayChooseTheEmptiestDomain(@TempDir Path dir) throws IOException {
-        Path pack = Files.createDirectories(dir.resolve("spread"));
-        Files.writeString(pack.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
-        Files.writeString(pack.resolve("policy.yaml"), "topology:\n  choice: spread\n");
-        Scheduler s = new Scheduler(RuleBook.load(pack), SchedulerConfig.simulatorDefault());
+        Scheduler s = withPolicy(dir, "topology:\n  choice: spread\n");
         CycleResult r = s.schedule(train(node3Busy(), 1, NetworkTopology.tiers(true, 1)).end().snapshot(), 1);
         Set<String> racks = new TreeSet<>();
         for (String n : nodesOf(r, "ns/train-")) racks.add(RACK.get(n));
         assertEquals(Set.of("r1"), racks);
+    }
+
+    /**
+     * Eight nodes in four racks dealt round-robin (node-1 r1, node-2 r2, ...), rack labels as the policy's level: four
+     * whole-node jobs without a constraint fill two racks whole rather than one node in each of four racks; with
+     * {@code preferFullerDomains: false} they take node-1..4, one in each rack.
+     */
+    @ParameterizedTest(name = "preferFullerDomains {0} fills {1} racks")
+    @org.junit.jupiter.params.provider.CsvSource({"true, 2", "false, 4"})
+    void gangsWithoutAConstraintFillOneRackBeforeTheNext(boolean prefer, int racks, @TempDir Path dir) throws IOException {
+        Scheduler s = withPolicy(dir, "topology:\n  levels: [rack]\n  preferFullerDomains: " + prefer + "\n");
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(8, GPU, 8);
+        for (int i = 1; i <= 8; i++) c.label("node-" + i, "rack", "r" + ((i - 1) % 4 + 1));
+        for (int i = 0; i < 4; i++) c.job("ns/j" + i).pods(1, GPU, 8).end();
+        CycleResult r = s.schedule(c.snapshot(), 1);
+        Set<String> used = new TreeSet<>();
+        for (Binding b : r.bindings()) used.add("r" + ((Integer.parseInt(b.node().substring(5)) - 1) % 4 + 1));
+        assertEquals(4, r.bindings().size());
+        assertEquals(racks, used.size(), "racks used " + used);
     }
 
     private static Set<String> nodesOf(CycleResult r, String podPrefix) {
