@@ -74,8 +74,9 @@ public final class TopologyBench {
 
     public Result run(int nodes, int pendingPods) {
         List<GangRow> gangs = new ArrayList<>();
-        gangs.add(gang(nodes, pendingPods, TieredFleet.Source.LABELS));
-        gangs.add(gang(nodes, pendingPods, TieredFleet.Source.HYPERNODES));
+        gangs.add(gang(nodes, pendingPods, TieredFleet.Source.LABELS, false));
+        gangs.add(gang(nodes, pendingPods, TieredFleet.Source.HYPERNODES, false));
+        gangs.add(gang(nodes, pendingPods, TieredFleet.Source.HYPERNODES, true));
         List<FragmentationRow> frag = new ArrayList<>();
         frag.add(fragmentation(true));
         frag.add(fragmentation(false));
@@ -84,11 +85,23 @@ public final class TopologyBench {
 
     // ---- 1. the gang --------------------------------------------------------------------------------------------
 
-    private GangRow gang(int nodes, int pendingPods, TieredFleet.Source source) {
-        say("topology: " + nodes + " nodes x " + pendingPods + " pending pods, tiers from " + source.name().toLowerCase(Locale.ROOT));
+    /**
+     * With {@code alone}, the generated pending pods are left out: the cycle decides the gang and little else, so its
+     * time is the gang's decision on the running fleet.
+     */
+    private GangRow gang(int nodes, int pendingPods, TieredFleet.Source source, boolean alone) {
+        say("topology: " + nodes + " nodes x " + pendingPods + " pending pods, tiers from "
+                + source.name().toLowerCase(Locale.ROOT) + (alone ? ", the gang alone" : ""));
         // 30% of the GPUs busy, racks of 16 nodes, blocks of 32 racks: a block has room for the gang, a rack has not.
         Manifests m = ClusterGenerator.generate(new SynthSpec(nodes, pendingPods, 20, seed, 0.3, 64, 8));
         m = TieredFleet.tiered(m, 16, 32, source);
+        if (alone) {
+            List<PodSpec> running = m.pods().stream().filter(PodSpec::isBound).toList();
+            java.util.Set<String> jobs = new java.util.HashSet<>();
+            for (PodSpec p : running) jobs.add(p.jobId());
+            m = new Manifests(m.nodes(), running, m.podGroups().stream().filter(g -> jobs.contains(g.key())).toList(),
+                    m.queues(), m.priorityClasses(), m.notices(), m.namespaceLabels(), m.hyperNodes());
+        }
         boolean labels = source == TieredFleet.Source.LABELS;
         Scheduler engine = scheduler(labels ? "topology:\n  levels: [" + TieredFleet.BLOCK + ", " + TieredFleet.RACK
                 + ", kubernetes.io/hostname]\n" : "");
@@ -109,8 +122,8 @@ public final class TopologyBench {
         String outcome = (g.phase().equals("Running") ? "running in " + g.domain()
                 : g.phase() + ": " + (g.reason() == null ? "" : g.reason())) + "; phases ms " + phases(last[0]);
         say(String.format(Locale.ROOT, "topology: the cycle deciding the gang %.0f ms (%.0f ms without it): %s", with, without, outcome));
-        return new GangRow(labels ? "labels [block, rack, hostname]" : "HyperNodes (rack 1, block 2)", nodes, pendingPods,
-                with, without, outcome);
+        return new GangRow((labels ? "labels [block, rack, hostname]" : "HyperNodes (rack 1, block 2)")
+                + (alone ? ", gang alone" : ""), nodes, alone ? 0 : pendingPods, with, without, outcome);
     }
 
     private static String phases(CycleResult r) {
@@ -241,7 +254,7 @@ public final class TopologyBench {
         StringBuilder sb = new StringBuilder();
         sb.append("1,000-pod hard gang (rack or block):\n");
         for (GangRow g : r.gangs()) {
-            sb.append(String.format(Locale.ROOT, "  %-32s %6d nodes %7d pending | cycle with gang %6.0f ms, without %6.0f ms | %s%n",
+            sb.append(String.format(Locale.ROOT, "  %-42s %6d nodes %7d pending | cycle with gang %6.0f ms, without %6.0f ms | %s%n",
                     g.source(), g.nodes(), g.pendingPods(), g.withGangMs(), g.withoutGangMs(), g.outcome()));
         }
         sb.append("fragmentation (512 nodes, 64 racks of 8; half the GPUs in small jobs, then 24 whole-rack gangs):\n");

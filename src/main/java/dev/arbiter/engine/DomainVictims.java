@@ -18,10 +18,17 @@ import java.util.List;
  * transaction is then discarded, so nothing changes; the eviction phase tries the ranked domains in turn with the real
  * budgets. The estimate ignores the eviction budgets and capabilities (the real attempt applies them), so it may rank
  * a domain the real attempt then refuses; the next domain is tried then.
+ *
+ * <p>Each estimate is a victim search per missing member, so their number is bounded: with more than
+ * {@value #MAX_ESTIMATES} allowed domains (say a hostname level under racks and blocks), only those of the highest
+ * tier among them are estimated. That loses no victim: a plan inside a node or a rack is also a plan inside the block
+ * that holds it, and the search inside the block finds the fewest victims per member there.
  */
 final class DomainVictims {
     /** A domain where the gang could start with {@code victims} evictions costing {@code cost}. */
     record Ranked(NetworkDomains.Domain domain, int victims, long cost) {}
+
+    static final int MAX_ESTIMATES = 64;
 
     private final CycleWork w;
 
@@ -42,8 +49,15 @@ final class DomainVictims {
         if (first == null) return out;
         Resources need = Allocation.missingRequests(j, gang);
         BitSet eligible = w.fitter.eligibleBits(first.pod);
+        List<NetworkDomains.Fit> fits = new ArrayList<>();
+        int highest = 0;
         for (NetworkDomains.Fit f : w.domains.measure(j, want, eligible)) {
             if (!need.fitsIn(f.allocatable())) continue;
+            fits.add(f);
+            highest = Math.max(highest, f.domain().tier);
+        }
+        for (NetworkDomains.Fit f : fits) {
+            if (fits.size() > MAX_ESTIMATES && f.domain().tier < highest) continue;
             Ranked r = estimate(j, gang, terms, f.domain());
             if (r != null) out.add(r);
         }
