@@ -65,7 +65,6 @@ final class NetworkDomains {
     /** Every domain of a tier (HyperNodes and policy levels), lowest tier first, then by name. */
     final List<Domain> all = new ArrayList<>();
     private final Map<String, List<Domain>> byLevel = new HashMap<>();
-    private final Map<Job, NetworkTopology> wanted = new HashMap<>();
     private final Map<String, int[]> fullerFirst = new HashMap<>();
 
     NetworkDomains(List<NodeState> nodes, List<HyperNodeSpec> hyperNodes, PolicySettings.Topology settings) {
@@ -139,14 +138,13 @@ final class NetworkDomains {
 
     /**
      * The job's network topology: its PodGroup's {@code spec.networkTopology}, else Kueue's topology annotation on
-     * its first pending pod; null when it asks for none.
+     * its first pending pod (or, with none pending, its first running one); null when it asks for none.
      */
     NetworkTopology wanted(Job j) {
-        return wanted.computeIfAbsent(j, k -> {
-            if (k.networkTopology != null) return k.networkTopology;
-            for (Task t : k.pending) return NetworkTopology.fromKueue(t.pod.annotations());
-            return null;
-        });
+        if (j.networkTopology != null) return j.networkTopology;
+        for (Task t : j.pending) return NetworkTopology.fromKueue(t.pod.annotations());
+        for (Task t : j.running) return NetworkTopology.fromKueue(t.pod.annotations());
+        return null;
     }
 
     /** The domains the topology allows: those of its label level, or of tier 1 up to its highest tier. */
