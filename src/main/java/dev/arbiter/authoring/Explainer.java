@@ -60,7 +60,7 @@ public final class Explainer {
     public static Explanation explain(Manifests manifests, List<CycleResult> cycles, List<PodGroupStatus> finalGroups,
                                       String subject, Set<String> schedulerNames) {
         ClusterSnapshot start = new ClusterSnapshot(manifests.nodes(), manifests.pods(), manifests.podGroups(),
-                manifests.queues(), manifests.priorityClasses());
+                manifests.queues(), manifests.priorityClasses()).withHyperNodes(manifests.hyperNodes());
         return explain(start, cycles, finalGroups, subject, schedulerNames);
     }
 

@@ -207,9 +207,8 @@ final class NetworkDomains {
     }
 
     private static boolean contains(Domain d, BitSet which) {
-        BitSet outside = (BitSet) which.clone();
-        outside.andNot(d.nodes);
-        return outside.isEmpty();
+        for (int i = which.nextSetBit(0); i >= 0; i = which.nextSetBit(i + 1)) if (!d.nodes.get(i)) return false;
+        return true;
     }
 
     private BitSet nominatedNodes(Job j) {
