@@ -71,6 +71,62 @@ Feature: Topology: a distributed job stays inside one rack, NVLink domain or Hyp
     Then "train" is running
     And the pods of "train" run within one rack
 
+  Scenario: A Volcano PodGroup keeps its gang inside one HyperNode
+    The NVLink domains are Volcano HyperNodes of tier 1; the PodGroup asks for tier 1 at most. Batch work holds node-1,
+    so only nvl-b has room for both pods.
+    Given the nodes:
+      | node   | GPUs | labels  |
+      | node-1 | 8    | nvl=a   |
+      | node-2 | 8    | nvl=a   |
+      | node-3 | 8    | nvl=b   |
+      | node-4 | 8    | nvl=b   |
+    And tenant B runs a job "batch" of 1 pod with 8 GPUs each
+    And the manifests:
+      """
+      apiVersion: topology.volcano.sh/v1alpha1
+      kind: HyperNode
+      metadata: {name: nvl-a}
+      spec:
+        tier: 1
+        members:
+        - {type: Node, selector: {regexMatch: {pattern: "node-[12]"}}}
+      ---
+      apiVersion: topology.volcano.sh/v1alpha1
+      kind: HyperNode
+      metadata: {name: nvl-b}
+      spec:
+        tier: 1
+        members:
+        - {type: Node, selector: {exactMatch: {name: node-3}}}
+        - {type: Node, selector: {exactMatch: {name: node-4}}}
+      ---
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: infer, namespace: tenanta}
+      spec:
+        minMember: 2
+        networkTopology: {mode: hard, highestTierAllowed: 1}
+      ---
+      apiVersion: v1
+      kind: List
+      items:
+        - apiVersion: v1
+          kind: Pod
+          metadata: {name: infer-0, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: infer}}
+          spec:
+            schedulerName: volcano
+            containers: [{name: main, image: server, resources: {requests: {nvidia.com/gpu: "8"}, limits: {nvidia.com/gpu: "8"}}}]
+        - apiVersion: v1
+          kind: Pod
+          metadata: {name: infer-1, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: infer}}
+          spec:
+            schedulerName: volcano
+            containers: [{name: main, image: server, resources: {requests: {nvidia.com/gpu: "8"}, limits: {nvidia.com/gpu: "8"}}}]
+      """
+    Then "infer" is running
+    And every pod of "infer" runs on a node labelled nvl=b
+
+  # @differs-in-capacity: the capacity pack shares by spec.deserved, which these queues do not set, not by weight.
   @differs-in-capacity
   Scenario: A critical gang reclaims inside one rack rather than across three
     Tenant B has borrowed all nine nodes. Taking back the newest pods would free one node in each of three racks; the
