@@ -426,10 +426,13 @@ final class EvictionPhase {
 
     /**
      * Network topology (issue 15): a hard gang evicts inside one domain only. {@link DomainVictims} ranks the domains
-     * where it could start with victims (fewest, then cheapest); each is tried in turn with the gang's pods confined
-     * to it, through the same {@link #startWithVictims} and budgets as any job. Every other job goes straight to
+     * where it could start with victims (fewest, then cheapest); the best {@value #DOMAIN_TRIES} are tried in turn with
+     * the gang's pods confined to each, through the same {@link #startWithVictims} and budgets as any job (a domain
+     * the budgets refuse rarely leaves a later one they accept). Every other job goes straight to
      * {@link #startWithVictims}.
      */
+    private static final int DOMAIN_TRIES = 4;
+
     private Outcome startInOneDomain(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
                                      String action, String rule) {
         dev.arbiter.model.NetworkTopology want = w.domains.wanted(j);
@@ -440,7 +443,7 @@ final class EvictionPhase {
                     + " allowed", rule);
         }
         Outcome o = null;
-        for (DomainVictims.Ranked r : ranked) {
+        for (DomainVictims.Ranked r : ranked.subList(0, Math.min(DOMAIN_TRIES, ranked.size()))) {
             fitter.confine(j.pending, r.domain());
             try {
                 o = startWithVictims(q, j, terms, ceiling, action, rule);
