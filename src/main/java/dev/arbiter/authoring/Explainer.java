@@ -60,7 +60,7 @@ public final class Explainer {
     public static Explanation explain(Manifests manifests, List<CycleResult> cycles, List<PodGroupStatus> finalGroups,
                                       String subject, Set<String> schedulerNames) {
         ClusterSnapshot start = new ClusterSnapshot(manifests.nodes(), manifests.pods(), manifests.podGroups(),
-                manifests.queues(), manifests.priorityClasses());
+                manifests.queues(), manifests.priorityClasses()).withHyperNodes(manifests.hyperNodes());
         return explain(start, cycles, finalGroups, subject, schedulerNames);
     }
 
@@ -131,7 +131,7 @@ public final class Explainer {
         List<Share> shares = shares(replay, v.cycle, queue, steps, focus, !closest.isEmpty());
         Map<String, Integer> holders = closest.isEmpty() ? Map.of() : holderRules(replay, shares, queue);
         return new Explanation((pod != null ? "Pod " : "PodGroup ") + subject, job, queue, v.outcome, v.reason, v.rule,
-                steps, fired, v.cycle, shares, gang, closest, holders);
+                steps, fired, v.cycle, shares, gang, closest, holders, status == null ? null : status.domain());
     }
 
     private record Verdict(String outcome, String reason, String rule, int cycle) {}

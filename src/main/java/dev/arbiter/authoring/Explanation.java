@@ -22,10 +22,11 @@ import java.util.Map;
  * @param closest    for each pod still pending, the node closest to fitting it and what it lacks there
  * @param holders    for a pending subject: the rules that fired, in the last cycle, on the running pods of the other
  *                   queues holding what it asks for (e.g. a rule protecting them from eviction), with how many pods
+ * @param domain     the network domain its PodGroup runs in (a gang with a network topology), or null
  */
 public record Explanation(String subject, String podGroup, String queue, String outcome, String reason, String rule,
                           List<Step> steps, Map<String, List<String>> rulesFired, int cycle, List<Share> shares,
-                          Gang gang, List<NodeGap> closest, Map<String, Integer> holders) {
+                          Gang gang, List<NodeGap> closest, Map<String, Integer> holders, String domain) {
     public Explanation {
         steps = List.copyOf(steps);
         rulesFired = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(rulesFired));

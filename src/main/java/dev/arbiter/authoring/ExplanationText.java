@@ -36,6 +36,7 @@ public final class ExplanationText {
         sb.append("  outcome:  ").append(e.outcome()).append('\n');
         sb.append("  why:      ").append(e.reason() == null ? "-" : e.reason()).append('\n');
         if (e.rule() != null) sb.append("  rule:     ").append(e.rule()).append('\n');
+        if (e.domain() != null) sb.append("  domain:   ").append(e.domain()).append('\n');
         Explanation.Gang g = e.gang();
         sb.append("  gang:     ").append(g.placeable()).append('/').append(g.minMember()).append(" placeable (")
                 .append(g.running()).append(" running of ").append(g.members()).append(" members, minMember ")

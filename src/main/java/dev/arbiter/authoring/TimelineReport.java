@@ -245,7 +245,8 @@ public final class TimelineReport {
             for (Segment seg : g.getValue()) {
                 sb.append(s2).append("{\"from\":").append(seg.from()).append(",\"to\":").append(seg.to())
                         .append(",\"phase\":").append(JsonReport.str(seg.phase())).append(",\"reason\":").append(JsonReport.str(seg.reason()))
-                        .append(",\"running\":").append(seg.running()).append(",\"minMember\":").append(seg.minMember()).append('}');
+                        .append(",\"running\":").append(seg.running()).append(",\"minMember\":").append(seg.minMember())
+                        .append(seg.domain() == null ? "" : ",\"domain\":" + JsonReport.str(seg.domain())).append('}');
                 s2 = ",";
             }
             sb.append("]}");
@@ -287,8 +288,8 @@ public final class TimelineReport {
         return java.math.BigDecimal.valueOf(stored, 3).stripTrailingZeros().toPlainString();
     }
 
-    /** A run of slots in which a PodGroup kept its phase, reason and running count. */
-    record Segment(int from, int to, String queue, String phase, String reason, int running, int minMember) {}
+    /** A run of slots in which a PodGroup kept its phase, reason, running count and network domain (or null). */
+    record Segment(int from, int to, String queue, String phase, String reason, int running, int minMember, String domain) {}
 
     static Map<String, List<Segment>> podGroupSegments(List<CycleResult> cycles, List<Slot> slots) {
         Map<String, List<Segment>> out = new LinkedHashMap<>();
@@ -298,11 +299,12 @@ public final class TimelineReport {
                 List<Segment> segs = out.computeIfAbsent(g.podGroup(), k -> new ArrayList<>());
                 Segment last = segs.isEmpty() ? null : segs.get(segs.size() - 1);
                 if (last != null && last.to() == i - 1 && last.phase().equals(g.phase())
-                        && Objects.equals(last.reason(), g.reason()) && last.running() == g.running()) {
+                        && Objects.equals(last.reason(), g.reason()) && last.running() == g.running()
+                        && Objects.equals(last.domain(), g.domain())) {
                     segs.set(segs.size() - 1, new Segment(last.from(), i, last.queue(), last.phase(), last.reason(),
-                            last.running(), last.minMember()));
+                            last.running(), last.minMember(), last.domain()));
                 } else {
-                    segs.add(new Segment(i, i, g.queue(), g.phase(), g.reason(), g.running(), g.minMember()));
+                    segs.add(new Segment(i, i, g.queue(), g.phase(), g.reason(), g.running(), g.minMember(), g.domain()));
                 }
             }
         }

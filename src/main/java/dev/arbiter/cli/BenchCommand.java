@@ -65,6 +65,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
+    @Option(names = "--topology", description = "Run the topology benchmark instead: a 1,000-pod hard gang on a 3-tier"
+            + " fleet (the one --size names, default 10000x10000), and fragmentation with and without topology-aware"
+            + " placement.")
+    boolean topology;
+
     @Option(names = "--soak", paramLabel = "CYCLES",
             description = "Soak instead: run CYCLES cycles on one fleet (the one --size names, default 1000x10000) with"
                     + " churn between cycles, checking every cycle's invariants; exit 1 if one breaks.")
@@ -81,6 +86,7 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (live.live) return live.run(spec, quick, rules, json);
         if (soak != null) return soak();
+        if (topology) return topology();
         List<Benchmark.Size> matrix;
         if (sizes != null && !sizes.isEmpty()) {
             matrix = new ArrayList<>();
@@ -120,6 +126,20 @@ final class BenchCommand implements Callable<Integer> {
         spec.commandLine().getOut().println(Soak.describe(r));
         spec.commandLine().getOut().flush();
         return r.ok() ? 0 : 1;
+    }
+
+    private Integer topology() {
+        Benchmark.Size size = new Benchmark.Size(10_000, 10_000, queues);
+        if (sizes != null && !sizes.isEmpty()) {
+            size = parseSize(sizes.get(0));
+            if (size == null) return Main.usage(spec, "--size must look like 10000x100000, got " + sizes.get(0));
+        }
+        dev.arbiter.bench.TopologyBench.Result r = new dev.arbiter.bench.TopologyBench(rules, seed,
+                spec.commandLine().getErr()).run(size.nodes(), size.pendingPods());
+        spec.commandLine().getOut().println("machine: " + Benchmark.machine());
+        spec.commandLine().getOut().print(dev.arbiter.bench.TopologyBench.table(r));
+        spec.commandLine().getOut().flush();
+        return 0;
     }
 
     /** {@code 10000x100000}, or null. */

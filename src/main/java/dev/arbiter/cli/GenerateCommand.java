@@ -4,6 +4,7 @@ import dev.arbiter.model.Manifests;
 import dev.arbiter.synth.ClusterGenerator;
 import dev.arbiter.synth.ManifestYamlWriter;
 import dev.arbiter.synth.SynthSpec;
+import dev.arbiter.synth.TieredFleet;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -52,6 +53,20 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write to FILE instead of stdout.")
     Path output;
 
+    @Option(names = "--rack-size", paramLabel = "N", defaultValue = "0",
+            description = "Put the nodes in network tiers: N nodes per rack (default: ${DEFAULT-VALUE}, no tiers).")
+    int rackSize;
+
+    @Option(names = "--block-size", paramLabel = "N", defaultValue = "8",
+            description = "Racks per block, with --rack-size (default: ${DEFAULT-VALUE}).")
+    int blockSize;
+
+    @Option(names = "--topology", paramLabel = "SOURCE", defaultValue = "hypernodes",
+            description = "How tiers are stated, with --rack-size: hypernodes (Volcano HyperNodes), labels (node labels "
+                    + "topology.arbiter.dev/block and /rack, for the policy's topology.levels) or both "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String topology;
+
     @Override
     public Integer call() throws Exception {
         SynthSpec s;
@@ -62,6 +77,23 @@ final class GenerateCommand implements Callable<Integer> {
             return Main.INVALID_INPUT;
         }
         Manifests m = ClusterGenerator.generate(s);
+        if (rackSize > 0) {
+            TieredFleet.Source source = switch (topology) {
+                case "hypernodes" -> TieredFleet.Source.HYPERNODES;
+                case "labels" -> TieredFleet.Source.LABELS;
+                case "both" -> TieredFleet.Source.BOTH;
+                default -> null;
+            };
+            if (source == null || blockSize < 1) {
+                spec.commandLine().getErr().println("error: " + (source == null ? "--topology must be hypernodes, labels or"
+                        + " both, got " + topology : "--block-size must be at least 1, got " + blockSize));
+                return Main.INVALID_INPUT;
+            }
+            m = TieredFleet.tiered(m, rackSize, blockSize, source);
+        } else if (rackSize < 0) {
+            spec.commandLine().getErr().println("error: --rack-size must not be negative, got " + rackSize);
+            return Main.INVALID_INPUT;
+        }
         if (output != null) {
             try (Writer w = Files.newBufferedWriter(output, StandardCharsets.UTF_8)) {
                 ManifestYamlWriter.write(m, w);
@@ -73,7 +105,8 @@ final class GenerateCommand implements Callable<Integer> {
         }
         spec.commandLine().getErr().println("generated " + m.nodes().size() + " nodes, " + m.queues().size() + " queues, "
                 + m.podGroups().size() + " PodGroups, " + m.pods().size() + " pods ("
-                + m.pods().stream().filter(p -> !p.isBound()).count() + " pending), seed " + seed);
+                + m.pods().stream().filter(p -> !p.isBound()).count() + " pending)"
+                + (m.hyperNodes().isEmpty() ? "" : ", " + m.hyperNodes().size() + " HyperNodes") + ", seed " + seed);
         return 0;
     }
 }

@@ -49,7 +49,8 @@ final class ValidateCommand implements Callable<Integer> {
         List<ClusterSnapshot> given = new java.util.ArrayList<>();
         for (Path c : clusters) {
             Manifests m = ManifestLoader.load(List.of(c));
-            given.add(new ClusterSnapshot(m.nodes(), m.pods(), m.podGroups(), m.queues(), m.priorityClasses()));
+            given.add(new ClusterSnapshot(m.nodes(), m.pods(), m.podGroups(), m.queues(), m.priorityClasses())
+                    .withHyperNodes(m.hyperNodes()));
         }
         List<String> findings = PolicyCheck.check(book, given);
         if (!findings.isEmpty()) {

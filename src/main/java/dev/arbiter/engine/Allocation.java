@@ -3,6 +3,8 @@ package dev.arbiter.engine;
 import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.facts.GangRequirement;
+import dev.arbiter.model.NetworkTopology;
+import dev.arbiter.model.Resources;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -110,14 +112,53 @@ final class Allocation {
         }
     }
 
-    /** Tries to start one gang; true if it started. */
+    /**
+     * Tries to start one gang; true if it started. A gang with a network topology tries the domains it may take, in
+     * the policy's order, each all-or-nothing ({@link #allocateInDomain}); a soft one that fits in none, and every
+     * other gang, tries the whole cluster.
+     */
     private boolean allocateJob(QueueState q, Job j) {
         w.releaseNominatedRoom(j);
+        GangRequirement gang = policy.gangFor(j);
+        NetworkTopology want = gang == null ? null : w.domains.wanted(j);
+        if (want != null) {
+            Boolean started = allocateInDomain(q, j, gang, want);
+            if (started != null) return started;
+        }
+        Attempt a = attempt(q, j, gang, false);
+        if (a.shortfall == null && gang != null) {
+            commit(j, a.tx, gang, null);
+            return true;
+        }
+        a.tx.discard();
+        w.holdNominatedRoom(j);
+        if (gang == null) {
+            j.setReason("no rule states this job's gang requirement", null);
+        } else {
+            j.setReason(a.shortfall + (a.firstFailure == null ? "" : ": " + a.firstFailure), gang.rule());
+        }
+        return false;
+    }
+
+    /** One try at placing the job's pending tasks: the transaction, the gang's shortfall (null: it may start), the first reason a task found no node. */
+    private record Attempt(GangTransaction tx, String shortfall, String firstFailure) {}
+
+    /**
+     * Places the job's unplaced pending tasks in task order, each on the best node the fitter offers (confined to a
+     * domain when the caller confined it). With {@code stopEarly} it stops once too few tasks are left to reach
+     * {@code minMember} (a domain that cannot hold the gang is given up at once).
+     */
+    private Attempt attempt(QueueState q, Job j, GangRequirement gang, boolean stopEarly) {
         GangTransaction tx = new GangTransaction(state.queues, fitter);
         String firstFailure = null;
+        int left = 0;
+        for (Task t : j.pending) if (!t.placed) left++;
+        int needed = gang == null ? 0 : Math.max(gang.minMember(), 1) - j.liveMembers();
         for (Task t : j.pending) {
             // A nominated job started first may come round again for the rest of its tasks.
             if (t.placed) continue;
+            if (stopEarly && tx.placed() + left < needed) break;
+            left--;
             NodeState n = fitter.best(t.pod);
             if (n == null) {
                 if (firstFailure == null) firstFailure = fitter.whyNoFit(t.pod);
@@ -131,28 +172,80 @@ final class Allocation {
             }
             tx.place(t, n);
         }
-        GangRequirement gang = policy.gangFor(j);
-        String shortfall = gang == null ? null : CycleWork.gangShortfall(j, gang, tx);
-        if (gang != null && shortfall == null) {
-            for (Task t : tx.placements()) bindings.add(new Binding(t.id(), tx.nodeOf(t).name(), gang.rule()));
-            boundThisCycle.merge(j, tx.placed(), Integer::sum);
-            j.bound += tx.placed();
-            for (Task t : tx.placements()) {
-                t.placed = true;
-                t.bound = true;
-            }
-            j.reason = null;
-            j.reasonRule = null;
-            return true;
-        } else {
-            tx.discard();
-            w.holdNominatedRoom(j);
-            if (gang == null) {
-                j.setReason("no rule states this job's gang requirement", null);
-            } else {
-                j.setReason(shortfall + (firstFailure == null ? "" : ": " + firstFailure), gang.rule());
-            }
-            return false;
+        return new Attempt(tx, gang == null ? "no gang" : CycleWork.gangShortfall(j, gang, tx), firstFailure);
+    }
+
+    /** The gang starts: its placements become bindings, named by the gang rule. */
+    private void commit(Job j, GangTransaction tx, GangRequirement gang, NetworkDomains.Domain domain) {
+        for (Task t : tx.placements()) bindings.add(new Binding(t.id(), tx.nodeOf(t).name(), gang.rule()));
+        boundThisCycle.merge(j, tx.placed(), Integer::sum);
+        j.bound += tx.placed();
+        for (Task t : tx.placements()) {
+            t.placed = true;
+            t.bound = true;
         }
+        if (domain != null) j.domain = domain.name;
+        j.reason = null;
+        j.reasonRule = null;
+    }
+
+    /**
+     * A gang with a network topology: tries each domain {@link NetworkDomains#candidates} offers (those where its
+     * missing members' requests fit in free capacity, in the policy's order), confining its pods to the domain, and
+     * starts in the first that holds it whole. True when it started; false when a hard gang fits in no domain (it
+     * waits, and its reason names the closest domain and its shortfall); null when a soft gang fits in none (it may
+     * then spread).
+     */
+    private Boolean allocateInDomain(QueueState q, Job j, GangRequirement gang, NetworkTopology want) {
+        Task first = firstUnplaced(j);
+        if (first == null) return null;
+        Resources need = missingRequests(j, gang);
+        java.util.BitSet eligible = fitter.eligibleBits(first.pod);
+        String tried = null;
+        for (NetworkDomains.Fit f : w.domains.candidates(j, want, need, eligible)) {
+            fitter.confine(j.pending, f.domain());
+            Attempt a;
+            try {
+                a = attempt(q, j, gang, true);
+            } finally {
+                fitter.unconfine();
+            }
+            if (a.shortfall == null) {
+                commit(j, a.tx, gang, f.domain());
+                return true;
+            }
+            a.tx.discard();
+            if (tried == null) {
+                tried = NetworkDomains.describe(f, NodeFitter.primaryDimension(need), need) + ", but " + a.shortfall
+                        + (a.firstFailure == null ? "" : ": " + a.firstFailure);
+            }
+        }
+        if (!want.hard()) return null;
+        w.holdNominatedRoom(j);
+        String why = tried != null ? "no domain (" + want + ") holds the whole gang; " + tried
+                : w.domains.noDomainReason(j, want, need, eligible);
+        j.setReason(why, gang.rule());
+        return false;
+    }
+
+    private static Task firstUnplaced(Job j) {
+        for (Task t : j.pending) if (!t.placed) return t;
+        return null;
+    }
+
+    /**
+     * What the members the gang still misses request: the next unplaced pending tasks in task order, up to
+     * {@code minMember} live members (at least one). Example: a gang of 4 × 8 GPUs with nothing running, 32 GPUs.
+     */
+    static Resources missingRequests(Job j, GangRequirement gang) {
+        int k = Math.max(1, Math.max(gang.minMember(), 1) - j.liveMembers());
+        Resources.Sum need = new Resources.Sum();
+        for (Task t : j.pending) {
+            if (k == 0) break;
+            if (t.placed) continue;
+            need.add(t.request());
+            k--;
+        }
+        return need.toResources();
     }
 }

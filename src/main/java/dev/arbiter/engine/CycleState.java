@@ -34,6 +34,8 @@ final class CycleState {
     final Map<PodSpec, NodeState> boundPods = new java.util.IdentityHashMap<>();
     /** The labels of a namespace (pod affinity terms select namespaces by label). */
     java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
+    /** Volcano's HyperNodes: network domains (see {@link NetworkDomains}). */
+    List<dev.arbiter.model.HyperNodeSpec> hyperNodes = List.of();
 
     /** Resources left out of queue shares (the policy's {@code shares.ignoredResources}). */
     private Set<String> ignoredResources = Set.of("pods");
@@ -44,6 +46,7 @@ final class CycleState {
         s.now = snap.now();
         s.snapshotPods = snap.pods();
         s.namespaceLabels = snap::labelsOfNamespace;
+        s.hyperNodes = snap.hyperNodes();
         for (NodeSpec n : snap.nodes()) {
             NodeState ns = new NodeState(n, s.nodes.size());
             s.nodes.add(ns);

@@ -20,6 +20,8 @@ final class CycleWork {
     final Policy policy;
     final NodeFitter fitter;
     final VictimSelector victims;
+    /** The cycle's network domains (HyperNodes and the policy's label levels). */
+    final NetworkDomains domains;
     final Comparator<QueueState> queueOrder;
     final List<Binding> bindings = new ArrayList<>();
     final List<Eviction> evictions = new ArrayList<>();
@@ -35,6 +37,8 @@ final class CycleWork {
                 : settings.scoring().mode() == dev.arbiter.policy.ScoringMode.SPREAD;
         this.fitter = new NodeFitter(state, spread ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK,
                 settings.scoring().weights());
+        this.domains = new NetworkDomains(state.nodes, state.hyperNodes, settings.topology());
+        fitter.useDomains(domains);
         this.victims = new VictimSelector(state, fitter, settings.victims());
         this.queueOrder = Orders.queues(settings.orders().queues());
         Comparator<Job> jobOrder = Orders.jobs(settings.orders().jobs());

@@ -91,7 +91,7 @@ final class EvictionPhase {
                             && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
                             && (t.protection == null || !t.protection.coversPreemption())
                             && !queueBudgetSpent(t.job.queue);
-                    o = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key),
+                    o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key),
                             null, "preempt", grant.rule());
                 }
                 if (o.started()) continue;
@@ -223,7 +223,7 @@ final class EvictionPhase {
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
                                 && usable.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
                         Object key = List.of("reclaim", q.name(), new java.util.TreeSet<>(usable.keySet()));
-                        o = startWithVictims(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
+                        o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
                                 key), ceiling, "reclaim", rule);
                     }
                 }
@@ -422,6 +422,40 @@ final class EvictionPhase {
         }
         j.setReason("waiting for " + tx.evictions().size() + " evicted pod(s) to leave (" + action + ")", rule);
         return Outcome.STARTED;
+    }
+
+    /**
+     * Network topology (issue 15): a hard gang evicts inside one domain only. {@link DomainVictims} ranks the domains
+     * where it could start with victims (fewest, then cheapest); the best {@value #DOMAIN_TRIES} are tried in turn with
+     * the gang's pods confined to each, through the same {@link #startWithVictims} and budgets as any job (a domain
+     * the budgets refuse rarely leaves a later one they accept). Every other job goes straight to
+     * {@link #startWithVictims}.
+     */
+    private static final int DOMAIN_TRIES = 4;
+
+    private Outcome startInOneDomain(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
+                                     String action, String rule) {
+        dev.arbiter.model.NetworkTopology want = w.domains.wanted(j);
+        if (want == null || !want.hard()) return startWithVictims(q, j, terms, ceiling, action, rule);
+        List<DomainVictims.Ranked> ranked = new DomainVictims(w).rank(j, policy.gangFor(j), want, terms);
+        if (ranked.isEmpty()) {
+            return Outcome.refused("no single domain (" + want + ") makes room for the whole gang with the victims"
+                    + " allowed", rule);
+        }
+        Outcome o = null;
+        for (DomainVictims.Ranked r : ranked.subList(0, Math.min(DOMAIN_TRIES, ranked.size()))) {
+            fitter.confine(j.pending, r.domain());
+            try {
+                o = startWithVictims(q, j, terms, ceiling, action, rule);
+            } finally {
+                fitter.unconfine();
+            }
+            if (o.started()) {
+                j.domain = r.domain().name;
+                return o;
+            }
+        }
+        return o;
     }
 
     /** Whether some queue the terms may take victims from lies under {@code ancestor}. */

@@ -25,6 +25,10 @@ final class Job {
     final List<Task> pending = new ArrayList<>();
     final List<Task> running = new ArrayList<>();
     Resources minResources;
+    /** The PodGroup's {@code spec.networkTopology}, or null. */
+    final dev.arbiter.model.NetworkTopology networkTopology;
+    /** The network domain the job started in this cycle (bound or pipelined there), or null. */
+    String domain;
 
     int priority;
     String phase;
@@ -45,6 +49,7 @@ final class Job {
         this.initialPhase = pg.phase() == null ? "Pending" : pg.phase();
         this.phase = initialPhase;
         this.minResources = pg.minResources();
+        this.networkTopology = pg.networkTopology();
     }
 
 

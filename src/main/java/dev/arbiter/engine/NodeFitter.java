@@ -66,10 +66,20 @@ final class NodeFitter {
 
     /**
      * The static constraints of a pod: nodeSelector, tolerations, node affinity; {@code blocked} says why the pod may
-     * not be placed at all (scheduling gates, or a need Arbiter does not evaluate), or is null.
+     * not be placed at all (scheduling gates, or a need Arbiter does not evaluate), or is null; {@code within} is the
+     * network domain its gang is confined to while the gang tries that domain (see {@link #confine}), or null.
      */
     private record Constraints(Map<String, String> selector, List<Toleration> tolerations,
-                               Placement.NodeAffinity affinity, String blocked) {}
+                               Placement.NodeAffinity affinity, String blocked, NetworkDomains.Domain within) {
+        Constraints(Map<String, String> selector, List<Toleration> tolerations, Placement.NodeAffinity affinity,
+                    String blocked) {
+            this(selector, tolerations, affinity, blocked, null);
+        }
+
+        Constraints confinedTo(NetworkDomains.Domain d) {
+            return new Constraints(selector, tolerations, affinity, blocked, d);
+        }
+    }
 
     /** A request with its constraints; hashed once. */
     private static final class Shape {
@@ -145,6 +155,7 @@ final class NodeFitter {
             eligible.and(tolerated);
             if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(unschedulable);
             if (c.blocked() != null) eligible.clear();
+            if (c.within() != null) eligible.and(c.within().nodes);
             if (c.affinity().preferred().isEmpty()) {
                 points = null;
                 tiers = new long[] {0};
@@ -198,6 +209,7 @@ final class NodeFitter {
                 }
             }
             if (!affinityNodes.get(n.index)) return NODE_AFFINITY;
+            if (c.within() != null && !c.within().nodes.get(n.index)) return "node(s) outside domain " + c.within().name;
             return null;
         }
     }
@@ -219,6 +231,12 @@ final class NodeFitter {
     private final Map<Constraints, StaticClass> classes = new HashMap<>();
     private final Map<PodSpec, Demand> demands;
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
+    /** The cycle's network domains (the packing order's tie-break), or null. */
+    private NetworkDomains domains;
+    /** While a gang tries one domain: the domain, and its pods (by identity); see {@link #confine}. */
+    private NetworkDomains.Domain confinedTo;
+    private Set<PodSpec> confinedPods;
+    private final Map<NetworkDomains.Domain, Map<PodSpec, Demand>> confinedDemands = new HashMap<>();
     private final List<NodeState> releasing = new ArrayList<>();
     private final Map<Shape, Failed> failedAt = new HashMap<>();
     /** Why a shape fits nowhere, counted once per cycle: the counts describe the first time it failed. */
@@ -277,6 +295,37 @@ final class NodeFitter {
         }
         this.topology = new Topology(nodes, labels, namespaceLabels, pods, bound);
         this.demands = new IdentityHashMap<>(Math.max(16, pods.size()));
+    }
+
+    /** Among equally free nodes, prefer those in fuller domains of {@code d} (call before the first query). */
+    void useDomains(NetworkDomains d) {
+        this.domains = d;
+    }
+
+    /**
+     * Until {@link #unconfine}, the pods of {@code tasks} see only the nodes of {@code domain}: every query about them
+     * ({@link #best}, {@link #eligibleSet}, {@link #constraintsKey}, the victim search's) answers as if the domain were
+     * part of their node affinity. A gang tries a domain this way, all-or-nothing, in a {@link GangTransaction}.
+     * Remembered answers stay correct: the domain is part of the pods' constraints, so of every key.
+     */
+    void confine(List<Task> tasks, NetworkDomains.Domain domain) {
+        Set<PodSpec> pods = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Task t : tasks) pods.add(t.pod);
+        confinedPods = pods;
+        confinedTo = domain;
+        last = null;
+    }
+
+    /** Ends {@link #confine}. */
+    void unconfine() {
+        confinedPods = null;
+        confinedTo = null;
+        last = null;
+    }
+
+    /** The nodes that pass the pod's static predicates, ignoring any confinement (a copy). */
+    BitSet eligibleBits(PodSpec pod) {
+        return (BitSet) staticClass(unconfinedDemand(pod).constraints).eligible.clone();
     }
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */
@@ -543,6 +592,9 @@ final class NodeFitter {
         return indexes.computeIfAbsent(new IndexKey(sc.c, tier, dim), k -> {
             Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.free().milli(dim));
             if (scoring == Scoring.SPREAD) byFree = byFree.reversed();
+            // Among nodes equally free, those in fuller network domains first (fixed for the cycle; probes first).
+            int[] rank = domains == null ? null : domains.fullerFirst(dim);
+            if (rank != null) byFree = byFree.thenComparingInt(n -> n.index < 0 ? Integer.MIN_VALUE : rank[n.index]);
             TreeSet<NodeState> set = new TreeSet<>(byFree.thenComparingInt(n -> n.index));
             for (NodeState n : sc.list()) {
                 if (tier != ALL_TIERS && sc.points(n) != tier) continue;
@@ -657,7 +709,18 @@ final class NodeFitter {
     private static final Constraints NONE = new Constraints(Map.of(), List.of(), Placement.NodeAffinity.NONE, null);
 
     private Demand demand(PodSpec pod) {
-        if (last != null && last.pod == pod) return last.demand;
+        if (confinedTo == null || !confinedPods.contains(pod)) return unconfinedDemand(pod);
+        NetworkDomains.Domain d = confinedTo;
+        if (last != null && last.pod == pod && last.demand.constraints.within() == d) return last.demand;
+        Demand base = unconfinedDemand(pod);
+        Demand confined = confinedDemands.computeIfAbsent(d, k -> new IdentityHashMap<>()).computeIfAbsent(pod,
+                p -> new Demand(p, base.constraints.confinedTo(d), base.rules, base.self, base.carriers));
+        last = new Last(pod, confined);
+        return confined;
+    }
+
+    private Demand unconfinedDemand(PodSpec pod) {
+        if (last != null && last.pod == pod && last.demand.constraints.within() == null) return last.demand;
         if (pod.placement() == Placement.NONE && !topology.hasCarriers()) {
             // Nothing to remember: no rule of its own, and no pod's anti-affinity that could match it.
             Demand plain = new Demand(pod, constraints(pod), null, 0, List.of());
@@ -673,7 +736,8 @@ final class NodeFitter {
         Topology.Rules rules = null;
         // The pods of a job share their selector, tolerations and placement objects and are asked about one after
         // another: the previous pod's constraints and rules serve without hashing them again.
-        boolean sameAsLast = last != null && pod.nodeSelector() == last.pod.nodeSelector()
+        boolean sameAsLast = last != null && last.demand.constraints.within() == null
+                && pod.nodeSelector() == last.pod.nodeSelector()
                 && pod.tolerations() == last.pod.tolerations() && pod.placement() == last.pod.placement()
                 && pod.namespace().equals(last.pod.namespace());
         if (sameAsLast) {

@@ -274,7 +274,8 @@ public final class RuleBook {
     public RuleBook withDeadline(java.time.Duration deadline) {
         PolicySettings.Limits l = settings.limits();
         PolicySettings s = new PolicySettings(settings.churn(), settings.orders(), settings.victims(), settings.scoring(),
-                settings.shares(), settings.cycle(), new PolicySettings.Limits(l.firingsPerFact(), l.minFirings(), deadline));
+                settings.shares(), settings.cycle(), new PolicySettings.Limits(l.firingsPerFact(), l.minFirings(), deadline),
+                settings.topology());
         return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName);
     }
 

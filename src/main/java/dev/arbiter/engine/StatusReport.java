@@ -13,11 +13,13 @@ final class StatusReport {
     private final CycleState state;
     private final Policy policy;
     private final Map<Job, Integer> boundThisCycle;
+    private final NetworkDomains domains;
 
     StatusReport(CycleWork w) {
         this.state = w.state;
         this.policy = w.policy;
         this.boundThisCycle = w.boundThisCycle;
+        this.domains = w.domains;
     }
 
     List<PodGroupStatus> podGroupStatuses() {
@@ -29,7 +31,7 @@ final class StatusReport {
             String reason = phase.equals("Running") && !j.pipelined ? null : j.reason;
             if (reason == null && !phase.equals("Running")) reason = pending == 0 ? "no pending pods" : "not yet scheduled";
             out.add(new PodGroupStatus(j.id, j.queue, phase, j.minMember, running, pending, reason,
-                    reason == null ? null : j.reasonRule));
+                    reason == null ? null : j.reasonRule, domains.domainOf(j)));
         }
         return out;
     }

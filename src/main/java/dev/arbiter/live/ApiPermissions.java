@@ -7,7 +7,7 @@ import java.util.Set;
  * Every API call live mode makes, as RBAC rules: the single list {@code deploy/arbiter/clusterrole.yaml} (and the
  * Lease role) must grant, no more and no less. A test compares the manifests with this list; change both together.
  *
- * <p>Who calls what: the {@link ClusterCache} informers list and watch; the {@link Actuator}'s writers create
+ * <p>Who calls what: the {@link ClusterCache} informers list and watch (HyperNodes too, when their CRD is installed); the {@link Actuator}'s writers create
  * bindings, evictions, events and the {@code default} Queue, read a pod back after a 409 on its binding when the
  * answer does not name its node, patch an Event's count when they aggregate, and patch PodGroup and Queue status
  * (PodGroup status through the main resource when the installed CRD, e.g. Volcano's, has no status subresource);
@@ -29,7 +29,8 @@ public final class ApiPermissions {
             new Rule(VolcanoQueue.GROUP, "queues", Set.of("list", "watch", "create")),
             new Rule(VolcanoQueue.GROUP, "queues/status", Set.of("patch")),
             new Rule(VolcanoQueue.GROUP, "podgroups", Set.of("list", "watch", "patch")),
-            new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")));
+            new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")),
+            new Rule(VolcanoHyperNode.GROUP, "hypernodes", Set.of("list", "watch")));
 
     /** In Arbiter's own namespace only: the Role for the leader-election Lease. */
     public static final List<Rule> NAMESPACE = List.of(

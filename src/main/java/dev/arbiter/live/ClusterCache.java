@@ -80,6 +80,15 @@ public final class ClusterCache implements AutoCloseable {
     /** Nodes holding a running pod that could never be read, with those pods. */
     private final Map<String, Set<String>> unknownNodes = new ConcurrentHashMap<>();
     private final RecordIndex<NamespaceLabels> namespaces = new RecordIndex<>(Comparator.comparing(NamespaceLabels::name));
+    /**
+     * Volcano's HyperNodes (network domains). Their informer is optional: a cluster without the HyperNode CRD has
+     * none, and the scheduler runs on (see {@link #startHyperNodes}).
+     */
+    private final RecordIndex<dev.arbiter.model.HyperNodeSpec> hyperNodes = new RecordIndex<>(
+            Comparator.comparing(dev.arbiter.model.HyperNodeSpec::name));
+    private SharedIndexInformer<VolcanoHyperNode> hyperNodeInformer;
+    /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
+    private volatile String hyperNodesAbsent;
     private List<NamespaceLabels> lastNamespaces;
     private Map<String, Map<String, String>> namespaceMap = Map.of();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -103,6 +112,7 @@ public final class ClusterCache implements AutoCloseable {
         this.assumed = assumed;
         this.onChange = onChange;
         for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
+        handled.put(hyperNodes, ConcurrentHashMap.newKeySet());
     }
 
     /** Starts the six informers (list, then watch); returns at once. See {@link #hasSynced()}. */
@@ -147,6 +157,52 @@ public final class ClusterCache implements AutoCloseable {
         informers.add(client.resources(VolcanoPodGroup.class).inAnyNamespace()
                 .inform(handler(this::putPodGroup, this::removePodGroup), 0));
         informers.add(client.namespaces().inform(handler(this::putNamespace, this::removeNamespace), 0));
+        startHyperNodes();
+    }
+
+    /**
+     * The HyperNode informer, kept apart from the six above: when its first list fails (the CRD is not installed, or
+     * the ServiceAccount may not list HyperNodes) the cluster has no HyperNodes, the scheduler says so once in its log,
+     * and runs on with the policy's label levels as its only network domains. It neither blocks the first sync nor
+     * makes the cache unhealthy.
+     */
+    private void startHyperNodes() {
+        hyperNodeInformer = client.resources(VolcanoHyperNode.class).runnableInformer(0);
+        hyperNodeInformer.addEventHandler(handler(this::putHyperNode, this::removeHyperNode));
+        hyperNodeInformer.start().whenComplete((ok, failure) -> {
+            if (failure == null) return;
+            hyperNodesAbsent = "cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): "
+                    + oneLine(failure) + "; running without HyperNodes (topology comes from node labels only)";
+            LOG.warn(hyperNodesAbsent);
+            onChange.run();
+        });
+    }
+
+    private static String oneLine(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    /** Why the cluster is treated as having no HyperNodes (their list failed), or null while they are read. */
+    public String hyperNodesAbsent() {
+        return hyperNodesAbsent;
+    }
+
+    private boolean hyperNodesSynced() {
+        if (hyperNodesAbsent != null) return true;
+        SharedIndexInformer<VolcanoHyperNode> i = hyperNodeInformer;
+        return i != null && i.hasSynced() && handled.get(hyperNodes).size() >= i.getStore().list().size();
+    }
+
+    private void putHyperNode(VolcanoHyperNode h) {
+        store(hyperNodes, "HyperNode", h.getMetadata().getName(), h, o -> translator.hyperNode(map(o)));
+    }
+
+    private void removeHyperNode(VolcanoHyperNode h) {
+        forget(hyperNodes, "HyperNode", h.getMetadata().getName(), h);
     }
 
     /**
@@ -158,7 +214,7 @@ public final class ClusterCache implements AutoCloseable {
         for (int i = 0; i < informers.size(); i++) {
             if (handled.get(informed.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
-        return true;
+        return hyperNodesSynced();
     }
 
     /**
@@ -188,6 +244,7 @@ public final class ClusterCache implements AutoCloseable {
     public synchronized void close() {
         informers.forEach(SharedIndexInformer::stop);
         informers.clear();
+        if (hyperNodeInformer != null) hyperNodeInformer.stop();
     }
 
     // ---- the snapshot ---------------------------------------------------------------------------------------
@@ -220,7 +277,7 @@ public final class ClusterCache implements AutoCloseable {
             q = withDefault;
         }
         return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations,
-                namespaceLabels());
+                namespaceLabels(), hyperNodes.frozen());
     }
 
     /** {@code list} with assumed pods rewritten: O(assumptions × log n), plus one copy when there are any. */

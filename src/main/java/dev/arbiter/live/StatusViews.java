@@ -69,7 +69,9 @@ final class StatusViews {
         } else {
             ours.type = SCHEDULED;
             ours.reason = "GangScheduled";
-            ours.message = s.running() + "/" + s.minMember() + " tasks running";
+            // A gang with a network topology says where it runs: "4/4 tasks running in domain rack-3".
+            ours.message = s.running() + "/" + s.minMember() + " tasks running"
+                    + (s.domain() == null ? "" : " in domain " + s.domain());
         }
         VolcanoPodGroup.Condition before = previous.stream().filter(c -> ours.type.equals(c.type)).findFirst().orElse(null);
         boolean sameTransition = before != null && Objects.equals(before.status, ours.status);

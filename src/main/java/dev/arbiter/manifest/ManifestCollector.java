@@ -22,6 +22,7 @@ final class ManifestCollector {
     private final List<QueueSpec> queues = new ArrayList<>();
     private final List<PriorityClassSpec> priorityClasses = new ArrayList<>();
     private final List<String> notices = new ArrayList<>();
+    private final List<dev.arbiter.model.HyperNodeSpec> hyperNodes = new ArrayList<>();
     /** The labels of each Namespace object, with {@code kubernetes.io/metadata.name} as the API server sets it. */
     private final Map<String, Map<String, String>> namespaceLabels = new java.util.TreeMap<>();
     private final Map<String, String> firstSeenAt = new HashMap<>();
@@ -87,6 +88,10 @@ final class ManifestCollector {
         priorityClasses.add(priorityClass);
     }
 
+    void add(dev.arbiter.model.HyperNodeSpec hyperNode) {
+        hyperNodes.add(hyperNode);
+    }
+
     void addNamespace(String name, Map<String, String> labels) {
         Map<String, String> l = new java.util.TreeMap<>(labels);
         l.put(dev.arbiter.model.ClusterSnapshot.NAMESPACE_NAME_LABEL, name);
@@ -134,6 +139,6 @@ final class ManifestCollector {
                 + "; the API server refuses such a pod, since a resource that cannot be overcommitted needs a limit equal"
                 + " to its request; simulated as if the limit were the request"));
         all.addAll(StartingState.notices(nodes, pods, firstSeenAt));
-        return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all, namespaceLabels);
+        return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all, namespaceLabels, hyperNodes);
     }
 }

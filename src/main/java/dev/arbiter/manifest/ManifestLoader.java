@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * Reads Kubernetes manifests (multi-document YAML) into the scheduler's model.
  *
  * <p>Understood kinds: {@code v1} Node and Pod, {@code scheduling.k8s.io/v1} PriorityClass,
- * {@code scheduling.volcano.sh/v1beta1} Queue and PodGroup, {@code kubeflow.org/v1} PyTorchJob and
+ * {@code scheduling.volcano.sh/v1beta1} Queue and PodGroup, {@code topology.volcano.sh/v1alpha1} HyperNode, {@code kubeflow.org/v1} PyTorchJob and
  * {@code leaderworkerset.x-k8s.io/v1} LeaderWorkerSet (both expanded into the pods and PodGroups their controllers
  * would create), and {@code List}/{@code <Kind>List} wrappers. Other kinds are skipped with a one-line notice in
  * {@link Manifests#notices()}. Empty documents are ignored. A {@code default} queue is added when none is defined.

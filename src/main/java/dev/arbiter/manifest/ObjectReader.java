@@ -20,9 +20,10 @@ final class ObjectReader {
     private static final String VOLCANO_JOB = "batch.volcano.sh/v1alpha1 Job";
     private static final String BATCH_JOB = "batch/v1 Job";
     private static final String MPI_JOB = "kubeflow.org/v2beta1 MPIJob";
-    private static final Set<String> CLUSTER_SCOPED = Set.of(NODE, PRIORITY_CLASS, QUEUE, NAMESPACE);
+    private static final String HYPER_NODE = "topology.volcano.sh/v1alpha1 HyperNode";
+    private static final Set<String> CLUSTER_SCOPED = Set.of(NODE, PRIORITY_CLASS, QUEUE, NAMESPACE, HYPER_NODE);
     private static final Set<String> KNOWN = Set.of(NODE, POD, PRIORITY_CLASS, QUEUE, POD_GROUP, PYTORCH_JOB,
-            LEADER_WORKER_SET, NAMESPACE, VOLCANO_JOB, BATCH_JOB, MPI_JOB);
+            LEADER_WORKER_SET, NAMESPACE, VOLCANO_JOB, BATCH_JOB, MPI_JOB, HYPER_NODE);
 
     private final ManifestCollector out;
 
@@ -122,6 +123,10 @@ final class ObjectReader {
             case LEADER_WORKER_SET -> {
                 claim(object);
                 LeaderWorkerSetExpander.expand(object, meta, out);
+            }
+            case HYPER_NODE -> {
+                claim(object);
+                out.add(HyperNodeReader.read(object, meta));
             }
             case NAMESPACE -> {
                 claim(object);

@@ -55,8 +55,7 @@ public final class ObjectTranslator {
     public PodGroupSpec podGroup(Map<String, Object> object, long creationOrder) {
         Field podGroup = root(object, "PodGroup", namespacedId(object));
         PodGroupSpec g = PodGroupReader.read(podGroup, Metadata.read(podGroup), creationOrder);
-        return new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
-                g.minResources(), g.priorityClassName(), g.phase(), 0, g.creationOrder());
+        return g.withArrival(0, g.creationOrder());
     }
 
     /**
@@ -68,6 +67,12 @@ public final class ObjectTranslator {
         Map<String, String> labels = new java.util.TreeMap<>(Metadata.read(namespace).labels());
         labels.put(dev.arbiter.model.ClusterSnapshot.NAMESPACE_NAME_LABEL, name(object));
         return Map.copyOf(labels);
+    }
+
+    /** A {@code topology.volcano.sh/v1alpha1} HyperNode. */
+    public dev.arbiter.model.HyperNodeSpec hyperNode(Map<String, Object> object) {
+        Field hyperNode = root(object, "HyperNode", name(object));
+        return HyperNodeReader.read(hyperNode, Metadata.read(hyperNode));
     }
 
     /** A {@code scheduling.k8s.io/v1} PriorityClass. */

@@ -1,5 +1,6 @@
 package dev.arbiter.manifest;
 
+import dev.arbiter.model.NetworkTopology;
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.QueueSpec;
 import java.util.LinkedHashMap;
@@ -26,7 +27,23 @@ final class PodGroupReader {
                 spec.get("priorityClassName").string(),
                 podGroup.get("status", "phase").string(PENDING),
                 meta.arrivalCycleOr(0),
-                creationOrder);
+                creationOrder,
+                networkTopology(spec.get("networkTopology")));
+    }
+
+    /**
+     * Volcano's {@code spec.networkTopology}: {@code mode} hard or soft (default hard, as Volcano's CRD), and
+     * {@code highestTierAllowed} (a positive integer, default {@value NetworkTopology#DEFAULT_HIGHEST_TIER}); null when
+     * absent.
+     */
+    private static NetworkTopology networkTopology(Field t) {
+        if (!t.isPresent()) return null;
+        Field modeField = t.get("mode");
+        String mode = modeField.string("hard");
+        if (!mode.equals("hard") && !mode.equals("soft")) throw modeField.error("must be hard or soft, got " + mode);
+        int highest = t.get("highestTierAllowed").integer(NetworkTopology.DEFAULT_HIGHEST_TIER, v -> v >= 1,
+                "must be a positive integer");
+        return NetworkTopology.tiers(mode.equals("hard"), highest);
     }
 
     private static Map<String, Integer> minTaskMember(Field map) {

@@ -10,12 +10,28 @@ import java.util.List;
  * ({@code ns/name}) to the node the previous cycle made room on for them ({@code status.nominatedNodeName}).
  * {@code namespaceLabels} holds the labels of the Namespace objects known (pod affinity terms select namespaces by
  * label); a namespace without an object has only the label every namespace carries, {@code kubernetes.io/metadata.name}.
+ * {@code hyperNodes} are Volcano's HyperNode objects (network domains; see {@link HyperNodeSpec}).
  */
 public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                               List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
                               java.util.Map<String, String> nominations,
-                              java.util.Map<String, java.util.Map<String, String>> namespaceLabels) {
+                              java.util.Map<String, java.util.Map<String, String>> namespaceLabels,
+                              List<HyperNodeSpec> hyperNodes) {
+    /** A snapshot without HyperNodes. */
+    public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
+                           List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
+                           java.util.Map<String, String> nominations,
+                           java.util.Map<String, java.util.Map<String, String>> namespaceLabels) {
+        this(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, List.of());
+    }
+
+    /** This snapshot with these HyperNodes. */
+    public ClusterSnapshot withHyperNodes(List<HyperNodeSpec> h) {
+        return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, h);
+    }
+
     public ClusterSnapshot {
+        hyperNodes = List.copyOf(hyperNodes);
         nominations = java.util.Map.copyOf(nominations);
         namespaceLabels = java.util.Map.copyOf(namespaceLabels);
         nodes = List.copyOf(nodes);

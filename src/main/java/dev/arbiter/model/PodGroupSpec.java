@@ -5,13 +5,34 @@ import java.util.Map;
 /**
  * A Volcano PodGroup (a job, a gang). {@code minResources} may be null, in which case the scheduler derives it from
  * the requests of the first {@code minMember} tasks. {@code phase} is the status phase carried by the manifest
- * (Pending when absent).
+ * (Pending when absent). {@code networkTopology} is {@code spec.networkTopology} (null: the job states none, though its
+ * pods may carry Kueue's topology annotations).
  */
 public record PodGroupSpec(String namespace, String name, String queue, int minMember,
                            Map<String, Integer> minTaskMember, Resources minResources, String priorityClassName,
-                           String phase, int arrivalCycle, long creationOrder) {
+                           String phase, int arrivalCycle, long creationOrder, NetworkTopology networkTopology) {
     public PodGroupSpec {
         minTaskMember = Map.copyOf(minTaskMember);
+    }
+
+    /** A PodGroup without a network topology. */
+    public PodGroupSpec(String namespace, String name, String queue, int minMember, Map<String, Integer> minTaskMember,
+                        Resources minResources, String priorityClassName, String phase, int arrivalCycle,
+                        long creationOrder) {
+        this(namespace, name, queue, minMember, minTaskMember, minResources, priorityClassName, phase, arrivalCycle,
+                creationOrder, null);
+    }
+
+    /** This PodGroup arriving at {@code cycle}, created in {@code order}. */
+    public PodGroupSpec withArrival(int cycle, long order) {
+        return new PodGroupSpec(namespace, name, queue, minMember, minTaskMember, minResources, priorityClassName, phase,
+                cycle, order, networkTopology);
+    }
+
+    /** This PodGroup with another network topology (null: none). */
+    public PodGroupSpec withNetworkTopology(NetworkTopology t) {
+        return new PodGroupSpec(namespace, name, queue, minMember, minTaskMember, minResources, priorityClassName, phase,
+                arrivalCycle, creationOrder, t);
     }
 
     public String key() {

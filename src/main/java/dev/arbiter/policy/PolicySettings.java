@@ -18,9 +18,36 @@ import java.util.Set;
  * @param shares which resource dimensions queue shares leave out (kube-scheduler's {@code IgnoredResources})
  * @param cycle how the cycle's steps run: admission order, nominated jobs first, the eviction actions in order
  * @param limits what one rules session may do: firings and time
+ * @param topology where network domains come from besides HyperNodes, and how a constrained gang picks one
  */
 public record PolicySettings(Churn churn, Orders orders, Victims victims, Scoring scoring, Shares shares, Cycle cycle,
-                             Limits limits) {
+                             Limits limits, Topology topology) {
+    /** Settings with the shipped topology settings. */
+    public PolicySettings(Churn churn, Orders orders, Victims victims, Scoring scoring, Shares shares, Cycle cycle,
+                          Limits limits) {
+        this(churn, orders, victims, scoring, shares, cycle, limits, Topology.DEFAULT);
+    }
+
+    /**
+     * Network topology: {@code levels} are node label keys, broadest first (e.g. {@code [block, rack]}), that make
+     * domains on clusters without HyperNodes — each value of a key is one domain, and the last key is tier 1;
+     * {@code choice} is which domain a constrained gang takes among those where it fits; with
+     * {@code preferFullerDomains}, gangs without a constraint take, among equally good nodes, those in fuller domains
+     * (so whole domains stay free for constrained gangs).
+     */
+    public record Topology(List<String> levels, DomainChoice choice, boolean preferFullerDomains) {
+        public static final Topology DEFAULT = new Topology(List.of(), DomainChoice.BEST_FIT, true);
+
+        public Topology {
+            levels = List.copyOf(levels);
+        }
+
+        /** The tier of label level {@code key} (the last level is tier 1), or 0 when it is not a level. */
+        public int tierOf(String key) {
+            int i = levels.indexOf(key);
+            return i < 0 ? 0 : levels.size() - i;
+        }
+    }
     /**
      * Churn control: a pod that has run less than {@code minRuntimeSeconds} is not reclaimed (nor preempted, when
      * {@code minRuntimeAgainstPreemption}); each cycle evicts at most {@code maxEvictionsPerCycle} pods in all and
@@ -108,11 +135,13 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
                 new Scoring(ScoringMode.BINPACK, Map.of()),
                 new Shares(Set.of("pods")),
                 new Cycle(AdmissionOrder.INTERLEAVED, true, List.of(EvictionAction.PREEMPT, EvictionAction.RECLAIM)),
-                new Limits(20, 200_000, Duration.ofSeconds(30)));
+                new Limits(20, 200_000, Duration.ofSeconds(30)),
+                Topology.DEFAULT);
     }
 
     /** These settings with another scoring mode (the CLI's {@code --scoring} overrides the policy's). */
     public PolicySettings withScoring(ScoringMode mode) {
-        return new PolicySettings(churn, orders, victims, new Scoring(mode, scoring.weights()), shares, cycle, limits);
+        return new PolicySettings(churn, orders, victims, new Scoring(mode, scoring.weights()), shares, cycle, limits,
+                topology);
     }
 }

@@ -6,6 +6,7 @@ import dev.arbiter.policy.PolicySettings.Limits;
 import dev.arbiter.policy.PolicySettings.Orders;
 import dev.arbiter.policy.PolicySettings.Scoring;
 import dev.arbiter.policy.PolicySettings.Shares;
+import dev.arbiter.policy.PolicySettings.Topology;
 import dev.arbiter.policy.PolicySettings.Victims;
 
 import java.time.Duration;
@@ -44,6 +45,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  * shares:   {ignoredResources: [pods]}
  * cycle:    {admission: interleaved, nominatedFirst: true, evictions: [preempt, reclaim]}
  * limits:   {firingsPerFact: 20, minFirings: 200000, deadline: 30s}
+ * topology: {levels: [block, rack], choice: best fit, preferFullerDomains: true}
  * </pre>
  */
 public final class PolicySettingsReader {
@@ -79,7 +81,7 @@ public final class PolicySettingsReader {
     }
 
     private PolicySettings settings(Node root, PolicySettings base) {
-        Map<String, Node> top = mapping(root, "", List.of("churn", "order", "victims", "scoring", "shares", "cycle", "limits"));
+        Map<String, Node> top = mapping(root, "", List.of("churn", "order", "victims", "scoring", "shares", "cycle", "limits", "topology"));
         return new PolicySettings(
                 churn(top.get("churn"), base.churn()),
                 orders(top.get("order"), base.orders()),
@@ -87,7 +89,27 @@ public final class PolicySettingsReader {
                 scoring(top.get("scoring"), base.scoring()),
                 shares(top.get("shares"), base.shares()),
                 cycle(top.get("cycle"), base.cycle()),
-                limits(top.get("limits"), base.limits()));
+                limits(top.get("limits"), base.limits()),
+                topology(top.get("topology"), base.topology()));
+    }
+
+    private Topology topology(Node n, Topology b) {
+        if (n == null) return b;
+        Map<String, Node> m = mapping(n, "topology", List.of("levels", "choice", "preferFullerDomains"));
+        List<String> levels = b.levels();
+        if (m.containsKey("levels")) {
+            levels = list(m.get("levels"), "topology.levels", t -> {
+                String key = t.trim();
+                if (key.isEmpty() || key.contains(" ")) throw new IllegalArgumentException("must be a node label key, got \"" + t + "\"");
+                return key;
+            });
+            if (new LinkedHashSet<>(levels).size() != levels.size()) {
+                throw error(m.get("levels"), "topology.levels", "names a label key twice: " + levels);
+            }
+        }
+        return new Topology(levels,
+                m.containsKey("choice") ? word(m.get("choice"), "topology.choice", DomainChoice.class, "domain choice") : b.choice(),
+                bool(m.get("preferFullerDomains"), "topology.preferFullerDomains", b.preferFullerDomains()));
     }
 
     private Churn churn(Node n, Churn b) {

@@ -20,7 +20,7 @@ import org.yaml.snakeyaml.Yaml;
 
 /**
  * Writes the scheduling-relevant objects of a live cluster as manifests that {@code simulate}, {@code explain} and
- * {@code diff} read: Nodes, Pods (not finished ones), PriorityClasses, and Volcano Queues and PodGroups.
+ * {@code diff} read: Nodes, Pods (not finished ones), PriorityClasses, Volcano Queues and PodGroups, and HyperNodes.
  *
  * <p>Only what scheduling reads is kept, so a snapshot can be shared: no env, no volumes, no images, no secrets, no
  * managedFields, no {@code kubectl.kubernetes.io/last-applied-configuration} (which would carry all of those), and of
@@ -39,9 +39,14 @@ public final class LiveSnapshot {
             .withGroup("scheduling.volcano.sh").withVersion("v1beta1").withKind("PodGroup").withPlural("podgroups")
             .withNamespaced(true).build();
 
+    static final ResourceDefinitionContext HYPER_NODES = new ResourceDefinitionContext.Builder()
+            .withGroup("topology.volcano.sh").withVersion("v1alpha1").withKind("HyperNode").withPlural("hypernodes")
+            .withNamespaced(false).build();
+
     /** Annotations the scheduler reads; every other annotation is dropped. */
     static final Set<String> POD_ANNOTATIONS = Set.of("scheduling.k8s.io/group-name", "scheduling.volcano.sh/queue-name",
-            "volcano.sh/task-spec", "volcano.sh/preemptable");
+            "volcano.sh/task-spec", "volcano.sh/preemptable", dev.arbiter.model.NetworkTopology.KUEUE_REQUIRED,
+            dev.arbiter.model.NetworkTopology.KUEUE_PREFERRED);
 
     private LiveSnapshot() {}
 
@@ -66,6 +71,7 @@ public final class LiveSnapshot {
         List<GenericKubernetesResource> queues = volcano(() -> client.genericKubernetesResources(QUEUES).list().getItems(),
                 "Queues", notes);
         for (GenericKubernetesResource q : sortedByName(queues)) docs.add(queue(json(client, q)));
+        for (GenericKubernetesResource h : sortedByName(hyperNodes(client, notes))) docs.add(hyperNode(json(client, h)));
         List<Dated> workload = new ArrayList<>();
         for (GenericKubernetesResource g : volcano(() -> client.genericKubernetesResources(POD_GROUPS).inAnyNamespace()
                 .list().getItems(), "PodGroups", notes)) {
@@ -93,6 +99,24 @@ public final class LiveSnapshot {
             notes.add("no Volcano " + what + " (the scheduling.volcano.sh CRDs are not installed)");
             return List.of();
         }
+    }
+
+    /** Volcano's HyperNodes, or none (with a note) when the cluster does not have their CRD. */
+    private static List<GenericKubernetesResource> hyperNodes(KubernetesClient client, List<String> notes) {
+        try {
+            return client.genericKubernetesResources(HYPER_NODES).list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) throw e;
+            notes.add("no HyperNodes (the topology.volcano.sh CRD is not installed)");
+            return List.of();
+        }
+    }
+
+    /** A HyperNode: its spec whole (tier and members: nothing but topology), no status. */
+    static Map<String, Object> hyperNode(Map<String, Object> h) {
+        Map<String, Object> out = header("topology.volcano.sh/v1alpha1", "HyperNode", meta(h, false, Set.of()));
+        out.put("spec", map(h, "spec"));
+        return out;
     }
 
     private record Dated(String created, int rank, Map<String, Object> object) {}

@@ -36,7 +36,26 @@ public final class ClusterBuilder {
     private final List<PriorityClassSpec> priorityClasses = new ArrayList<>();
     private final List<PodGroupSpec> podGroups = new ArrayList<>();
     private final List<PodSpec> pods = new ArrayList<>();
+    private final List<dev.arbiter.model.HyperNodeSpec> hyperNodes = new ArrayList<>();
     private long order;
+
+    /** A HyperNode of {@code tier} whose members are these nodes, by exact name. */
+    public ClusterBuilder hyperNode(String name, int tier, String... nodeNames) {
+        return hyperNodeOf(name, tier, dev.arbiter.model.HyperNodeSpec.MemberType.NODE, nodeNames);
+    }
+
+    /** A HyperNode of {@code tier} whose members are these HyperNodes, by exact name. */
+    public ClusterBuilder hyperNodeOver(String name, int tier, String... children) {
+        return hyperNodeOf(name, tier, dev.arbiter.model.HyperNodeSpec.MemberType.HYPER_NODE, children);
+    }
+
+    private ClusterBuilder hyperNodeOf(String name, int tier, dev.arbiter.model.HyperNodeSpec.MemberType type,
+                                       String... members) {
+        List<dev.arbiter.model.HyperNodeSpec.Member> m = new ArrayList<>();
+        for (String s : members) m.add(new dev.arbiter.model.HyperNodeSpec.Member(type, s, null, null));
+        hyperNodes.add(new dev.arbiter.model.HyperNodeSpec(name, tier, m));
+        return this;
+    }
 
     public static ClusterBuilder cluster() {
         return new ClusterBuilder().queueSpec(QueueSpec.defaultQueue());
@@ -153,11 +172,13 @@ public final class ClusterBuilder {
 
     /** The cluster as seen at second {@code now} (pods' running times are measured against it). */
     public ClusterSnapshot snapshot(long now) {
-        return new ClusterSnapshot(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses, now);
+        return new ClusterSnapshot(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses, now)
+                .withHyperNodes(hyperNodes);
     }
 
     public Manifests manifests() {
-        return new Manifests(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses, List.of());
+        return new Manifests(nodes, pods, podGroups, List.copyOf(queues.values()), priorityClasses, List.of(), Map.of(),
+                hyperNodes);
     }
 
     /** Fluent queue fixture. */
@@ -222,6 +243,7 @@ public final class ClusterBuilder {
         private String schedulerName = "volcano";
         private String phase;
         private int arrival;
+        private dev.arbiter.model.NetworkTopology networkTopology;
         private long startedAt = PodSpec.UNKNOWN_START;
         private final Map<String, String> podLabels = new HashMap<>();
         private dev.arbiter.model.Placement placement = dev.arbiter.model.Placement.NONE;
@@ -241,6 +263,8 @@ public final class ClusterBuilder {
         /** Pods carry their role as the {@code volcano.sh/task-spec} label instead of the annotation. */
         public JobBuilder roleAsLabel() { this.roleAsLabel = true; return this; }
         public JobBuilder minMember(int m) { this.minMember = m; return this; }
+        /** The PodGroup's {@code spec.networkTopology}. */
+        public JobBuilder networkTopology(dev.arbiter.model.NetworkTopology t) { this.networkTopology = t; return this; }
         public JobBuilder minTaskMember(String role, int m) { this.minTaskMember.put(role, m); return this; }
         public JobBuilder preemptionPolicy(String p) { this.preemptionPolicy = p; return this; }
         public JobBuilder schedulerName(String s) { this.schedulerName = s; return this; }
@@ -285,7 +309,7 @@ public final class ClusterBuilder {
             if (!bare) {
                 int mm = minMember == null ? podResources.size() : minMember;
                 parent.addGroup(new PodGroupSpec(namespace, name, queue, mm, minTaskMember, null, priorityClass,
-                        phase == null ? "Pending" : phase, arrival, parent.nextOrder()));
+                        phase == null ? "Pending" : phase, arrival, parent.nextOrder(), networkTopology));
             }
             for (int i = 0; i < podResources.size(); i++) {
                 Map<String, String> ann = new HashMap<>(annotations);

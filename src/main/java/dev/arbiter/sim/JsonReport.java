@@ -54,7 +54,8 @@ public final class JsonReport {
         for (PodGroupStatus g : r.podGroups()) {
             sb.append(sep).append("\n  {\"podGroup\":").append(str(g.podGroup())).append(",\"queue\":").append(str(g.queue()))
                     .append(",\"phase\":").append(str(g.phase())).append(",\"minMember\":").append(g.minMember())
-                    .append(",\"running\":").append(g.running()).append(",\"reason\":").append(str(g.reason())).append('}');
+                    .append(",\"running\":").append(g.running()).append(",\"reason\":").append(str(g.reason()))
+                    .append(g.domain() == null ? "" : ",\"domain\":" + str(g.domain())).append('}');
             sep = ",";
         }
         sb.append("],\n \"queues\":[");

@@ -135,7 +135,7 @@ public final class Simulator {
                     .map(g -> withPhase(g, groupPhase.get(g.key()))).toList();
             return new ClusterSnapshot(nodes, ps, groups,
                     m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses(),
-                    cycle * cycleSeconds, nominations, m.namespaceLabels());
+                    cycle * cycleSeconds, nominations, m.namespaceLabels(), m.hyperNodes());
         }
 
         /** An object that arrives later was created later, whatever its place in the files. */
@@ -146,7 +146,7 @@ public final class Simulator {
         private static PodGroupSpec withPhase(PodGroupSpec g, String phase) {
             return new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
                     g.minResources(), g.priorityClassName(), phase, g.arrivalCycle(),
-                    createdAt(g.arrivalCycle(), g.creationOrder()));
+                    createdAt(g.arrivalCycle(), g.creationOrder()), g.networkTopology());
         }
 
         /** Carries the cycle's nominations into the next snapshot; true if there are any (the world is not settled). */

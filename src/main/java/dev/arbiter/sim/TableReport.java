@@ -71,10 +71,16 @@ public final class TableReport {
         sb.append(table(pods)).append('\n');
 
         List<String[]> groups = new ArrayList<>();
-        groups.add(new String[] {"PODGROUP", "STATUS", "MINMEMBER", "RUNNINGS", "QUEUE", "REASON"});
+        // The DOMAIN column appears only when some gang runs in a network domain (issue 15).
+        boolean domains = r.podGroups().stream().anyMatch(g -> g.domain() != null);
+        groups.add(domains ? new String[] {"PODGROUP", "STATUS", "MINMEMBER", "RUNNINGS", "QUEUE", "DOMAIN", "REASON"}
+                : new String[] {"PODGROUP", "STATUS", "MINMEMBER", "RUNNINGS", "QUEUE", "REASON"});
         for (PodGroupStatus g : r.podGroups()) {
-            groups.add(new String[] {g.podGroup(), g.phase(), Integer.toString(g.minMember()), Integer.toString(g.running()),
-                    g.queue(), g.reason() == null ? "" : g.reason()});
+            String reason = g.reason() == null ? "" : g.reason();
+            groups.add(domains ? new String[] {g.podGroup(), g.phase(), Integer.toString(g.minMember()),
+                    Integer.toString(g.running()), g.queue(), g.domain() == null ? "" : g.domain(), reason}
+                    : new String[] {g.podGroup(), g.phase(), Integer.toString(g.minMember()), Integer.toString(g.running()),
+                    g.queue(), reason});
         }
         sb.append(table(groups)).append('\n');
 

@@ -242,6 +242,24 @@ public final class OutcomeSteps {
         if (values.size() != 1) fail("the pods of \"" + name + "\" should run within one " + key + ", not " + values, o.describe(w));
     }
 
+    /** Every pod evicted by the action ran on nodes with one value of label {@code key}. */
+    @Then("^every pod evicted by (reclaim|preemption) ran within one (\\S+)$")
+    public void evictedWithinOne(String word, String key) {
+        Outcome o = outcome();
+        String action = action(word);
+        List<Eviction> found = o.evictions().stream().filter(e -> e.action().equals(action)).toList();
+        if (found.isEmpty()) fail("some pod should have been evicted by " + word, o.describeEvictions());
+        Set<String> values = new java.util.TreeSet<>();
+        for (Eviction e : found) {
+            String v = o.nodeLabels(e.node()).get(key);
+            values.add(v == null ? "(no " + key + ")" : v);
+        }
+        if (values.size() != 1) {
+            fail("every pod evicted by " + word + " should have run within one " + key + ", not " + values,
+                    o.describeEvictions());
+        }
+    }
+
     @Then("^every pod evicted by (reclaim|preemption) ran on a node labelled ([^=\\s]+)=(\\S+)$")
     public void evictedFromLabelled(String word, String key, String value) {
         Outcome o = outcome();

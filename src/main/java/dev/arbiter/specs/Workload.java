@@ -25,10 +25,13 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
     /**
      * Where its pods may go: only on nodes whose {@code nodeLabel} is {@code nodeValue} (required node affinity; null:
      * anywhere), one pod per node (required anti-affinity per hostname among its own pods), each LeaderWorkerSet group
-     * within one value of {@code groupKey} (the {@code exclusive-topology} annotation; null: no such rule).
+     * within one value of {@code groupKey} (the {@code exclusive-topology} annotation; null: no such rule), the whole
+     * gang within one value of {@code domainKey} (Kueue's topology annotation, required when {@code domainHard}, else
+     * preferred; null: none).
      */
-    record Placing(String nodeLabel, String nodeValue, boolean onePerNode, String groupKey) {
-        static final Placing ANYWHERE = new Placing(null, null, false, null);
+    record Placing(String nodeLabel, String nodeValue, boolean onePerNode, String groupKey, String domainKey,
+                   boolean domainHard) {
+        static final Placing ANYWHERE = new Placing(null, null, false, null, null, false);
     }
 
     Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
@@ -158,6 +161,10 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         meta.put("labels", Map.of(LABEL, name));
         Map<String, Object> annotations = new LinkedHashMap<>(extraAnnotations);
         if (!preemptable) annotations.put("volcano.sh/preemptable", "false");
+        if (placing.domainKey() != null) {
+            annotations.put(placing.domainHard() ? dev.arbiter.model.NetworkTopology.KUEUE_REQUIRED
+                    : dev.arbiter.model.NetworkTopology.KUEUE_PREFERRED, placing.domainKey());
+        }
         meta.put("annotations", annotations);
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("schedulerName", SCHEDULER);

@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
  * default class. Clauses: {@code needing at least <n> pods} (an elastic gang), {@code not preemptable} (pods marked
  * {@code volcano.sh/preemptable: "false"}), {@code never preempting} (pods with {@code preemptionPolicy: Never}),
  * {@code only on nodes labelled <key>=<value>} (required node affinity), {@code one pod per node} (required pod
- * anti-affinity per hostname among the workload's pods) and {@code each group kept within one <key>} (a
- * LeaderWorkerSet's exclusive-topology annotation).
+ * anti-affinity per hostname among the workload's pods), {@code each group kept within one <key>} (a
+ * LeaderWorkerSet's exclusive-topology annotation), {@code kept within one <key>} (the whole gang in one network
+ * domain, Kueue's {@code podset-required-topology: <key>}) and {@code preferably within one <key>} (Kueue's
+ * {@code podset-preferred-topology}).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
@@ -28,6 +30,7 @@ public final class WorkloadSteps {
     private static final Pattern NEEDING = Pattern.compile("needing at least (\\d+) pods?");
     private static final Pattern ONLY_ON = Pattern.compile("only on nodes labelled ([^=\\s]+)=(\\S+)");
     private static final Pattern GROUP_WITHIN = Pattern.compile("each group kept within one (\\S+)");
+    private static final Pattern KEPT_WITHIN = Pattern.compile("(kept|preferably) within one (\\S+)");
 
     @Given(HEAD + "a PyTorchJob \"([^\"]+)\" with (\\d+) masters? and (\\d+) workers? of (\\d+) GPUs? each" + TAIL)
     public void pyTorchJob(String tenant, String verb, String name, int masters, int workers, int gpus,
@@ -67,11 +70,14 @@ public final class WorkloadSteps {
         boolean preempts = true;
         String nodeLabel = null, nodeValue = null, groupKey = null;
         boolean onePerNode = false;
+        String domainKey = null;
+        boolean domainHard = false;
         for (String clause : p.clauses().split(", ")) {
             if (clause.isBlank()) continue;
             Matcher m = NEEDING.matcher(clause.trim());
             Matcher only = ONLY_ON.matcher(clause.trim());
             Matcher within = GROUP_WITHIN.matcher(clause.trim());
+            Matcher kept = KEPT_WITHIN.matcher(clause.trim());
             if (m.matches()) minPods = Integer.parseInt(m.group(1));
             else if (clause.trim().equals("not preemptable")) preemptable = false;
             else if (clause.trim().equals("never preempting")) preempts = false;
@@ -80,15 +86,19 @@ public final class WorkloadSteps {
                 nodeLabel = only.group(1);
                 nodeValue = only.group(2);
             } else if (within.matches()) groupKey = within.group(1);
-            else {
+            else if (kept.matches()) {
+                domainHard = kept.group(1).equals("kept");
+                domainKey = kept.group(2);
+            } else {
                 throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
                         + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
-                        + " nodes labelled <key>=<value>\", \", one pod per node\" and \", each group kept within one <key>\"");
+                        + " nodes labelled <key>=<value>\", \", one pod per node\", \", each group kept within one <key>\", \", kept within"
+                        + " one <key>\" and \", preferably within one <key>\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
                 p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts,
-                new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey));
+                new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey, domainKey, domainHard));
         if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
         else ScenarioWorld.current().add(w);
     }

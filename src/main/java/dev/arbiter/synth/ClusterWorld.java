@@ -104,7 +104,7 @@ public final class ClusterWorld {
             PodGroupSpec g = groups.get(s.podGroup());
             if (g != null && !g.phase().equals(s.phase())) {
                 groups.put(g.key(), new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
-                        g.minResources(), g.priorityClassName(), s.phase(), g.arrivalCycle(), g.creationOrder()));
+                        g.minResources(), g.priorityClassName(), s.phase(), g.arrivalCycle(), g.creationOrder(), g.networkTopology()));
                 changed = true;
             }
         }

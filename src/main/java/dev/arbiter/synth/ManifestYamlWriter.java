@@ -62,6 +62,7 @@ public final class ManifestYamlWriter {
             queue(q);
         }
         for (NodeSpec n : m.nodes()) node(n);
+        for (dev.arbiter.model.HyperNodeSpec h : m.hyperNodes()) hyperNode(h);
         // Objects in creation order: a PodGroup before its pods, then pods (of groups or bare) by creation order.
         List<Object> sequence = new ArrayList<>(m.podGroups());
         for (PodSpec p : m.pods()) sequence.add(p);
@@ -134,8 +135,29 @@ public final class ManifestYamlWriter {
         }
         if (g.minResources() != null) resources(1, "minResources", g.minResources());
         if (g.priorityClassName() != null) line(1, "priorityClassName", g.priorityClassName());
+        dev.arbiter.model.NetworkTopology t = g.networkTopology();
+        if (t != null && t.level() == null) {
+            out.write("  networkTopology: {mode: " + (t.hard() ? "hard" : "soft") + ", highestTierAllowed: "
+                    + t.highestTier() + "}\n");
+        }
         out.write("status:\n");
         line(1, "phase", g.phase());
+    }
+
+    private void hyperNode(dev.arbiter.model.HyperNodeSpec h) throws IOException {
+        begin("topology.volcano.sh/v1alpha1", "HyperNode");
+        line(1, "name", h.name());
+        out.write("spec:\n");
+        line(1, "tier", Integer.toString(h.tier()), false);
+        out.write("  members:\n");
+        for (dev.arbiter.model.HyperNodeSpec.Member m : h.members()) {
+            Map<String, Object> selector = new java.util.LinkedHashMap<>();
+            if (m.exactName() != null) selector.put("exactMatch", Map.of("name", m.exactName()));
+            else if (m.regex() != null) selector.put("regexMatch", Map.of("pattern", m.regex()));
+            else selector.put("labelMatch", selector(m.labels()));
+            out.write("  - type: " + (m.type() == dev.arbiter.model.HyperNodeSpec.MemberType.NODE ? "Node" : "HyperNode")
+                    + "\n    selector: " + flow(selector) + "\n");
+        }
     }
 
     private void pod(PodSpec p) throws IOException {

@@ -340,7 +340,8 @@
 
   function segmentText(g, s) {
     var span = slots[s.from].from === slots[s.to].to ? 'cycle ' + slots[s.from].from : 'cycles ' + slots[s.from].from + '\u2013' + slots[s.to].to;
-    return s.phase + ' ' + s.running + '/' + s.minMember + (s.reason ? ': ' + s.reason : '') + ' (' + span + ')';
+    return s.phase + ' ' + s.running + '/' + s.minMember + (s.domain ? ' in domain ' + s.domain : '')
+        + (s.reason ? ': ' + s.reason : '') + ' (' + span + ')';
   }
 
   function renderPodGroups() {

@@ -264,4 +264,19 @@ class ExplainTest {
         assertNull(e.rule());
         assertEquals("running since before the first cycle", e.reason());
     }
+
+    @Test
+    void aGangKeptInOneRackIsExplainedWithItsDomain() {
+        Manifests m = ClusterBuilder.cluster().nodes(4, "nvidia.com/gpu", 8)
+                .hyperNode("rack-1", 1, "node-1", "node-2").hyperNode("rack-2", 1, "node-3", "node-4")
+                .job("ops/busy").pods(1, "nvidia.com/gpu", 8).running("node-1").end()
+                .job("ml/train").pods(2, "nvidia.com/gpu", 8)
+                .networkTopology(dev.arbiter.model.NetworkTopology.tiers(true, 1)).end()
+                .manifests();
+        SimulationResult r = Shipped.simulate(m);
+        Explanation e = explain(m, r, "ml/train");
+        assertEquals("rack-2", e.domain());
+        assertTrue(ExplanationText.render(e).contains("domain:   rack-2"), ExplanationText.render(e));
+        assertNull(explain(m, r, "ops/busy").domain());
+    }
 }

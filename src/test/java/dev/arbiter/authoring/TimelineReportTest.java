@@ -254,4 +254,18 @@ class TimelineReportTest {
         for (int i = 0; i < nodes.getLength(); i++) out.add((Element) nodes.item(i));
         return out;
     }
+
+    @Test
+    void aGangInANetworkDomainShowsItsDomainOnTheTimeline() {
+        dev.arbiter.model.Manifests m = dev.arbiter.scenario.ClusterBuilder.cluster().nodes(4, "nvidia.com/gpu", 8)
+                .hyperNode("rack-1", 1, "node-1", "node-2").hyperNode("rack-2", 1, "node-3", "node-4")
+                .job("ops/busy").pods(1, "nvidia.com/gpu", 8).running("node-1").end()
+                .job("ml/train").pods(2, "nvidia.com/gpu", 8)
+                .networkTopology(dev.arbiter.model.NetworkTopology.tiers(true, 1)).end()
+                .manifests();
+        dev.arbiter.sim.SimulationResult r = dev.arbiter.engine.Shipped.simulate(m);
+        List<TimelineReport.Segment> train = TimelineReport.podGroupSegments(r.cycles(), TimelineReport.slots(r.cycles()))
+                .get("ml/train");
+        assertEquals("rack-2", train.get(train.size() - 1).domain(), train.toString());
+    }
 }

@@ -63,6 +63,16 @@ class DeployManifestsTest {
     }
 
     @Test
+    void theHyperNodeCrdServesVolcanosV1alpha1ClusterScoped() throws IOException {
+        CustomResourceDefinition crd = assertInstanceOf(CustomResourceDefinition.class,
+                load(Path.of("deploy/crds/hypernodes.topology.volcano.sh.yaml")).get(0));
+        assertEquals(VolcanoHyperNode.GROUP, crd.getSpec().getGroup());
+        assertEquals("v1alpha1", crd.getSpec().getVersions().get(0).getName());
+        assertEquals("hypernodes", crd.getSpec().getNames().getPlural());
+        assertEquals("Cluster", crd.getSpec().getScope());
+    }
+
+    @Test
     void theRbacGrantsExactlyWhatTheCodeCalls() throws IOException {
         ClusterRole cluster = assertInstanceOf(ClusterRole.class, load(Path.of("deploy/arbiter/clusterrole.yaml")).get(0));
         Role lease = assertInstanceOf(Role.class, load(Path.of("deploy/arbiter/role.yaml")).get(0));

@@ -62,6 +62,13 @@ class StatusViewsTest {
     }
 
     @Test
+    void aGangInANetworkDomainSaysWhichInItsScheduledCondition() {
+        PodGroupStatus running = new PodGroupStatus("ns/g", "q", "Running", 4, 4, 0, null, null, "rack-3");
+        VolcanoPodGroup.Status next = StatusViews.podGroup(running, 0, 0, null, T1);
+        assertEquals("4/4 tasks running in domain rack-3", next.conditions.get(0).message);
+    }
+
+    @Test
     void aGangWhoseMembersAllFinishedIsCompleted() {
         PodGroupStatus done = new PodGroupStatus("ns/g", "q", "Inqueue", 2, 0, 0, "no pending pods", null);
         VolcanoPodGroup.Status status = StatusViews.podGroup(done, 2, 0, StatusViews.podGroup(waiting("x"), 0, 0, null, T0), T1);

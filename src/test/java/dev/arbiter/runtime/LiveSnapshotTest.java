@@ -73,6 +73,11 @@ class LiveSnapshotTest {
                 .addToAdditionalProperties("status", Map.of("phase", "Inqueue", "conditions", List.of(Map.of("type", "Unschedulable"))))
                 .build();
         client.genericKubernetesResources(LiveSnapshot.POD_GROUPS).inNamespace("ml").resource(pg).create();
+        client.genericKubernetesResources(LiveSnapshot.HYPER_NODES).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("topology.volcano.sh/v1alpha1").withKind("HyperNode").withNewMetadata().withName("rack-1")
+                .endMetadata().addToAdditionalProperties("spec", Map.of("tier", 1, "members", List.of(Map.of("type", "Node",
+                        "selector", Map.of("regexMatch", Map.of("pattern", "gpu-[0-9]"))))))
+                .addToAdditionalProperties("status", Map.of("nodeCount", 2)).build()).create();
         client.pods().inNamespace("ml").resource(pod("train-0", "gpu-1", "2026-01-01T00:00:01Z")).create();
         client.pods().inNamespace("ml").resource(pod("train-1", null, "2026-01-01T00:00:02Z")).create();
         client.pods().inNamespace("ml").resource(new PodBuilder(pod("done", "gpu-2", "2026-01-01T00:00:00Z"))
@@ -110,6 +115,14 @@ class LiveSnapshotTest {
         }
         assertFalse(yaml.contains("name: done"), "finished pods are left out");
         assertTrue(yaml.contains("scheduling.k8s.io/group-name: train"), yaml);
+    }
+
+    @Test
+    void theSnapshotKeepsHyperNodesAndKueuesTopologyAnnotations() {
+        Manifests m = ManifestLoader.parse(LiveSnapshot.write(client), "snapshot");
+        assertEquals(List.of(new dev.arbiter.model.HyperNodeSpec("rack-1", 1, List.of(new dev.arbiter.model.HyperNodeSpec.Member(
+                dev.arbiter.model.HyperNodeSpec.MemberType.NODE, null, "gpu-[0-9]", null)))), m.hyperNodes());
+        assertTrue(LiveSnapshot.POD_ANNOTATIONS.contains("kueue.x-k8s.io/podset-required-topology"));
     }
 
     @Test
