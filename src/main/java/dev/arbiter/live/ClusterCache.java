@@ -89,6 +89,8 @@ public final class ClusterCache implements AutoCloseable {
     private SharedIndexInformer<VolcanoHyperNode> hyperNodeInformer;
     /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
     private volatile String hyperNodesAbsent;
+    /** Set by {@link #close}: the HyperNode probe then starts no informer. */
+    private boolean closed;
     private List<NamespaceLabels> lastNamespaces;
     private Map<String, Map<String, String>> namespaceMap = Map.of();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -167,15 +169,48 @@ public final class ClusterCache implements AutoCloseable {
      * makes the cache unhealthy.
      */
     private void startHyperNodes() {
-        hyperNodeInformer = client.resources(VolcanoHyperNode.class).runnableInformer(0);
-        hyperNodeInformer.addEventHandler(handler(this::putHyperNode, this::removeHyperNode));
-        hyperNodeInformer.start().whenComplete((ok, failure) -> {
-            if (failure == null) return;
-            hyperNodesAbsent = "cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): "
-                    + oneLine(failure) + "; running without HyperNodes (topology comes from node labels only)";
-            LOG.warn(hyperNodesAbsent);
-            onChange.run();
-        });
+        // A probe first, off the caller's thread: an informer whose list fails makes fabric8 log a stack trace, and
+        // most clusters have no HyperNode CRD.
+        Thread probe = new Thread(() -> {
+            try {
+                client.resources(VolcanoHyperNode.class)
+                        .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            } catch (RuntimeException e) {
+                hyperNodesAbsent("cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): " + whyNot(e));
+                return;
+            }
+            synchronized (this) {
+                if (closed) return;
+                hyperNodeInformer = client.resources(VolcanoHyperNode.class).runnableInformer(0);
+                hyperNodeInformer.addEventHandler(handler(this::putHyperNode, this::removeHyperNode));
+                hyperNodeInformer.start().whenComplete((ok, failure) -> {
+                    if (failure != null) {
+                        hyperNodesAbsent("cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): "
+                                + whyNot(failure));
+                    }
+                });
+            }
+        }, "arbiter-hypernodes");
+        probe.setDaemon(true);
+        probe.start();
+    }
+
+    private void hyperNodesAbsent(String why) {
+        hyperNodesAbsent = why + "; running without HyperNodes (topology comes from node labels only)";
+        LOG.warn(hyperNodesAbsent);
+        onChange.run();
+    }
+
+    /** A failed list in a few words: the missing CRD and a refused permission are the usual causes. */
+    private static String whyNot(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof io.fabric8.kubernetes.client.KubernetesClientException k) {
+                if (k.getCode() == 404) return "the HyperNode CRD is not installed (404)";
+                if (k.getCode() == 403) return "forbidden (403): the ServiceAccount may not list them";
+                if (k.getCode() > 0) return "HTTP " + k.getCode();
+            }
+        }
+        return oneLine(t);
     }
 
     private static String oneLine(Throwable t) {
@@ -242,6 +277,7 @@ public final class ClusterCache implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true;
         informers.forEach(SharedIndexInformer::stop);
         informers.clear();
         if (hyperNodeInformer != null) hyperNodeInformer.stop();

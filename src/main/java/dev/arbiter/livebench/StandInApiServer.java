@@ -114,6 +114,7 @@ public final class StandInApiServer implements AutoCloseable {
         register("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false, true);
         register("scheduling.volcano.sh", "v1beta1", "queues", "Queue", false, true);
         register("scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", true, true);
+        register("topology.volcano.sh", "v1alpha1", "hypernodes", "HyperNode", false, true);
         register("coordination.k8s.io", "v1", "leases", "Lease", true, true);
         this.vertx = Vertx.vertx();
         this.server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true).setHost("127.0.0.1")
