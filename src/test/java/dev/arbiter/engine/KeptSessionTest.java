@@ -74,6 +74,21 @@ class KeptSessionTest {
     }
 
     @Test
+    void theSeedAndTheExampleWorkloadsAreDecidedAlikeByAKeptSession() {
+        for (List<Path> example : List.of(List.of(Path.of("deploy/examples/seed")), List.of(Path.of("deploy/examples/workloads")))) {
+            dev.arbiter.model.Manifests m = dev.arbiter.manifest.ManifestLoader.load(example);
+            for (RuleBook rules : List.of(Shipped.RULES, RuleBook.load(Path.of("deploy/policies/capacity")))) {
+                dev.arbiter.sim.SimulationResult expected = new dev.arbiter.sim.Simulator(new Scheduler(rules, CONFIG)).run(m, 100);
+                Scheduler kept = new Scheduler(rules, CONFIG).keepingSession();
+                dev.arbiter.sim.SimulationResult actual = new dev.arbiter.sim.Simulator(kept).run(m, 100);
+                kept.dropSession();
+                assertTrue(expected.cycles().size() > 1, example.toString());
+                assertNull(dev.arbiter.sim.KeptSessionCheck.firstDifference(expected, actual), example + " under " + rules.folder());
+            }
+        }
+    }
+
+    @Test
     void theShippedRulesAndTheShippedPackMayBeKept() {
         assertNull(RulesSession.firstPhasesReadOnlyTheirFacts(Shipped.RULES));
         assertTrue(RulesSession.keepable(Shipped.RULES));
