@@ -21,12 +21,15 @@ import java.util.Random;
  * kept across cycles, on the same snapshots: after a first cycle, for each churn level (0 = the same snapshot again,
  * nothing changed, not even the clock; else that fraction of the pods churns and the clock moves on 30 s), a few
  * consecutive cycles, each decided by both schedulers, whose decisions must agree. Prints one line per level with the
- * medians of the rules phase (and its parts) and of the whole cycle.
+ * medians of the rules phase (and its parts) and of the whole cycle in wall-clock milliseconds, the cycle's CPU
+ * milliseconds (less sensitive to other load on the machine), and the rule matches it reports.
  *
  * <p>Usage: {@code java -Xmx8g -cp <classpath> dev.arbiter.bench.ChurnCurve [RULES_DIR NODES PODS QUEUES SEED [REPEATS]]}
  * (defaults: rules 10000 100000 20 7 3).
  */
 public final class ChurnCurve {
+    /** {@code -Darbiter.churnCurve.keptOnly=true}: only the kept session (for profiling it); the fresh columns repeat it. */
+    private static final boolean KEPT_ONLY = Boolean.getBoolean("arbiter.churnCurve.keptOnly");
     private static final double[] LEVELS = {0, 0.001, 0.01, 0.1};
 
     private ChurnCurve() {}
@@ -56,10 +59,11 @@ public final class ChurnCurve {
         world.apply(first);
         int cycle = 1;
         ClusterSnapshot last = snap;
-        System.out.println(" churn  pods |  fresh: rules (insert/classify/fair-share/policy)  cycle |   kept: rules (insert/classify/fair-share/policy)  cycle");
+        System.out.println(" churn  pods |  fresh: rules (insert/classify/fair-share/policy)  cycle    cpu  matches |   kept: rules (insert/classify/fair-share/policy)  cycle    cpu  matches");
         for (double level : LEVELS) {
             List<Map<String, Double>> f = new ArrayList<>();
             List<Map<String, Double>> k = new ArrayList<>();
+            List<Double> fCpu = new ArrayList<>(), kCpu = new ArrayList<>(), fFired = new ArrayList<>(), kFired = new ArrayList<>();
             int churned = 0;
             for (int i = 0; i < repeats; i++) {
                 ClusterSnapshot s;
@@ -70,17 +74,41 @@ public final class ChurnCurve {
                     s = world.snapshot();
                 }
                 cycle++;
-                CycleResult rf = fresh.schedule(s, cycle);
+                long c0 = CPU.getCurrentThreadCpuTime();
+                CycleResult rf = KEPT_ONLY ? null : fresh.schedule(s, cycle);
+                long c1 = CPU.getCurrentThreadCpuTime();
                 CycleResult rk = kept.schedule(s, cycle);
+                long c2 = CPU.getCurrentThreadCpuTime();
+                if (rf == null) rf = rk;
+                fCpu.add((c1 - c0) / 1e6);
+                kCpu.add((c2 - c1) / 1e6);
+                fFired.add((double) fired(rf));
+                kFired.add((double) fired(rk));
                 check(rf, rk, "cycle " + cycle);
                 f.add(rf.phaseMillis());
                 k.add(rk.phaseMillis());
                 if (level != 0) world.apply(rf);
                 last = s;
             }
-            System.out.printf(Locale.ROOT, "%5.1f%% %5d | %s | %s%n", level * 100, churned / repeats, line(f), line(k));
+            System.out.printf(Locale.ROOT, "%5.1f%% %5d | %s %6.0f %8.0f | %s %6.0f %8.0f%n", level * 100, churned / repeats,
+                    line(f), median(fCpu), median(fFired), line(k), median(kCpu), median(kFired));
         }
         kept.dropSession();
+    }
+
+    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** Rule matches the cycle reports (per subject; a kept session reports only those that fired this cycle). */
+    private static long fired(CycleResult r) {
+        long n = 0;
+        for (List<String> rules : r.rulesFired().values()) n += rules.size();
+        return n;
+    }
+
+    private static double median(List<Double> v) {
+        List<Double> sorted = new ArrayList<>(v);
+        sorted.sort(null);
+        return sorted.get(sorted.size() / 2);
     }
 
     private static String line(List<Map<String, Double>> runs) {
