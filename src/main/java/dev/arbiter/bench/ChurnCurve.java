@@ -30,6 +30,11 @@ import java.util.Random;
 public final class ChurnCurve {
     /** {@code -Darbiter.churnCurve.keptOnly=true}: only the kept session (for profiling it); the fresh columns repeat it. */
     private static final boolean KEPT_ONLY = Boolean.getBoolean("arbiter.churnCurve.keptOnly");
+    /**
+     * {@code -Darbiter.churnCurve.frozenClock=true}: every snapshot keeps the first one's clock (a diagnostic: with the
+     * clock moving, every running task's {@code runningSeconds} changes, so a kept session updates every TaskFact).
+     */
+    private static final boolean FROZEN_CLOCK = Boolean.getBoolean("arbiter.churnCurve.frozenClock");
     private static final double[] LEVELS = {0, 0.001, 0.01, 0.1};
 
     private ChurnCurve() {}
@@ -71,7 +76,7 @@ public final class ChurnCurve {
                     s = last;
                 } else {
                     churned += world.churn(level, rnd, generator);
-                    s = world.snapshot();
+                    s = FROZEN_CLOCK ? atTime(world.snapshot(), snap.now()) : world.snapshot();
                 }
                 cycle++;
                 long c0 = CPU.getCurrentThreadCpuTime();
@@ -130,6 +135,11 @@ public final class ChurnCurve {
         }
         v.sort(null);
         return v.get(v.size() / 2);
+    }
+
+    private static ClusterSnapshot atTime(ClusterSnapshot s, long now) {
+        return new ClusterSnapshot(s.nodes(), s.pods(), s.podGroups(), s.queues(), s.priorityClasses(), now, s.nominations(),
+                s.namespaceLabels());
     }
 
     private static void check(CycleResult fresh, CycleResult kept, String where) {

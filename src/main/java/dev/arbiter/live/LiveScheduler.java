@@ -46,9 +46,7 @@ public final class LiveScheduler implements AutoCloseable {
         metrics.unreadableObjects(cache::unreadableCount);
         this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
-        // One rules session kept across cycles: each cycle updates it with what changed (a reload or a failed cycle
-        // starts a fresh one).
-        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring())).keepingSession();
+        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring()));
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
                 config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",
                         "rules generation " + broken + " failed " + failures + " cycles in a row (" + error
