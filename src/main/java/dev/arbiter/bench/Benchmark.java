@@ -33,7 +33,8 @@ import java.util.regex.Pattern;
 /**
  * The scale benchmark: for each size, on one generated snapshot, measures
  * <ol>
- *   <li>cold start: a fresh JVM (same classpath) from start to its first decision on that size ({@link FirstDecision});</li>
+ *   <li>cold start: a fresh JVM (same classpath) from start to its first decision on that size ({@link FirstDecision}),
+ *       once compiling the rules (a first start) and once reading them from the rules cache (a restart);</li>
  *   <li>the first full cycle of the Drools engine (placements per second) and the reference on the same snapshot;</li>
  *   <li>a steady-state cycle after 1% churn (finished jobs leave, new ones arrive), engine and reference;</li>
  *   <li>a 1,000-pod gang (1 GPU per pod, top priority, its own queue) arriving on that cluster: the cycle that decides it;</li>
@@ -71,6 +72,7 @@ public final class Benchmark {
 
     /** The measurements of one size; times in milliseconds, heap in MiB. */
     public record Row(Size size, int totalPods, int runningPods, long generateMs, Long coldStartMs, Long coldRulesMs,
+                      Long coldCompileStartMs, Long coldCompileRulesMs,
                       double engineFirstMs, double engineFirstBestMs, int engineBindings, int engineEvictions, double placementsPerSec,
                       double referenceFirstMs, double ratio, int churnedPods, double engineSteadyMs,
                       double referenceSteadyMs, double gangCycleMs, String gangOutcome, long peakHeapMiB,
@@ -147,7 +149,7 @@ public final class Benchmark {
         long generateMs = ms(g0);
         int running = (int) m.pods().stream().filter(PodSpec::isBound).count();
 
-        Long[] cold = options.coldStart() ? coldStart(size) : new Long[] {null, null};
+        Long[] cold = options.coldStart() ? coldStarts(size) : new Long[] {null, null, null, null};
 
         gcAndResetPeaks();
         say(name + ": engine first cycle");
@@ -183,7 +185,7 @@ public final class Benchmark {
 
         double plainRate = e1.bindings().size() / (engineFirstBest / 1000.0);
         MixRow mix = options.constraintMix() ? measureMix(name, spec, engine, reference, plainRate) : null;
-        Row row = new Row(size, m.pods().size(), running, generateMs, cold[0], cold[1], engineFirst, engineFirstBest,
+        Row row = new Row(size, m.pods().size(), running, generateMs, cold[0], cold[1], cold[2], cold[3], engineFirst, engineFirstBest,
                 e1.bindings().size(), e1.evictions().size(), plainRate, refFirst,
                 engineFirstBest / refFirst,
                 churned, engineSteady, refSteady, gangMs, gangOutcome, peak, e1.phaseMillis(), es.phaseMillis(),
@@ -244,11 +246,38 @@ public final class Benchmark {
 
     private static final Pattern COLD = Pattern.compile("cold-start rules=(\\d+) snapshot=(\\d+) decision=(\\d+) generate=(\\d+)");
 
+    /**
+     * Two fresh JVMs sharing a new, empty rules cache: the first compiles the rules (a first start), the second reads
+     * them back (a restart). Returns {restart's total, restart's rules loaded, first start's total, first start's rules
+     * loaded}, each as {@link #coldStart} gives it.
+     */
+    private Long[] coldStarts(Size size) {
+        Path cache = null;
+        try {
+            cache = java.nio.file.Files.createTempDirectory("arbiter-bench-rules-cache");
+            Long[] compiling = coldStart(size, cache, "compiling the rules");
+            Long[] restart = coldStart(size, cache, "restart, compiled rules from the cache");
+            return new Long[] {restart[0], restart[1], compiling[0], compiling[1]};
+        } catch (java.io.IOException e) {
+            say("cold start failed: " + e);
+            return new Long[] {null, null, null, null};
+        } finally {
+            if (cache != null) {
+                try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(cache)) {
+                    s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                } catch (java.io.IOException ignored) {
+                    // a temporary folder left behind
+                }
+            }
+        }
+    }
+
     /** {total JVM start → first decision less cluster generation, JVM start → rules loaded}, or nulls on failure. */
-    private Long[] coldStart(Size size) {
-        say(size.nodes() + " nodes x " + size.pendingPods() + " pending pods: cold start in a fresh JVM");
+    private Long[] coldStart(Size size, Path rulesCache, String what) {
+        say(size.nodes() + " nodes x " + size.pendingPods() + " pending pods: cold start in a fresh JVM, " + what);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "-Xmx" + Math.max(2, Runtime.getRuntime().maxMemory() >> 30) + "g", "-cp",
+        List<String> cmd = List.of(java, "-Xmx" + Math.max(2, Runtime.getRuntime().maxMemory() >> 30) + "g",
+                "-Darbiter.rulesCache=" + rulesCache, "-cp",
                 System.getProperty("java.class.path"), FirstDecision.class.getName(), options.rules().toString(),
                 Integer.toString(size.nodes()), Integer.toString(size.pendingPods()), Integer.toString(size.queues()),
                 Long.toString(options.seed()), Integer.toString(options.memoryDivisor()),
@@ -328,7 +357,8 @@ public final class Benchmark {
             Map<String, Double> p = r.firstPhases();
             b.append(String.format(Locale.ROOT, "%6d %7d %7d | %7s | %9.0f %9.0f %7d %9.0f | %9.0f %6.1f | %8.0f %8.0f | %8.0f | %7d | %s | %s%n",
                     r.size().nodes(), r.size().pendingPods(), r.runningPods(),
-                    r.coldStartMs() == null ? "-" : String.format(Locale.ROOT, "%.1f", r.coldStartMs() / 1000.0),
+                    r.coldStartMs() == null ? "-" : String.format(Locale.ROOT, "%.1f/%.1f", r.coldStartMs() / 1000.0,
+                            r.coldCompileStartMs() == null ? Double.NaN : r.coldCompileStartMs() / 1000.0),
                     r.engineFirstMs(), r.engineFirstBestMs(), r.engineBindings(), r.placementsPerSec(), r.referenceFirstMs(), r.ratio(),
                     r.engineSteadyMs(), r.referenceSteadyMs(), r.gangCycleMs(), r.peakHeapMiB(),
                     String.format(Locale.ROOT, "%.0f/%.0f/%.0f/%.0f", get(p, "snapshot"), get(p, "rules"),
@@ -389,6 +419,8 @@ public final class Benchmark {
                     .append(",\"queues\":").append(r.size().queues()).append(",\"totalPods\":").append(r.totalPods())
                     .append(",\"runningPods\":").append(r.runningPods()).append(",\"generateMs\":").append(r.generateMs())
                     .append(",\"coldStartMs\":").append(r.coldStartMs()).append(",\"coldRulesLoadedMs\":").append(r.coldRulesMs())
+                    .append(",\"coldStartCompilingMs\":").append(r.coldCompileStartMs())
+                    .append(",\"coldCompilingRulesLoadedMs\":").append(r.coldCompileRulesMs())
                     .append(",\"engineFirstCycleMs\":").append(num(r.engineFirstMs()))
                     .append(",\"engineFirstCycleBestMs\":").append(num(r.engineFirstBestMs()))
                     .append(",\"engineBindings\":").append(r.engineBindings())

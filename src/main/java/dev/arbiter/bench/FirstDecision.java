@@ -2,6 +2,7 @@ package dev.arbiter.bench;
 
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.RulesCache;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
 import dev.arbiter.model.ClusterSnapshot;
@@ -17,6 +18,9 @@ import java.nio.file.Path;
  * generate=<ms> bindings=<n>}, where {@code generate} is the part spent generating the synthetic cluster (which a live
  * scheduler receives from its informers instead).
  *
+ * <p>The compiled rules come from the cache of {@code -Darbiter.rulesCache=DIR} (or {@code off}), else the one
+ * {@link RulesCache#fromEnvironment} finds.
+ *
  * <p>Usage: {@code java -cp <classpath> dev.arbiter.bench.FirstDecision RULES_DIR NODES PODS QUEUES SEED [MEMORY_DIVISOR [no-reclaimable-queues]]}.
  */
 public final class FirstDecision {
@@ -24,7 +28,7 @@ public final class FirstDecision {
 
     public static void main(String[] args) {
         long jvmStart = ManagementFactory.getRuntimeMXBean().getStartTime();
-        RuleBook rules = RuleBook.load(Path.of(args[0]));
+        RuleBook rules = RuleBook.load(Path.of(args[0]), RulesCache.fromEnvironment(System.getProperty("arbiter.rulesCache")));
         long rulesAt = System.currentTimeMillis() - jvmStart;
         long g0 = System.nanoTime();
         SynthSpec spec = SynthSpec.fleet(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),

@@ -2,6 +2,7 @@ package dev.arbiter.cli;
 
 import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.RulesCache;
 import dev.arbiter.engine.SchedulerConfig;
 import dev.arbiter.live.Actuator;
 import dev.arbiter.live.Durations;
@@ -65,6 +66,11 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
+
+    @Option(names = "--rules-cache", paramLabel = "DIR",
+            description = "Folder that keeps compiled rules across restarts, or off (default: $ARBITER_RULES_CACHE, else"
+                    + " $XDG_CACHE_HOME/arbiter/rules, else ~/.cache/arbiter/rules). A corrupt or stale file is ignored and rewritten.")
+    String rulesCache;
 
     @Option(names = "--period", paramLabel = "DURATION", defaultValue = "1s",
             description = "Time between cycles when nothing changes, e.g. 500ms, 1s, 2m (default: ${DEFAULT-VALUE}).")
@@ -152,7 +158,7 @@ final class RunCommand implements Callable<Integer> {
             return Main.usage(spec, "--metrics-bind-address: " + metricsBindAddress + " is not an address of this host");
         }
         Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
-        RuleBook book = RuleBook.load(rules);
+        RuleBook book = RuleBook.load(rules, RulesCache.fromEnvironment(rulesCache));
         // Rules that compile but loop, throw or leave decisions unmade never start scheduling (exit 3).
         List<String> findings = PolicyCheck.check(book, List.of());
         if (!findings.isEmpty()) {

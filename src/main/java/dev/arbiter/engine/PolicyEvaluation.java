@@ -47,18 +47,28 @@ final class PolicyEvaluation {
 
     static Policy run(RuleBook rules, CycleState state, List<PriorityClassSpec> priorityClasses,
                       Map<String, Double> timings, RuleTrace trace, SessionHook hook) {
-        PolicySettings settings = rules.settings();
-        KieSession session = rules.newSession();
-        RuleLimits limits = new RuleLimits(settings.limits(), rules);
+        try (RulesSession s = RulesSession.fresh(rules)) {
+            return run(s, state, priorityClasses, timings, trace, hook);
+        }
+    }
+
+    /**
+     * One cycle's rules on {@code s}: a fresh session, or a kept one whose input facts are brought up to date. The
+     * caller owns the session (disposes a fresh one; keeps a kept one only while {@link RulesSession#stillKeepable}).
+     */
+    static Policy run(RulesSession s, CycleState state, List<PriorityClassSpec> priorityClasses,
+                      Map<String, Double> timings, RuleTrace trace, SessionHook hook) {
+        KieSession session = s.session;
+        RuleLimits limits = s.limits;
+        PolicySettings settings = s.settings;
+        s.beginCycle();
+        session.addEventListener(trace);
         try {
-            session.addEventListener(trace);
-            session.addEventListener(limits);
-            hook.opened(session);
-            session.insert(settings);
+            if (!s.isKept()) hook.opened(session);
             long fired = 0;
             // 1. Priorities: one lookup per priority class name in use, decided by the classify rules.
             long t0 = System.nanoTime();
-            int lookups = insertPriorityLookups(session, state, priorityClasses);
+            int lookups = syncPriorityLookups(s, state, priorityClasses);
             fired += fire(session, "classify", limits, lookups + priorityClasses.size(), timings, t0, hook);
             List<PolicyKinds.Conflict> conflicts = new ArrayList<>();
             Map<String, Object> decided = collect(session, PriorityOf.class, conflicts);
@@ -67,17 +77,19 @@ final class PolicyEvaluation {
             trace.priorityResolved(state.jobs.values(), decided, fromPods);
             // 2. Queues, jobs and running tasks, with their priorities; the rules' share terms; Java's fair shares.
             long t1 = System.nanoTime();
-            int facts = insertFacts(session, state);
+            int facts = syncFacts(s, state);
             timings.put("rules.insert", (System.nanoTime() - t1) / 1e6);
             fired += fire(session, "fair-share", limits, facts, timings, System.nanoTime(), hook);
             @SuppressWarnings("unchecked")
             Map<String, ShareTerms> terms = (Map<String, ShareTerms>) (Map<String, ?>) collect(session, ShareTerms.class, conflicts);
             @SuppressWarnings("unchecked")
             Map<String, DeservedShare> stated = (Map<String, DeservedShare>) (Map<String, ?>) collect(session, DeservedShare.class, conflicts);
+            Map<String, QueueShare> shares = new java.util.LinkedHashMap<>();
             FairShares.compute(state, terms, stated).forEach((q, share) -> {
                 q.fairShare = share;
-                session.insert(share);
+                shares.put(q.name(), share);
             });
+            s.sync(QueueShare.class, shares);
             // 3. Policy.
             fired += fire(session, "policy", limits, facts, timings, System.nanoTime(), hook);
             Map<Class<?>, Map<String, Object>> decisions = new HashMap<>();
@@ -87,10 +99,10 @@ final class PolicyEvaluation {
                         : decisionsOf(kind.type(), decided, fromPods, terms, stated));
             }
             Policy policy = new Policy(settings, decisions, conflicts, fired);
-            hook.closing(session, policy.conflicts);
+            if (!s.isKept()) hook.closing(session, policy.conflicts);
             return policy;
         } finally {
-            session.dispose();
+            session.removeEventListener(trace);
         }
     }
 
@@ -116,10 +128,12 @@ final class PolicyEvaluation {
         return PolicyKinds.combine(PolicyKinds.of(type), s.getObjects(new ClassObjectFilter(type)), conflicts);
     }
 
-    private static int insertPriorityLookups(KieSession s, CycleState state, List<PriorityClassSpec> classes) {
+    private static int syncPriorityLookups(RulesSession s, CycleState state, List<PriorityClassSpec> classes) {
+        Map<String, PriorityClassFact> known = new java.util.LinkedHashMap<>();
         for (PriorityClassSpec pc : classes) {
-            s.insert(new PriorityClassFact(pc.name(), pc.value(), pc.globalDefault(), PreemptionPolicy.of(pc.preemptionPolicy())));
+            known.put(pc.name(), new PriorityClassFact(pc.name(), pc.value(), pc.globalDefault(), PreemptionPolicy.of(pc.preemptionPolicy())));
         }
+        s.sync(PriorityClassFact.class, known);
         Map<String, PriorityLookup> lookups = new HashMap<>();
         for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
         String last = null;
@@ -129,8 +143,7 @@ final class PolicyEvaluation {
             lookups.computeIfAbsent(name, PriorityLookup::new);
             last = name;
         }
-        lookups.values().forEach(s::insert);
-        return lookups.size();
+        return s.sync(PriorityLookup.class, lookups);
     }
 
     /**
@@ -172,33 +185,39 @@ final class PolicyEvaluation {
     }
 
     /** The input facts; returns how many. */
-    private static int insertFacts(KieSession s, CycleState state) {
+    private static int syncFacts(RulesSession s, CycleState state) {
         int n = 1;
-        s.insert(new ClusterFact(state.clusterTotal, state.guaranteed));
+        s.sync(ClusterFact.class, Map.of("", new ClusterFact(state.clusterTotal, state.guaranteed)));
+        RulesSession.Table queues = s.table(QueueFact.class);
         for (QueueState q : state.queues.values()) {
             q.allocated = state.allocatedOf(q);
             q.request = state.requestOf(q);
-            s.insert(new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(),
+            s.put(queues, q.name(), new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(),
                     QueuePhase.of(q.spec.state()), q.open(), q.spec.reclaimable(), q.spec.capability(),
                     q.effectiveGuarantee, q.request, q.allocated, state.inqueueOf(q),
                     DequeueStrategy.of(q.spec.dequeueStrategy()), q.spec.deserved()));
             n++;
         }
+        s.sweep(queues);
+        RulesSession.Table jobs = s.table(JobFact.class);
         for (Job j : state.jobs.values()) {
             int never = 0;
             for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
-            s.insert(new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
+            s.put(jobs, j.id, new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
                     JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
                     j.priority, never));
             n++;
         }
+        s.sweep(jobs);
+        RulesSession.Table tasks = s.table(TaskFact.class);
         for (Task t : state.tasks) {
             if (!t.running()) continue;
             long ran = t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
-            s.insert(new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
+            s.put(tasks, t.id(), new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
                     PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), ran));
             n++;
         }
+        s.sweep(tasks);
         return n;
     }
 }

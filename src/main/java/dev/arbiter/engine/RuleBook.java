@@ -57,10 +57,14 @@ public final class RuleBook {
     private final PolicySettings settings;
     private final Map<String, String> ruleLocations;
     private final String packName;
+    private final RulesCache cache;
+    private final boolean fromCache;
 
     private RuleBook(Path folder, List<Path> files, KieBase kieBase, String generation, PolicySettings settings,
-                     Map<String, String> ruleLocations, String packName) {
+                     Map<String, String> ruleLocations, String packName, RulesCache cache, boolean fromCache) {
         this.packName = packName;
+        this.cache = cache;
+        this.fromCache = fromCache;
         this.folder = folder;
         this.files = files;
         this.kieBase = kieBase;
@@ -71,6 +75,15 @@ public final class RuleBook {
 
     /** Compiles the policy of {@code folder}: its rules and settings, overlaid on its base when it is a pack. */
     public static RuleBook load(Path folder) {
+        return load(folder, RulesCache.none());
+    }
+
+    /**
+     * Loads the policy of {@code folder}, taking its compiled rules from {@code cache} when they are there and putting
+     * them there when they were not. Only rules that compiled (and whose pack's {@code disable} names exist) are
+     * cached, so errors are always found by compiling. The rule book remembers the cache, so a hot reload uses it too.
+     */
+    public static RuleBook load(Path folder, RulesCache cache) {
         Sources sources = sources(folder, new ArrayList<>());
         PolicySettings settings = PolicySettings.defaults();
         try {
@@ -80,6 +93,22 @@ public final class RuleBook {
         }
         List<String> forbidden = RuleText.forbiddenCalls(sources.drl());
         if (!forbidden.isEmpty()) throw new RuleCompileException(forbidden);
+        String key = cache.enabled() ? RulesCache.keyOf(inputs(sources), sources.drl()) : null;
+        KieBase cached = key == null ? null : cache.read(key);
+        Map<String, String> locations = locations(sources.drl());
+        if (cached != null) {
+            sources.disabled().forEach(locations::remove);
+            return new RuleBook(folder, List.copyOf(sources.drl()), cached, hash(inputs(sources)), settings, locations,
+                    sources.name(), cache, true);
+        }
+        KieBase base = compile(folder, sources);
+        disable(base, sources, locations);
+        if (key != null) cache.write(key, base);
+        return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations, sources.name(), cache, false);
+    }
+
+    /** Compiles the rule files; every error is one {@code file:line: message} of the exception. */
+    private static KieBase compile(Path folder, Sources sources) {
         KieServices ks = KieServices.Factory.get();
         KieFileSystem kfs = ks.newKieFileSystem();
         ReleaseId rid = ks.newReleaseId("dev.arbiter.rules", "policy-" + BUILDS.incrementAndGet(), "1.0.0");
@@ -98,9 +127,7 @@ public final class RuleBook {
         if (!problems.isEmpty()) throw new RuleCompileException(problems);
         KieBase base = ks.newKieContainer(rid).getKieBase();
         ks.getRepository().removeKieModule(rid);
-        Map<String, String> locations = locations(sources.drl());
-        disable(base, sources, locations);
-        return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations, sources.name());
+        return base;
     }
 
     /**
@@ -260,6 +287,16 @@ public final class RuleBook {
         return folder;
     }
 
+    /** True when the compiled rules were read from the {@link #cache()} rather than compiled. */
+    public boolean fromCache() {
+        return fromCache;
+    }
+
+    /** Where this policy's compiled rules were looked up, and where a reload of its folder looks. */
+    public RulesCache cache() {
+        return cache;
+    }
+
     /** The rule files that went in, after overlaying (a pack's own and its base's), sorted by file name. */
     public List<Path> files() {
         return files;
@@ -276,7 +313,7 @@ public final class RuleBook {
         PolicySettings s = new PolicySettings(settings.churn(), settings.orders(), settings.victims(), settings.scoring(),
                 settings.shares(), settings.cycle(), new PolicySettings.Limits(l.firingsPerFact(), l.minFirings(), deadline),
                 settings.topology());
-        return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName);
+        return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName, cache, fromCache);
     }
 
     /**

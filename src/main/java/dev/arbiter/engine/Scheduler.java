@@ -30,20 +30,40 @@ public final class Scheduler {
     private final RuleBook rules;
     private final SchedulerConfig config;
     private final SessionHook hook;
+    /** The rules session kept across cycles, or null when every cycle opens a fresh one. */
+    private final SessionKeeper keeper;
 
     public Scheduler(RuleBook rules, SchedulerConfig config) {
-        this(rules, config, SessionHook.NONE);
+        this(rules, config, SessionHook.NONE, null);
     }
 
-    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook) {
+    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper) {
         this.rules = rules;
         this.config = config;
         this.hook = hook;
+        this.keeper = keeper;
     }
 
     /** The same scheduler, with {@code hook} watching each cycle's rules session (tools that observe the engine). */
     public Scheduler withHook(SessionHook hook) {
-        return new Scheduler(rules, config, hook);
+        return new Scheduler(rules, config, hook, null);
+    }
+
+    /**
+     * The same scheduler, keeping one rules session across its cycles: each cycle updates the session with the facts
+     * that changed instead of inserting all of them again ({@link RulesSession}). The decisions are those of a fresh
+     * session; a failed cycle, or rules that step outside the one-way contract, start a fresh session next cycle, and
+     * {@link #withRules} (hot reload) starts one too. Cycles of a keeping scheduler must not run concurrently.
+     * (In a kept session, {@link CycleResult#rulesFired()} names the rules that fired in this cycle: a match that
+     * still holds from an earlier cycle does not fire again.)
+     */
+    public Scheduler keepingSession() {
+        return new Scheduler(rules, config, hook, new SessionKeeper());
+    }
+
+    /** True when this scheduler keeps its rules session across cycles. */
+    public boolean keepsSession() {
+        return keeper != null;
     }
 
     public RuleBook rules() {
@@ -52,10 +72,26 @@ public final class Scheduler {
 
     /** The same scheduler with another policy (hot reload swaps it in between cycles). */
     public Scheduler withRules(RuleBook newRules) {
-        return new Scheduler(newRules, config, hook);
+        if (keeper != null) keeper.close();
+        return new Scheduler(newRules, config, hook, keeper == null ? null : new SessionKeeper());
+    }
+
+    /** Disposes the kept rules session, if any; the next cycle opens a new one. */
+    public void dropSession() {
+        if (keeper != null) keeper.close();
     }
 
     public CycleResult schedule(ClusterSnapshot snapshot, int cycle) {
+        if (keeper == null) return cycle(snapshot, cycle, null);
+        try {
+            return cycle(snapshot, cycle, keeper);
+        } catch (RuntimeException | Error e) {
+            keeper.close(); // a failed cycle may have left the session half-updated: the next one starts afresh
+            throw e;
+        }
+    }
+
+    private CycleResult cycle(ClusterSnapshot snapshot, int cycle, SessionKeeper keeper) {
         Map<String, Double> timings = new LinkedHashMap<>();
         long t0 = System.nanoTime();
 
@@ -65,7 +101,9 @@ public final class Scheduler {
 
         // 2. Fire the rules.
         RuleTrace trace = new RuleTrace();
-        Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace, hook);
+        Policy policy = keeper == null || !keeper.usable(rules)
+                ? PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace, hook)
+                : keeper.run(rules, state, snapshot.priorityClasses(), timings, trace);
         long t2 = lap(timings, "rules", t1);
 
         trace.gangPolicy(state.jobs.values(), policy);
@@ -98,5 +136,28 @@ public final class Scheduler {
         long now = System.nanoTime();
         timings.put(phase, (now - since) / 1e6);
         return now;
+    }
+
+    /** The session a keeping scheduler carries from cycle to cycle. */
+    private static final class SessionKeeper {
+        private RulesSession session;
+
+        /** True when these rules may have a kept session (checked once per policy). */
+        boolean usable(RuleBook rules) {
+            return RulesSession.keepable(rules);
+        }
+
+        synchronized Policy run(RuleBook rules, CycleState state, java.util.List<dev.arbiter.model.PriorityClassSpec> classes,
+                                Map<String, Double> timings, RuleTrace trace) {
+            if (session == null) session = RulesSession.kept(rules);
+            Policy policy = PolicyEvaluation.run(session, state, classes, timings, trace, SessionHook.NONE);
+            if (!session.stillKeepable()) close();
+            return policy;
+        }
+
+        synchronized void close() {
+            if (session != null) session.close();
+            session = null;
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.arbiter.facts;
 import dev.arbiter.model.Resources;
 import dev.arbiter.policy.JobPhase;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A job: a PodGroup, or the implicit gang of one of a pod without one. Immutable. {@code priority} is what the
@@ -60,5 +61,30 @@ public final class JobFact {
     @Override
     public String toString() {
         return "JobFact[" + id + "]";
+    }
+
+    /** Equal when every field is: the kept rules session updates a fact only when it changed. */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) return true;
+        if (!(other instanceof JobFact o)) return false;
+        return Objects.equals(id, o.id)
+                && Objects.equals(queue, o.queue)
+                && minMember == o.minMember
+                && Objects.equals(minTaskMember, o.minTaskMember)
+                && Objects.equals(minResources, o.minResources)
+                && Objects.equals(priorityClassName, o.priorityClassName)
+                && Objects.equals(phase, o.phase)
+                && implicit == o.implicit
+                && pendingTasks == o.pendingTasks
+                && runningTasks == o.runningTasks
+                && creationOrder == o.creationOrder
+                && priority == o.priority
+                && pendingNeverPreempt == o.pendingNeverPreempt;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks, runningTasks, creationOrder, priority, pendingNeverPreempt);
     }
 }

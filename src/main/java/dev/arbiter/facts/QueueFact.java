@@ -4,6 +4,7 @@ import dev.arbiter.model.Caps;
 import dev.arbiter.model.Resources;
 import dev.arbiter.policy.DequeueStrategy;
 import dev.arbiter.policy.QueuePhase;
+import java.util.Objects;
 
 /**
  * A queue, as Java measured it from the snapshot: immutable, inserted once per cycle, never modified by rules.
@@ -73,5 +74,31 @@ public final class QueueFact {
     @Override
     public String toString() {
         return "QueueFact[" + name + "]";
+    }
+
+    /** Equal when every field is: the kept rules session updates a fact only when it changed. */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) return true;
+        if (!(other instanceof QueueFact o)) return false;
+        return Objects.equals(name, o.name)
+                && Objects.equals(parent, o.parent)
+                && weight == o.weight
+                && priority == o.priority
+                && Objects.equals(phase, o.phase)
+                && open == o.open
+                && reclaimable == o.reclaimable
+                && Objects.equals(capability, o.capability)
+                && Objects.equals(guarantee, o.guarantee)
+                && Objects.equals(request, o.request)
+                && Objects.equals(allocated, o.allocated)
+                && Objects.equals(inqueue, o.inqueue)
+                && Objects.equals(dequeueStrategy, o.dequeueStrategy)
+                && Objects.equals(explicitDeserved, o.explicitDeserved);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, parent, weight, priority, phase, open, reclaimable, capability, guarantee, request, allocated, inqueue, dequeueStrategy, explicitDeserved);
     }
 }

@@ -2,6 +2,7 @@ package dev.arbiter.facts;
 
 import dev.arbiter.model.Caps;
 import dev.arbiter.model.Resources;
+import java.util.Objects;
 
 /**
  * A queue's fair share, as the Java fair-share step computed it from the rules' {@link ShareTerms} and
@@ -34,5 +35,22 @@ public final class QueueShare {
     @Override
     public String toString() {
         return "QueueShare[" + queue + " deserved " + deserved + "]";
+    }
+
+    /** Equal when every field is: the kept rules session updates a fact only when it changed. */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) return true;
+        if (!(other instanceof QueueShare o)) return false;
+        return Objects.equals(queue, o.queue)
+                && Objects.equals(deserved, o.deserved)
+                && Objects.equals(realCapability, o.realCapability)
+                && overused == o.overused
+                && aboveDeserved == o.aboveDeserved;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(queue, deserved, realCapability, overused, aboveDeserved);
     }
 }

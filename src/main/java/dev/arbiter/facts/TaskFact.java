@@ -1,6 +1,7 @@
 package dev.arbiter.facts;
 
 import dev.arbiter.policy.PreemptionPolicy;
+import java.util.Objects;
 
 /**
  * A running pod this scheduler answers: a possible victim. Immutable. {@code priority} is the pod's
@@ -47,5 +48,26 @@ public final class TaskFact {
     @Override
     public String toString() {
         return "TaskFact[" + id + "]";
+    }
+
+    /** Equal when every field is: the kept rules session updates a fact only when it changed. */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) return true;
+        if (!(other instanceof TaskFact o)) return false;
+        return Objects.equals(id, o.id)
+                && Objects.equals(job, o.job)
+                && Objects.equals(queue, o.queue)
+                && Objects.equals(priorityClassName, o.priorityClassName)
+                && priority == o.priority
+                && Objects.equals(preemptionPolicy, o.preemptionPolicy)
+                && preemptableMarker == o.preemptableMarker
+                && leader == o.leader
+                && runningSeconds == o.runningSeconds;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, job, queue, priorityClassName, priority, preemptionPolicy, preemptableMarker, leader, runningSeconds);
     }
 }

@@ -207,7 +207,7 @@ public final class RulesWatcher implements AutoCloseable {
         if (before.equals(lastFailed)) return true;
         RuleBook next;
         try {
-            next = RuleBook.load(folder);
+            next = RuleBook.load(folder, running.cache());
         } catch (RuleCompileException e) {
             if (changedSince(before)) return false;
             fail(before, running, e.problems());

@@ -229,8 +229,9 @@ final class ScenarioWorld {
             String yaml = render(i);
             Manifests m = ManifestLoader.parse(yaml, "scenario");
             // Time passes only when the story says so ("a minute passes"): do not follow the policy's wake-ups.
-            SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault()))
-                    .run(m, new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, recreateEvicted, false));
+            Simulator.Options options = new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, recreateEvicted, false);
+            SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
+            if (Boolean.getBoolean(COMPARE_KEPT_SESSION)) sameWithKeptSession(rules, m, options, r);
             o = new Outcome(m, r, gpu);
             lastSimulated = o;
             if (!r.stable()) {
@@ -243,6 +244,23 @@ final class ScenarioWorld {
         outcome = o;
         return o;
     }
+
+    /**
+     * With {@value #COMPARE_KEPT_SESSION} set (the build sets it), the simulation again with one rules session kept
+     * across its cycles: any decision that differs from the fresh sessions' fails the scenario.
+     */
+    private static void sameWithKeptSession(RuleBook rules, Manifests m, Simulator.Options options, SimulationResult fresh) {
+        Scheduler kept = new Scheduler(rules, SchedulerConfig.simulatorDefault()).keepingSession();
+        try {
+            SimulationResult k = new Simulator(kept).run(m, options);
+            String diff = dev.arbiter.sim.KeptSessionCheck.firstDifference(fresh, k);
+            if (diff != null) throw new AssertionError("a rules session kept across cycles decided differently: " + diff);
+        } finally {
+            kept.dropSession();
+        }
+    }
+
+    static final String COMPARE_KEPT_SESSION = "arbiter.specs.compareKeptSession";
 
     /** YAML for batches 0..{@code last}, each stamped with its arrival cycle (YAML of the Given batch as written). */
     private String render(int last) {

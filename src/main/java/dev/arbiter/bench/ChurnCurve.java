@@ -1,0 +1,165 @@
+package dev.arbiter.bench;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.sim.KeptSessionCheck;
+import dev.arbiter.synth.ClusterGenerator;
+import dev.arbiter.synth.ClusterWorld;
+import dev.arbiter.synth.SynthSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The steady-state cost of the rules phase against churn, with a fresh rules session per cycle and with one session
+ * kept across cycles, on the same snapshots: after a first cycle, for each churn level (0 = the same snapshot again,
+ * nothing changed, not even the clock; else that fraction of the pods churns and the clock moves on 30 s), a few
+ * consecutive cycles, each decided by both schedulers, whose decisions must agree. Prints one line per level with the
+ * medians of the rules phase (and its parts) and of the whole cycle in wall-clock milliseconds, the cycle's CPU
+ * milliseconds (less sensitive to other load on the machine), and the rule matches it reports.
+ *
+ * <p>Usage: {@code java -Xmx8g -cp <classpath> dev.arbiter.bench.ChurnCurve [RULES_DIR NODES PODS QUEUES SEED [REPEATS]]}
+ * (defaults: rules 10000 100000 20 7 3).
+ */
+public final class ChurnCurve {
+    /** {@code -Darbiter.churnCurve.keptOnly=true}: only the kept session (for profiling it); the fresh columns repeat it. */
+    private static final boolean KEPT_ONLY = Boolean.getBoolean("arbiter.churnCurve.keptOnly");
+    /**
+     * {@code -Darbiter.churnCurve.frozenClock=true}: every snapshot keeps the first one's clock (a diagnostic: with the
+     * clock moving, every running task's {@code runningSeconds} changes, so a kept session updates every TaskFact).
+     */
+    private static final boolean FROZEN_CLOCK = Boolean.getBoolean("arbiter.churnCurve.frozenClock");
+    private static final double[] LEVELS = {0, 0.001, 0.01, 0.1};
+
+    private ChurnCurve() {}
+
+    public static void main(String[] args) {
+        Path rulesDir = Path.of(args.length > 0 ? args[0] : "rules");
+        int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+        int pods = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
+        int queues = args.length > 3 ? Integer.parseInt(args[3]) : 20;
+        long seed = args.length > 4 ? Long.parseLong(args[4]) : 7;
+        int repeats = args.length > 5 ? Integer.parseInt(args[5]) : 3;
+        RuleBook rules = RuleBook.load(rulesDir);
+        SchedulerConfig config = SchedulerConfig.simulatorDefault();
+        warmUp(rules, config);
+
+        ClusterGenerator generator = ClusterGenerator.create(SynthSpec.fleet(nodes, pods, queues, seed));
+        ClusterWorld world = new ClusterWorld(generator.manifests());
+        Scheduler fresh = new Scheduler(rules, config);
+        Scheduler kept = fresh.keepingSession();
+        Random rnd = new Random(seed + 1);
+        ClusterSnapshot snap = world.snapshot();
+        CycleResult first = fresh.schedule(snap, 1);
+        CycleResult keptFirst = kept.schedule(snap, 1);
+        check(first, keptFirst, "first cycle");
+        System.out.printf(Locale.ROOT, "%d nodes x %d pending pods: first cycle, rules phase fresh %.0f ms, kept (building its session) %.0f ms%n",
+                nodes, pods, first.phaseMillis().get("rules"), keptFirst.phaseMillis().get("rules"));
+        world.apply(first);
+        int cycle = 1;
+        ClusterSnapshot last = snap;
+        System.out.println(" churn  pods |  fresh: rules (insert/classify/fair-share/policy)  cycle    cpu  matches |   kept: rules (insert/classify/fair-share/policy)  cycle    cpu  matches");
+        for (double level : LEVELS) {
+            List<Map<String, Double>> f = new ArrayList<>();
+            List<Map<String, Double>> k = new ArrayList<>();
+            List<Double> fCpu = new ArrayList<>(), kCpu = new ArrayList<>(), fFired = new ArrayList<>(), kFired = new ArrayList<>();
+            int churned = 0;
+            for (int i = 0; i < repeats; i++) {
+                ClusterSnapshot s;
+                if (level == 0) {
+                    s = last;
+                } else {
+                    churned += world.churn(level, rnd, generator);
+                    s = FROZEN_CLOCK ? atTime(world.snapshot(), snap.now()) : world.snapshot();
+                }
+                cycle++;
+                long c0 = CPU.getCurrentThreadCpuTime();
+                CycleResult rf = KEPT_ONLY ? null : fresh.schedule(s, cycle);
+                long c1 = CPU.getCurrentThreadCpuTime();
+                CycleResult rk = kept.schedule(s, cycle);
+                long c2 = CPU.getCurrentThreadCpuTime();
+                if (rf == null) rf = rk;
+                fCpu.add((c1 - c0) / 1e6);
+                kCpu.add((c2 - c1) / 1e6);
+                fFired.add((double) fired(rf));
+                kFired.add((double) fired(rk));
+                check(rf, rk, "cycle " + cycle);
+                f.add(rf.phaseMillis());
+                k.add(rk.phaseMillis());
+                if (level != 0) world.apply(rf);
+                last = s;
+            }
+            System.out.printf(Locale.ROOT, "%5.1f%% %5d | %s %6.0f %8.0f | %s %6.0f %8.0f%n", level * 100, churned / repeats,
+                    line(f), median(fCpu), median(fFired), line(k), median(kCpu), median(kFired));
+        }
+        kept.dropSession();
+    }
+
+    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** Rule matches the cycle reports (per subject; a kept session reports only those that fired this cycle). */
+    private static long fired(CycleResult r) {
+        long n = 0;
+        for (List<String> rules : r.rulesFired().values()) n += rules.size();
+        return n;
+    }
+
+    private static double median(List<Double> v) {
+        List<Double> sorted = new ArrayList<>(v);
+        sorted.sort(null);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static String line(List<Map<String, Double>> runs) {
+        return String.format(Locale.ROOT, "%6.0f (%5.0f/%4.0f/%4.0f/%5.0f) %6.0f", median(runs, "rules"), median(runs, "rules.insert"),
+                median(runs, "rules.classify"), median(runs, "rules.fair-share"), median(runs, "rules.policy"), median(runs, null));
+    }
+
+    /** The median of one phase (null: the whole cycle) over the runs. */
+    private static double median(List<Map<String, Double>> runs, String phase) {
+        List<Double> v = new ArrayList<>();
+        for (Map<String, Double> r : runs) {
+            if (phase != null) {
+                v.add(r.getOrDefault(phase, 0.0));
+            } else {
+                double sum = 0;
+                for (Map.Entry<String, Double> e : r.entrySet()) if (!e.getKey().contains(".")) sum += e.getValue();
+                v.add(sum);
+            }
+        }
+        v.sort(null);
+        return v.get(v.size() / 2);
+    }
+
+    private static ClusterSnapshot atTime(ClusterSnapshot s, long now) {
+        return new ClusterSnapshot(s.nodes(), s.pods(), s.podGroups(), s.queues(), s.priorityClasses(), now, s.nominations(),
+                s.namespaceLabels());
+    }
+
+    private static void check(CycleResult fresh, CycleResult kept, String where) {
+        String d = KeptSessionCheck.firstDifference(fresh, kept);
+        if (d != null) throw new IllegalStateException("the kept session decided differently at " + where + ": " + d);
+    }
+
+    private static void warmUp(RuleBook rules, SchedulerConfig config) {
+        ClusterGenerator g = ClusterGenerator.create(SynthSpec.fleet(500, 5_000, 20, 3));
+        ClusterWorld w = new ClusterWorld(g.manifests());
+        Scheduler fresh = new Scheduler(rules, config);
+        Scheduler kept = fresh.keepingSession();
+        Random rnd = new Random(3);
+        for (int i = 1; i <= 6; i++) {
+            ClusterSnapshot s = w.snapshot();
+            CycleResult r = fresh.schedule(s, i);
+            kept.schedule(s, i);
+            w.apply(r);
+            w.churn(0.01, rnd, g);
+        }
+        kept.dropSession();
+    }
+}
