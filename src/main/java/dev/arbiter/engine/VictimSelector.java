@@ -343,7 +343,10 @@ final class VictimSelector {
             });
         }
 
-        /** Whether the node would hold {@code request} were every allowed victim on it gone ({@link #roomWithAllVictims}). */
+        /**
+         * Whether the node would hold {@code request} were every allowed victim on it gone (as
+         * {@link VictimSelector#roomWithAllVictims}).
+         */
         boolean roomWithAll(NodeState n, Resources request) {
             Resources free = n.free();
             Resources victims = allowedSum[n.index];
