@@ -89,6 +89,12 @@ public final class ClusterCache implements AutoCloseable {
     private SharedIndexInformer<VolcanoHyperNode> hyperNodeInformer;
     /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
     private volatile String hyperNodesAbsent;
+    /**
+     * Once every informer has synced, the cache stays synced: as with kube-scheduler's wait for cache sync, only the
+     * first sync gates scheduling, and an informer that re-lists later (its watch expired) serves the records it held
+     * meanwhile rather than skipping cycles.
+     */
+    private boolean synced;
     /** Set by {@link #close}: the HyperNode probe then starts no informer. */
     private boolean closed;
     private List<NamespaceLabels> lastNamespaces;
@@ -245,11 +251,13 @@ public final class ClusterCache implements AutoCloseable {
      * (fabric8 reports an informer synced when its store is filled, before the handler has seen every add).
      */
     public synchronized boolean hasSynced() {
+        if (synced) return true;
         if (informers.isEmpty() || !informers.stream().allMatch(SharedIndexInformer::hasSynced)) return false;
         for (int i = 0; i < informers.size(); i++) {
             if (handled.get(informed.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
-        return hyperNodesSynced();
+        synced = hyperNodesSynced();
+        return synced;
     }
 
     /**
