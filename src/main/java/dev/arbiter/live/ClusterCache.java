@@ -90,9 +90,9 @@ public final class ClusterCache implements AutoCloseable {
     /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
     private volatile String hyperNodesAbsent;
     /**
-     * Once every informer has synced, the cache stays synced: as with kube-scheduler's wait for cache sync, only the
-     * first sync gates scheduling, and an informer that re-lists later (its watch expired) serves the records it held
-     * meanwhile rather than skipping cycles.
+     * Once every informer has synced, the cache stays synced until closed: as with kube-scheduler's wait for cache
+     * sync, only the first sync gates scheduling, and an informer that re-lists later (its watch expired) serves the
+     * records it held meanwhile rather than skipping cycles.
      */
     private boolean synced;
     /** Set by {@link #close}: the HyperNode probe then starts no informer. */
@@ -251,6 +251,7 @@ public final class ClusterCache implements AutoCloseable {
      * (fabric8 reports an informer synced when its store is filled, before the handler has seen every add).
      */
     public synchronized boolean hasSynced() {
+        if (closed) return false;
         if (synced) return true;
         if (informers.isEmpty() || !informers.stream().allMatch(SharedIndexInformer::hasSynced)) return false;
         for (int i = 0; i < informers.size(); i++) {

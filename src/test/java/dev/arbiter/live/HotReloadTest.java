@@ -4,6 +4,7 @@ import static dev.arbiter.live.LiveFixture.await;
 import static dev.arbiter.live.LiveFixture.node;
 import static dev.arbiter.live.LiveFixture.pod;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,5 +64,7 @@ class HotReloadTest extends LiveClusterTest {
         assertEquals(1, after.report().bound(), "scheduling continues");
         assertEquals(good, after.result().rulesGeneration(), "the running rules stay");
         assertTrue(s.isReady(), "readiness is unaffected");
+        s.close();
+        assertFalse(s.isReady(), "a closed scheduler is not ready, though its caches had synced");
     }
 }
