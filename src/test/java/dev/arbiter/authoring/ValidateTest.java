@@ -101,34 +101,10 @@ class ValidateTest {
 
     @Test
     void aRuleThatReTriggersItselfIsNamedInsteadOfHangingValidate() throws IOException {
-        Files.writeString(dir.resolve("loop.drl"), """
-                package arbiter.policy;
-                import dev.arbiter.facts.QueueFact;
-
-                declare Tick
-                    n : int
-                end
-
-                rule "loops: a tick is always followed by another"
-                ruleflow-group "policy"
-                when
-                    $t : Tick( n >= 0 )
-                then
-                    modify( $t ) { setN( $t.getN() + 1 ) }
-                end
-
-                rule "loops: the first tick"
-                ruleflow-group "policy"
-                when
-                    QueueFact( )
-                    not Tick( )
-                then
-                    insert( new Tick( 0 ) );
-                end
-                """);
+        Files.copy(Path.of("src/test/resources/policy-safety/loop/loop.drl"), dir.resolve("loop.drl"));
         CliRunner r = CliRunner.run("validate", "--rules", dir.toString());
         assertEquals(3, r.exit(), r.out() + r.err());
-        assertTrue(r.err().contains(dir.resolve("loop.drl") + ":8: rule \"loops: a tick is always followed by another\" kept firing"),
+        assertTrue(r.err().contains(dir.resolve("loop.drl") + ":6: rule \"loop: a tick is always followed by another\" kept firing"),
                 r.err());
     }
 

@@ -134,28 +134,7 @@ class RulesWatcherTest {
         RulesWatcher w = watch(rules);
         RuleBook running = w.current();
 
-        replace(rules.resolve("a.drl"), """
-                package arbiter.policy;
-                import dev.arbiter.facts.QueueFact;
-                declare Tick
-                    n : int
-                end
-                rule "loop: a tick is always followed by another"
-                ruleflow-group "policy"
-                when
-                    $t : Tick( n >= 0 )
-                then
-                    modify( $t ) { setN( $t.getN() + 1 ) }
-                end
-                rule "loop: the first tick"
-                ruleflow-group "policy"
-                when
-                    QueueFact( )
-                    not Tick( )
-                then
-                    insert( new Tick( 0 ) );
-                end
-                """);
+        replace(rules.resolve("a.drl"), Files.readString(Path.of("src/test/resources/policy-safety/loop/loop.drl")));
 
         RulesWatcher.Failure f = assertInstanceOf(RulesWatcher.Failure.class, next());
         assertEquals(List.of(rules.resolve("a.drl") + ":6: rule \"loop: a tick is always followed by another\" kept firing"),
