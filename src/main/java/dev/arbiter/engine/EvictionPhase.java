@@ -326,16 +326,28 @@ final class EvictionPhase {
      * capped ancestor it shares with them free room under that ancestor (siblings give back to siblings).
      */
     private Outcome startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
-                                     String action, String rule) {
+                                     String action, String rule, boolean confined) {
         boolean reclaim = ceiling != null;
         GangRequirement gang = policy.gangFor(j);
         w.releaseNominatedRoom(j);
+        Object shape = confined ? null : shape(j, gang, terms, ceiling, action, rule);
+        NodeFitter.Stamp startedAt = fitter.stamp();
+        if (shape != null) {
+            Refused known = refusedShapes.get(shape);
+            if (known != null && known.at().equals(startedAt) && known.evictionsThen() == evictions.size()) {
+                return known.replay().apply(j);
+            }
+        }
         GangTransaction tx = new GangTransaction(state.queues, fitter);
         int waitsOnTerminating = 0;
         int victimCount = 0;
         Map<String, Integer> victimsPerQueue = new HashMap<>();
         Outcome refusal = null;
-        for (Task t : j.pending) {
+        // A refusal the eviction budget decided, for any job of the same shape (see refusedShapes).
+        java.util.function.Function<Job, Outcome> replay = null;
+        for (int i = 0; i < j.pending.size(); i++) {
+            Task t = j.pending.get(i);
+            int index = i;
             if (t.placed) continue;
             if (CycleWork.gangShortfall(j, gang, tx) == null) break;
             if (reclaim && !q.allocated.plusWithinIn(t.share(), ceiling, t.share())) {
@@ -361,10 +373,13 @@ final class EvictionPhase {
                 VictimSelector.Plan plan = left <= 0 ? null
                         : victims.find(t, terms.bindingCapabilityOf(capQueue), left);
                 if (plan == null && (left <= 0 || victims.lastRefusal() == null)) {
-                    refusal = Outcome.refused("eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
-                            + " pods per cycle would be exceeded (" + evictions.size() + " already, " + victimCount
-                            + " for this job, and no node makes room for " + t.id() + " with " + Math.max(left, 0)
-                            + " more)", setting("maxEvictionsPerCycle"));
+                    int chosen = victimCount;
+                    replay = job -> Outcome.refused("eviction budget of "
+                            + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle would be exceeded ("
+                            + evictions.size() + " already, " + chosen + " for this job, and no node makes room for "
+                            + job.pending.get(index).id() + " with " + Math.max(left, 0) + " more)",
+                            setting("maxEvictionsPerCycle"));
+                    refusal = replay.apply(j);
                     break;
                 }
                 if (plan == null) {
@@ -381,6 +396,8 @@ final class EvictionPhase {
                 String overBudget = overspends(victimCount, victimsPerQueue);
                 if (overBudget != null) {
                     refusal = Outcome.refused(overBudget, setting(overBudget.contains("per queue") ? "maxEvictionsPerQueuePerCycle" : "maxEvictionsPerCycle"));
+                    Outcome same = refusal;
+                    replay = job -> same;
                     break;
                 }
                 // The plan made room under the lowest capability that bound (or, for a queue already past it, swapped
@@ -398,10 +415,18 @@ final class EvictionPhase {
         if (refusal != null || shortfall != null || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
             tx.discard();
             w.holdNominatedRoom(j);
-            if (refusal != null) return refusal;
-            // Nothing to evict and the gang can start on idle capacity: what held it back was not room (e.g. its
-            // queue's share), and the allocation step already said so.
-            return Outcome.refused(shortfall, rule);
+            if (refusal == null) {
+                // Nothing to evict and the gang can start on idle capacity: what held it back was not room (e.g. its
+                // queue's share), and the allocation step already said so.
+                refusal = Outcome.refused(shortfall, rule);
+                Outcome same = refusal;
+                replay = job -> same;
+            }
+            if (replay != null && shape != null) {
+                if (refusedShapes.size() >= 4096) refusedShapes.clear();
+                refusedShapes.put(shape, new Refused(startedAt, evictions.size(), replay));
+            }
+            return refusal;
         }
         j.pipelined = true;
         for (Task t : tx.placements()) {
@@ -425,6 +450,45 @@ final class EvictionPhase {
     }
 
     /**
+     * A job refused without a search's own words (the eviction budget refused it, or it needed no victims and still
+     * could not start), and when: the cycle's exact state (a refused job leaves none of its steps behind, so the next
+     * job starts from the same one) and how many evictions it had. Once the budget is nearly spent, every starving job
+     * is refused, and a large fleet has thousands of them, mostly alike: a job of the same {@link #shape} that starts
+     * from the same state takes the same steps to the same refusal, which {@code replay} words for it.
+     */
+    private record Refused(NodeFitter.Stamp at, int evictionsThen, java.util.function.Function<Job, Outcome> replay) {}
+
+    private final Map<Object, Refused> refusedShapes = new HashMap<>();
+
+    /**
+     * What {@link #startWithVictims} reads of a job, as a key: the terms, the action, the gang requirement, members
+     * bound this cycle, and per pending task its request, share, role and node constraints. Null (not remembered) for
+     * a job with running members (they are never its own victims, so the search depends on the job), nominated room,
+     * or a pod whose placement depends on other pods.
+     */
+    private Object shape(Job j, GangRequirement gang, VictimSelector.Terms terms, Resources ceiling, String action,
+                         String rule) {
+        if (!j.running.isEmpty() || gang == null) return null;
+        List<Object> key = new ArrayList<>();
+        key.add(action);
+        key.add(String.valueOf(rule));
+        key.add(terms.key());
+        key.add(ceiling == null ? Resources.NONE : ceiling);
+        key.add(gang.minMember());
+        key.add(gang.minTaskMember());
+        key.add(j.bound);
+        for (Task t : j.pending) {
+            if (t.nominated != null || t.holding || fitter.dependsOnPods(t.pod)) return null;
+            key.add(t.placed);
+            key.add(t.request());
+            key.add(t.share());
+            key.add(String.valueOf(t.pod.taskRole()));
+            key.add(fitter.constraintsKey(t.pod));
+        }
+        return key;
+    }
+
+    /**
      * Network topology (issue 15): a hard gang evicts inside one domain only. {@link DomainVictims} ranks the domains
      * where it could start with victims (fewest, then cheapest); the best {@value #DOMAIN_TRIES} are tried in turn with
      * the gang's pods confined to each, through the same {@link #startWithVictims} and budgets as any job (a domain
@@ -436,7 +500,7 @@ final class EvictionPhase {
     private Outcome startInOneDomain(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
                                      String action, String rule) {
         dev.arbiter.model.NetworkTopology want = w.domains.wanted(j);
-        if (want == null || !want.hard()) return startWithVictims(q, j, terms, ceiling, action, rule);
+        if (want == null || !want.hard()) return startWithVictims(q, j, terms, ceiling, action, rule, false);
         List<DomainVictims.Ranked> ranked = new DomainVictims(w).rank(j, policy.gangFor(j), want, terms);
         if (ranked.isEmpty()) {
             return Outcome.refused("no single domain (" + want + ") makes room for the whole gang with the victims"
@@ -446,7 +510,7 @@ final class EvictionPhase {
         for (DomainVictims.Ranked r : ranked.subList(0, Math.min(DOMAIN_TRIES, ranked.size()))) {
             fitter.confine(j.pending, r.domain());
             try {
-                o = startWithVictims(q, j, terms, ceiling, action, rule);
+                o = startWithVictims(q, j, terms, ceiling, action, rule, true);
             } finally {
                 fitter.unconfine();
             }

@@ -96,6 +96,15 @@ final class VictimSelector {
     private final Map<PlanAt, Plan> plans = new HashMap<>();
 
     private record PlanAt(SearchKey key, long version) {}
+
+    /**
+     * A bounded search in which no node came within {@code most} victims ({@link #roomWithLargestVictims} refused
+     * every candidate), and the position in the fitter's log of touched nodes then. Jobs refused by a nearly spent
+     * eviction budget ask the same few questions again and again in a cycle.
+     */
+    private record OutOfReach(int most, int touchMark) {}
+
+    private final Map<SearchKey, OutOfReach> outOfReach = new HashMap<>();
     /** Why the last {@link #find} found no plan, in words; null after a plan. */
     private String lastRefusal;
     /** The victim order of the node search under way ({@link #searching}); built on first use. */
@@ -149,12 +158,19 @@ final class VictimSelector {
             lastRefusal = failed.why();
             return null;
         }
-        Tally tally = new Tally();
         boolean bounded = most < Integer.MAX_VALUE && !capBinds(task, terms);
+        boolean independent = !fitter.dependsOnPods(task.pod);
+        if (bounded && independent && stillOutOfReach(key, task, terms, most)) {
+            lastRefusal = null;
+            return null;
+        }
+        Tally tally = new Tally();
         Plan best = search(task, terms, tally, bounded ? most : Integer.MAX_VALUE);
         if (bounded && (best == null || best.victims().size() > most)) {
-            // Not the unbounded answer: nothing to remember.
+            // Not the unbounded answer: nothing to remember but that, when no node came within the bound, none does
+            // until a node is touched.
             lastRefusal = null;
+            if (tally.withinBound == 0 && independent) outOfReach.put(key, new OutOfReach(most, fitter.touchMark()));
             return best;
         }
         if (best == null) {
@@ -166,6 +182,29 @@ final class VictimSelector {
             plans.put(at, best);
         }
         return best;
+    }
+
+    /** At most this many touched nodes are checked to confirm that a question is still out of reach; more, and it is searched. */
+    private static final int OUT_OF_REACH_RECHECK = 256;
+
+    /**
+     * Whether no node can yet make room for the task with at most {@code most} victims, as a bounded search found
+     * earlier in the cycle ({@link OutOfReach}): it then checks only the nodes touched since. The bound it tests
+     * ({@link #roomWithLargestVictims}) reads a node's free room, which victims the terms allow there (fewer as the
+     * cycle evicts and queues spend their budgets) and how many members taking each costs (which only an eviction
+     * from its gang changes): everything that could raise it on a node touches that node.
+     */
+    private boolean stillOutOfReach(SearchKey key, Task task, Terms terms, int most) {
+        OutOfReach known = outOfReach.get(key);
+        if (known == null || most > known.most()) return false;
+        java.util.Set<NodeState> touched = fitter.touchedSince(known.touchMark(), OUT_OF_REACH_RECHECK);
+        if (touched == null) return false;
+        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
+        for (NodeState n : touched) {
+            if (eligibleNodes.contains(n) && roomWithLargestVictims(n, task, terms, most)) return false;
+        }
+        outOfReach.put(key, new OutOfReach(most, fitter.touchMark()));
+        return true;
     }
 
     /** {@link Search#floorAllows}: the unit may go; its queue is at its floor; its queue could reclaim it back. */
@@ -180,6 +219,8 @@ final class VictimSelector {
         final Set<String> atFloor = new java.util.TreeSet<>();
         final Set<String> wouldReturn = new java.util.TreeSet<>();
         java.util.BitSet candidates = new java.util.BitSet();
+        /** Candidates that passed a bounded search's bound (and were searched). */
+        int withinBound;
 
         /**
          * e.g. {@code no set of victims makes room for ns/p: hysteresis spares queue "b" (it would qualify to take
@@ -310,6 +351,7 @@ final class VictimSelector {
                     : roomWithAllVictims(n, task, terms);
             if (!room) continue;
             if (most < Integer.MAX_VALUE && !roomWithLargestVictims(n, task, terms, most)) continue;
+            tally.withinBound++;
             Plan p = planOn(n, task, terms, queueWide, tally);
             if (p != null && (best == null || better(p, best, terms))) best = p;
         }

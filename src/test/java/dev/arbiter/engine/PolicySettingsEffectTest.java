@@ -92,6 +92,31 @@ class PolicySettingsEffectTest {
         assertEquals(3, three.evictions().size(), "" + evicted(three));
     }
 
+    /**
+     * Jobs alike that the budget refuses in the same state get the same refusal (worked out once), each naming its own
+     * pod.
+     */
+    @Test
+    void jobsAlikeThatTheBudgetRefusesEachNameTheirOwnPod() throws IOException {
+        ClusterSnapshot s = ClusterBuilder.cluster().nodes(4, GPU, 8)
+                .queue("a").end().queue("b").end()
+                .job("b/n1").queue("b").pods(1, GPU, 8).running("node-1").startedAt(0).end()
+                .job("b/n2").queue("b").pods(2, GPU, 4).running("node-2", "node-2").startedAt(0).end()
+                .job("b/n3").queue("b").pods(2, GPU, 4).running("node-3", "node-3").startedAt(0).end()
+                .job("b/n4").queue("b").pods(2, GPU, 4).running("node-4", "node-4").startedAt(0).end()
+                .job("a/1").queue("a").pods(1, GPU, 8).arrival(0).end()
+                .job("a/2").queue("a").pods(1, GPU, 8).arrival(1).end()
+                .job("a/3").queue("a").pods(1, GPU, 8).arrival(2).end()
+                .snapshot(1000);
+        CycleResult r = with("churn:\n  maxEvictionsPerCycle: 2\n").schedule(s, 1);
+        assertEquals(Set.of("b/n1-0"), evicted(r));
+        for (String job : List.of("a/2", "a/3")) {
+            String reason = Shipped.group(r.podGroups(), job).reason();
+            assertTrue(reason.contains("eviction budget of 2 pods per cycle would be exceeded (1 already, 0 for this"
+                    + " job, and no node makes room for " + job + "-0 with 1 more)"), job + ": " + reason);
+        }
+    }
+
     /** b holds four nodes: node-1 with one 8-GPU pod, the others with two 4-GPU pods each; a wants two 8-GPU pods. */
     private static ClusterSnapshot aReclaimsFromSingleAndPairedPods() {
         return ClusterBuilder.cluster().nodes(4, GPU, 8)

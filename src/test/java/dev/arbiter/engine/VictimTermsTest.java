@@ -156,4 +156,25 @@ class VictimTermsTest {
         assertNotNull(two, p.work().victims.lastRefusal());
         assertEquals(2, two.victims().size());
     }
+
+    /**
+     * A bounded question no node comes within reach of is remembered for the cycle, but only until a node is touched:
+     * here an eviction on node-1 leaves one 4-GPU pod there beside 4 free GPUs, and one victim is then enough.
+     */
+    @Test
+    void aQuestionOutOfReachIsSearchedAgainOnceANodeIsTouched() {
+        ClusterBuilder pairs = ClusterBuilder.cluster().nodes(2, GPU, 8).queue("a").end().queue("b").end()
+                .job("b/two").queue("b").pods(2, GPU, 4).minMember(1).running("node-1", "node-1").startedAt(0).end()
+                .job("b/more").queue("b").pods(2, GPU, 4).minMember(1).running("node-2", "node-2").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        Searched s = searched(pairs.snapshot(1000));
+        VictimSelector.Terms terms = s.reclaimTerms("a", "b", Resources.NONE, false);
+        assertNull(s.work().victims.find(s.task("a/want-0"), terms, 1), "every node needs two victims");
+        assertNull(s.work().victims.find(s.task("a/want-0"), terms, 1), "asked again, nothing changed");
+
+        new GangTransaction(s.state().queues, s.work().fitter).evict(s.task("b/two-0"));
+        VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"), terms, 1);
+        assertNotNull(plan, "node-1 now needs one victim");
+        assertEquals(List.of("b/two-1"), plan.victims().stream().map(Task::id).toList());
+    }
 }
