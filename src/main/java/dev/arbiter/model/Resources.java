@@ -59,7 +59,11 @@ public final class Resources {
     }
 
     public long milli(String name) {
-        int i = Arrays.binarySearch(names, name);
+        // Names are interned when built, and callers mostly ask with another Resources' name or a literal: an identity
+        // scan of the few dimensions finds those without comparing characters.
+        String[] n = names;
+        for (int i = 0; i < n.length; i++) if (n[i] == name) return values[i];
+        int i = Arrays.binarySearch(n, name);
         return i >= 0 ? values[i] : 0L;
     }
 
@@ -94,7 +98,8 @@ public final class Resources {
         long[] v = new long[n.length];
         int i = 0, j = 0, k = 0;
         while (i < names.length || j < o.names.length) {
-            int c = i == names.length ? 1 : j == o.names.length ? -1 : names[i].compareTo(o.names[j]);
+            int c = i == names.length ? 1 : j == o.names.length ? -1
+                    : names[i] == o.names[j] ? 0 : names[i].compareTo(o.names[j]);
             long val;
             String name;
             if (c < 0) { name = names[i]; val = values[i++]; }
