@@ -461,31 +461,66 @@ final class EvictionPhase {
     private final Map<Object, Refused> refusedShapes = new HashMap<>();
 
     /**
-     * What {@link #startWithVictims} reads of a job, as a key: the terms, the action, the gang requirement, members
-     * bound this cycle, and per pending task its request, share, role and node constraints. Null (not remembered) for
-     * a job with running members (they are never its own victims, so the search depends on the job), nominated room,
-     * or a pod whose placement depends on other pods.
+     * What {@link #startWithVictims} reads of a job, as a key: the action, the rule, the terms, the ceiling, members
+     * bound this cycle, which pending tasks are placed, and what does not change in a cycle ({@link Tasks}). Null (not
+     * remembered) for a job with running members (they are never its own victims, so the search depends on the job),
+     * nominated room, or a pod whose placement depends on other pods.
      */
     private Object shape(Job j, GangRequirement gang, VictimSelector.Terms terms, Resources ceiling, String action,
                          String rule) {
         if (!j.running.isEmpty() || gang == null) return null;
-        List<Object> key = new ArrayList<>();
-        key.add(action);
-        key.add(String.valueOf(rule));
-        key.add(terms.key());
-        key.add(ceiling == null ? Resources.NONE : ceiling);
-        key.add(gang.minMember());
-        key.add(gang.minTaskMember());
-        key.add(j.bound);
-        for (Task t : j.pending) {
-            if (t.nominated != null || t.holding || fitter.dependsOnPods(t.pod)) return null;
-            key.add(t.placed);
-            key.add(t.request());
-            key.add(t.share());
-            key.add(String.valueOf(t.pod.taskRole()));
-            key.add(fitter.constraintsKey(t.pod));
+        Tasks tasks = taskShapes.computeIfAbsent(j, job -> Tasks.of(job, gang, fitter));
+        if (tasks == Tasks.NONE) return null;
+        java.util.BitSet placed = new java.util.BitSet();
+        for (int i = 0; i < j.pending.size(); i++) {
+            Task t = j.pending.get(i);
+            if (t.nominated != null || t.holding) return null;
+            if (t.placed) placed.set(i);
         }
-        return key;
+        return List.of(action, String.valueOf(rule), terms.key(), ceiling == null ? Resources.NONE : ceiling, j.bound,
+                placed, tasks);
+    }
+
+    private final Map<Job, Tasks> taskShapes = new java.util.IdentityHashMap<>();
+
+    /**
+     * A job's gang requirement and, per pending task, its request, share, role and node constraints: what of a job's
+     * shape stays the same for the whole cycle, worked out once, its hash with it.
+     */
+    private static final class Tasks {
+        static final Tasks NONE = new Tasks(List.of());
+        private final List<Object> parts;
+        private final int hash;
+
+        private Tasks(List<Object> parts) {
+            this.parts = parts;
+            this.hash = parts.hashCode();
+        }
+
+        /** {@link #NONE} when a pod's placement depends on other pods. */
+        static Tasks of(Job j, GangRequirement gang, NodeFitter fitter) {
+            List<Object> parts = new ArrayList<>();
+            parts.add(gang.minMember());
+            parts.add(gang.minTaskMember());
+            for (Task t : j.pending) {
+                if (fitter.dependsOnPods(t.pod)) return NONE;
+                parts.add(t.request());
+                parts.add(t.share());
+                parts.add(String.valueOf(t.pod.taskRole()));
+                parts.add(fitter.constraintsKey(t.pod));
+            }
+            return new Tasks(parts);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Tasks other && other.hash == hash && other.parts.equals(parts);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /**
