@@ -247,16 +247,21 @@ public final class Benchmark {
     private static final Pattern COLD = Pattern.compile("cold-start rules=(\\d+) snapshot=(\\d+) decision=(\\d+) generate=(\\d+)");
 
     /**
-     * Two fresh JVMs sharing a new, empty rules cache: the first compiles the rules (a first start), the second reads
-     * them back (a restart). Returns {restart's total, restart's rules loaded, first start's total, first start's rules
+     * Two fresh JVMs sharing a new, empty rules cache: the first compiles the rules (a first start) and writes the
+     * classes it loaded to a class-data archive, the second reads the rules back and maps the archive (a restart, as
+     * the image starts: deploy/Dockerfile trains its archive at build time). A classpath with directories (a Maven
+     * run) cannot be archived; the restart then loads its classes as usual. Returns {restart's total, restart's rules loaded, first start's total, first start's rules
      * loaded}, each as {@link #coldStart} gives it.
      */
     private Long[] coldStarts(Size size) {
         Path cache = null;
         try {
             cache = java.nio.file.Files.createTempDirectory("arbiter-bench-rules-cache");
-            Long[] compiling = coldStart(size, cache, "compiling the rules");
-            Long[] restart = coldStart(size, cache, "restart, compiled rules from the cache");
+            Path classes = cache.resolve("classes.jsa");
+            Long[] compiling = coldStart(size, cache, "-XX:ArchiveClassesAtExit=" + classes, "compiling the rules");
+            // As the image does (deploy/Dockerfile): the restart maps the classes the first start loaded.
+            String archive = java.nio.file.Files.isRegularFile(classes) ? "-XX:SharedArchiveFile=" + classes : "-Xshare:auto";
+            Long[] restart = coldStart(size, cache, archive, "restart, compiled rules and class data from the caches");
             return new Long[] {restart[0], restart[1], compiling[0], compiling[1]};
         } catch (java.io.IOException e) {
             say("cold start failed: " + e);
@@ -273,11 +278,11 @@ public final class Benchmark {
     }
 
     /** {total JVM start → first decision less cluster generation, JVM start → rules loaded}, or nulls on failure. */
-    private Long[] coldStart(Size size, Path rulesCache, String what) {
+    private Long[] coldStart(Size size, Path rulesCache, String classData, String what) {
         say(size.nodes() + " nodes x " + size.pendingPods() + " pending pods: cold start in a fresh JVM, " + what);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = List.of(java, "-Xmx" + Math.max(2, Runtime.getRuntime().maxMemory() >> 30) + "g",
-                "-Darbiter.rulesCache=" + rulesCache, "-cp",
+                "-Xlog:cds=off", "-Xlog:cds+dynamic=off", classData, "-Darbiter.rulesCache=" + rulesCache, "-cp",
                 System.getProperty("java.class.path"), FirstDecision.class.getName(), options.rules().toString(),
                 Integer.toString(size.nodes()), Integer.toString(size.pendingPods()), Integer.toString(size.queues()),
                 Long.toString(options.seed()), Integer.toString(options.memoryDivisor()),

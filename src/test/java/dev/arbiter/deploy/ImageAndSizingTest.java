@@ -72,6 +72,8 @@ class ImageAndSizingTest {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 for (String line : Files.readAllLines(f)) {
                     String code = line.replaceAll("#.*$", "");
+                    // The build-time training run that writes the class-data archive is not a runtime flag.
+                    if (code.startsWith("RUN java -XX:ArchiveClassesAtExit=")) continue;
                     if (code.contains("-XX:") || code.contains("-Xmx") || code.contains("JAVA_TOOL_OPTIONS") || code.contains("JAVA_OPTS")) {
                         mentions.add(f + ": " + line.strip());
                     }
@@ -81,6 +83,22 @@ class ImageAndSizingTest {
         assertEquals(1, mentions.size(), "JVM flags in exactly one place: " + mentions);
         assertTrue(mentions.get(0).startsWith(DOCKERFILE + ": ENTRYPOINT"), mentions.toString());
         assertFalse(container().getEnv().stream().anyMatch(e -> e.getName().startsWith("JAVA")), "no JVM options in the Deployment");
+    }
+
+    /**
+     * The image trains a class-data archive at build time and every start maps that very file; the training run is a
+     * command the jar has.
+     */
+    @Test
+    void theImageMapsTheClassDataArchiveItsBuildWrote() throws IOException {
+        String docker = Files.readString(DOCKERFILE);
+        Matcher written = Pattern.compile("RUN java -XX:ArchiveClassesAtExit=(\\S+) -jar /opt/arbiter/arbiter.jar (\\w+)")
+                .matcher(docker);
+        assertTrue(written.find(), "a training run writes the archive");
+        assertTrue(docker.contains("\"-XX:SharedArchiveFile=" + written.group(1) + "\""), "the ENTRYPOINT maps the same file");
+        assertEquals("validate", written.group(2));
+        assertTrue(docker.indexOf("ArchiveClassesAtExit") < docker.indexOf("USER 10001"),
+                "the archive is written as root, before the image drops to the arbiter user");
     }
 
     private static int maxRamPercentage() throws IOException {
