@@ -438,7 +438,8 @@ final class EvictionPhase {
             return Outcome.STARTED;
         }
         for (Task v : tx.evictions()) {
-            evictedPerQueue.merge(v.job.queue, 1, Integer::sum);
+            int fromQueue = evictedPerQueue.merge(v.job.queue, 1, Integer::sum);
+            if (fromQueue == policy.settings.churn().maxEvictionsPerQueuePerCycle()) victims.queueBudgetSpent();
             evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                     action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
             if (v.job.reason == null) {

@@ -374,6 +374,18 @@ final class VictimSelector {
             this.allowedSum = allowedSum;
         }
 
+        /** A copy with the {@code touched} nodes worked out again (this one is left as it is: searches may hold it). */
+        VictimNodes updated(java.util.Set<NodeState> touched, Terms terms) {
+            java.util.BitSet n = (java.util.BitSet) nodes.clone();
+            Resources[] sums = allowedSum.clone();
+            for (NodeState node : touched) {
+                Resources sum = allowedOn(node, terms);
+                sums[node.index] = sum;
+                n.set(node.index, sum != null);
+            }
+            return new VictimNodes(n, sums);
+        }
+
         /** The nodes hosting an allowed victim that are in {@code eligibleNodes}; do not modify. */
         java.util.BitSet eligibleFor(java.util.Set<NodeState> eligibleNodes, List<NodeState> all) {
             return eligible.computeIfAbsent(eligibleNodes, e -> {
@@ -401,31 +413,63 @@ final class VictimSelector {
     }
 
     /**
-     * Which tasks the terms allow changes only with evictions (each names a new epoch, an undone one returns to the
-     * epoch before it, and epochs are never reissued) and, for a preemptor's own running members, with the job; so the
-     * answer is kept per terms key, job and epoch (a few at a time). It only narrows where {@link #planOn} looks.
+     * Which tasks the terms allow changes only with evictions and their undoing (each touches the victim's node and its
+     * gang's nodes, see {@link NodeFitter#touchMark}), when a queue spends its eviction budget (it then offers no
+     * victims anywhere: {@link #queueBudgetSpent}) and, for a preemptor's own running members, with the job. So the
+     * answer is kept per terms key and job, and brought up to date from the nodes touched since it was worked out: a
+     * new cycle's first evictions no longer make every later search walk the whole victim pool again. It only
+     * narrows where {@link #planOn} looks.
      */
-    private record VictimNodesAt(Object termsKey, Job job, long epoch) {}
+    private record VictimNodesFor(Object termsKey, Job job) {}
 
-    private final Map<VictimNodesAt, VictimNodes> victimNodes = new HashMap<>();
+    /** {@link VictimNodes} as of a position in the log of touched nodes and a {@link #spentBudgets} count. */
+    private record KnownVictimNodes(VictimNodes nodes, int touchMark, int spentBudgets) {}
+
+    /** At most this many touched nodes are brought up to date; more, and the victim nodes are worked out afresh. */
+    private static final int VICTIM_NODES_UPDATE_LIMIT = 1024;
+
+    private final Map<VictimNodesFor, KnownVictimNodes> victimNodes = new HashMap<>();
+    /** How many times a queue has spent its eviction budget this cycle. */
+    private int spentBudgets;
+
+    /** A queue has spent its eviction budget for the cycle: the terms allow none of its tasks from now on. */
+    void queueBudgetSpent() {
+        spentBudgets++;
+    }
 
     private VictimNodes victimNodes(Task task, Terms terms) {
-        VictimNodesAt at = new VictimNodesAt(terms.key(), task.job.running.isEmpty() ? null : task.job,
-                fitter.stamp().epoch());
-        VictimNodes known = victimNodes.get(at);
-        if (known != null) return known;
+        VictimNodesFor key = new VictimNodesFor(terms.key(), task.job.running.isEmpty() ? null : task.job);
+        KnownVictimNodes known = victimNodes.get(key);
+        int mark = fitter.touchMark();
+        if (known != null && known.touchMark() == mark && known.spentBudgets() == spentBudgets) return known.nodes();
+        java.util.Set<NodeState> touched = known == null || known.spentBudgets() != spentBudgets ? null
+                : fitter.touchedSince(known.touchMark(), VICTIM_NODES_UPDATE_LIMIT);
+        VictimNodes computed = touched == null ? allVictimNodes(terms) : known.nodes().updated(touched, terms);
+        if (known == null && victimNodes.size() >= 64) victimNodes.clear();
+        victimNodes.put(key, new KnownVictimNodes(computed, mark, spentBudgets));
+        return computed;
+    }
+
+    /** The nodes hosting a task the terms allow, from the whole pool. */
+    private VictimNodes allVictimNodes(Terms terms) {
         java.util.BitSet nodes = new java.util.BitSet(state.nodes.size());
         for (Task t : terms.pool()) if (!nodes.get(t.node.index) && terms.allows(t)) nodes.set(t.node.index);
         Resources[] allowedSum = new Resources[state.nodes.size()];
         for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-            Resources.Sum sum = new Resources.Sum();
-            for (Task t : state.nodes.get(i).tasks) if (terms.allows(t)) sum.add(t.request());
-            allowedSum[i] = sum.toResources();
+            allowedSum[i] = allowedOn(state.nodes.get(i), terms);
         }
-        if (victimNodes.size() >= 16) victimNodes.clear();
-        VictimNodes computed = new VictimNodes(nodes, allowedSum);
-        victimNodes.put(at, computed);
-        return computed;
+        return new VictimNodes(nodes, allowedSum);
+    }
+
+    /** What the tasks the terms allow on the node hold together, or null when there are none. */
+    static Resources allowedOn(NodeState n, Terms terms) {
+        Resources.Sum sum = null;
+        for (Task t : n.tasks) {
+            if (!terms.allows(t)) continue;
+            if (sum == null) sum = new Resources.Sum();
+            sum.add(t.request());
+        }
+        return sum == null ? null : sum.toResources();
     }
 
     /**

@@ -177,4 +177,28 @@ class VictimTermsTest {
         assertNotNull(plan, "node-1 now needs one victim");
         assertEquals(List.of("b/two-1"), plan.victims().stream().map(Task::id).toList());
     }
+
+    /**
+     * Where allowed victims are is kept across searches and brought up to date from the nodes touched since: an
+     * eviction undone puts its victim back, and one made takes its victim away.
+     */
+    @Test
+    void whereVictimsAreFollowsEvictionsAndTheirUndoing() {
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(2, GPU, 8).queue("a").end().queue("b").end()
+                .job("b/one").queue("b").pods(1, GPU, 8).running("node-1").startedAt(0).end()
+                .job("b/two").queue("b").pods(1, GPU, 8).running("node-2").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end();
+        Searched s = searched(c.snapshot(1000));
+        VictimSelector.Terms terms = s.reclaimTerms("a", "b", Resources.NONE, false);
+        GangTransaction first = new GangTransaction(s.state().queues, s.work().fitter);
+        first.evict(s.task("b/one-0"));
+        VictimSelector.Plan onTwo = s.work().victims.find(s.task("a/want-0"), terms);
+        assertEquals(List.of("b/two-0"), onTwo.victims().stream().map(Task::id).toList(), "b/one is gone already");
+        first.discard();
+
+        new GangTransaction(s.state().queues, s.work().fitter).evict(s.task("b/two-0"));
+        VictimSelector.Plan onOne = s.work().victims.find(s.task("a/want-0"), terms);
+        assertEquals("node-1", onOne.node().name(), "b/one is back, b/two is gone");
+        assertEquals(List.of("b/one-0"), onOne.victims().stream().map(Task::id).toList());
+    }
 }
