@@ -52,6 +52,11 @@ final class LiveBenchOptions {
     @Option(names = "--no-warm-up", description = "With --live: skip the unreported warm-up (a fifth of each workload, then deleted) before each latency.")
     boolean noWarmUp;
 
+    @Option(names = "--warm-up-rounds", paramLabel = "N", defaultValue = "1",
+            description = "With --live: rounds of that warm-up before each latency (default: ${DEFAULT-VALUE}); a "
+                    + "long-running scheduler has its hot code compiled, so more rounds measure closer to it.")
+    int warmUpRounds;
+
     @Option(names = "--binders", paramLabel = "N", defaultValue = "32",
             description = "With --live: arbiter run's --binders (default: ${DEFAULT-VALUE}).")
     int binders;
@@ -67,7 +72,7 @@ final class LiveBenchOptions {
         if (quick) {
             LiveBenchmark.Options q = LiveBenchmark.Options.quick(rules);
             options = new LiveBenchmark.Options(q.latencies(), q.nodes(), q.pods(), q.burst(), q.gangs(), q.gangSize(),
-                    q.pacedPods(), q.rate(), q.rules(), q.binders(), q.timeout(), q.warmUp(), schedulerProcess);
+                    q.pacedPods(), q.rate(), q.rules(), q.binders(), q.timeout(), q.warmUpRounds(), schedulerProcess);
         } else {
             List<Duration> rtts = new ArrayList<>();
             try {
@@ -77,11 +82,13 @@ final class LiveBenchOptions {
             } catch (IllegalArgumentException e) {
                 return Main.usage(spec, e.getMessage());
             }
-            if (nodes < 1 || pods < 1 || burst < 1 || gangs < 0 || paced < 0 || !(rate > 0) || binders < 1 || binders > 256) {
-                return Main.usage(spec, "--nodes, --pods, --burst, --rate and --binders must be positive; --gangs and --paced at least 0");
+            if (nodes < 1 || pods < 1 || burst < 1 || gangs < 0 || paced < 0 || !(rate > 0) || binders < 1 || binders > 256
+                    || warmUpRounds < 0 || warmUpRounds > 100) {
+                return Main.usage(spec, "--nodes, --pods, --burst, --rate and --binders must be positive; --gangs, --paced and "
+                        + "--warm-up-rounds at least 0 (--warm-up-rounds at most 100)");
             }
             options = new LiveBenchmark.Options(rtts, nodes, pods, burst, gangs, 8, paced, rate, rules, binders,
-                    Duration.ofMinutes(3), !noWarmUp, schedulerProcess);
+                    Duration.ofMinutes(3), noWarmUp ? 0 : warmUpRounds, schedulerProcess);
         }
         PrintWriter progress = spec.commandLine().getErr();
         PrintWriter quiet = new PrintWriter(Writer.nullWriter());

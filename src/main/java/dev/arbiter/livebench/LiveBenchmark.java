@@ -43,18 +43,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class LiveBenchmark {
     /** What to run. */
     public record Options(List<Duration> latencies, int nodes, int pods, int burst, int gangs, int gangSize,
-                          int pacedPods, double rate, Path rules, int binders, Duration timeout, boolean warmUp,
+                          int pacedPods, double rate, Path rules, int binders, Duration timeout, int warmUpRounds,
                           boolean separateProcess) {
         /** The matrix: 0, 2 and 10 ms; 5,000 nodes; 10,000 pods in bursts of 1,000; 1,000 gangs of 8; 1,250 pods/s paced. */
         public static Options standard(Path rules) {
             return new Options(List.of(Duration.ZERO, Duration.ofMillis(2), Duration.ofMillis(10)), 5000, 10_000, 1000,
-                    1000, 8, 10_000, 1250, rules, 32, Duration.ofMinutes(3), true, false);
+                    1000, 8, 10_000, 1250, rules, 32, Duration.ofMinutes(3), 1, false);
         }
 
         /** A small, quick run (a test and a smoke check): 300 nodes, 1,000 pods, 50 gangs of 8, 500 paced at 500/s. */
         public static Options quick(Path rules) {
             return new Options(List.of(Duration.ofMillis(2)), 300, 1000, 250, 50, 8, 500, 500, rules, 32, Duration.ofMinutes(2),
-                    false, false);
+                    0, false);
         }
     }
 
@@ -145,7 +145,7 @@ public final class LiveBenchmark {
             run.start();
             try {
                 awaitReady(port, run);
-                if (options.warmUp()) warmUp(api, boundAt);
+                for (int round = 1; round <= options.warmUpRounds(); round++) warmUp(api, boundAt, round);
                 List<Workload> workloads = new ArrayList<>();
                 workloads.add(measure(api, "burst", boundAt, () -> createBursts(api, "burst", options.pods())));
                 workloads.add(measure(api, "gangs", boundAt, () -> createGangs(api, "gang", options.gangs())));
@@ -166,17 +166,19 @@ public final class LiveBenchmark {
     }
 
     /**
-     * The JIT's warm-up, unreported, on the same stand-in and scheduler (which may be a fresh child JVM): the three
-     * workloads at a fifth of the size, after which their pods and PodGroups are deleted, so the measured workloads
-     * find the nodes empty; then two seconds for the scheduler to take in the deletions.
+     * One round of the JIT's warm-up, unreported, on the same stand-in and scheduler (which may be a fresh child JVM):
+     * the three workloads at a fifth of the size, after which their pods and PodGroups are deleted, so the measured
+     * workloads find the nodes empty; then two seconds for the scheduler to take in the deletions. A long-running
+     * scheduler has compiled its hot code long since; more rounds bring the measurement closer to that.
      */
-    private void warmUp(StandInApiServer api, Map<String, Long> boundAt) throws InterruptedException {
-        progress.println("  warm-up (not reported): a fifth of each workload");
+    private void warmUp(StandInApiServer api, Map<String, Long> boundAt, int round) throws InterruptedException {
+        progress.printf(Locale.ROOT, "  warm-up %d/%d (not reported): a fifth of each workload%n", round, options.warmUpRounds());
         progress.flush();
+        String prefix = "warm" + round + "-";
         List<String> pods = new ArrayList<>();
-        pods.addAll(createBursts(api, "warm-burst", Math.max(1, options.pods() / 5)));
-        pods.addAll(createGangs(api, "warm-gang", options.gangs() / 5));
-        pods.addAll(createPaced(api, "warm-paced", options.pacedPods() / 5));
+        pods.addAll(createBursts(api, prefix + "burst", Math.max(1, options.pods() / 5)));
+        pods.addAll(createGangs(api, prefix + "gang", options.gangs() / 5));
+        pods.addAll(createPaced(api, prefix + "paced", options.pacedPods() / 5));
         long deadline = System.nanoTime() + options.timeout().toNanos();
         while (System.nanoTime() < deadline && !allBound(pods, boundAt)) Thread.sleep(20);
         for (String p : pods) {
@@ -184,7 +186,7 @@ public final class LiveBenchmark {
             createdAt.remove(p);
             boundAt.remove(p);
         }
-        for (int g = 0; g < options.gangs() / 5; g++) api.delete("podgroups", "bench/warm-gang-" + g);
+        for (int g = 0; g < options.gangs() / 5; g++) api.delete("podgroups", "bench/" + prefix + "gang-" + g);
         Thread.sleep(2000);
     }
 
