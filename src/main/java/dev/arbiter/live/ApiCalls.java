@@ -57,29 +57,9 @@ final class ApiCalls implements AutoCloseable {
         return postJson(path, json.asJson(body));
     }
 
-    /** A POST of a body already written as JSON (the binder writes its small bodies itself: see {@link #jsonString}). */
+    /** A POST of a body already written as JSON (the binder writes its small bodies itself). */
     ApiOutcome postJson(String path, String body) {
         return send(http.newHttpRequestBuilder().uri(base + path).post("application/json", body)).outcome();
-    }
-
-    /** {@code s} as a JSON string literal, quotes included (RFC 8259 escaping). */
-    static String jsonString(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-                    else sb.append(c);
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 
     /** A JSON patch (RFC 6902). Typed fabric8 patches GET the object first, which would need one more permission. */

@@ -1,6 +1,7 @@
 package dev.arbiter.live;
 
 import dev.arbiter.decision.Binding;
+import dev.arbiter.sim.JsonReport;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -134,9 +135,9 @@ final class Binder {
      * bean serializer cost more CPU than the rest of a binding call on the client side.
      */
     static String bindingJson(String namespace, String name, String node) {
-        return "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":" + ApiCalls.jsonString(name)
-                + ",\"namespace\":" + ApiCalls.jsonString(namespace) + "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\","
-                + "\"name\":" + ApiCalls.jsonString(node) + "}}";
+        return "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":" + JsonReport.str(name)
+                + ",\"namespace\":" + JsonReport.str(namespace) + "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                + "\"name\":" + JsonReport.str(node) + "}}";
     }
 
     /** The node named by the API server's 409 on a binding: {@code ... is already assigned to node "n1"}, or null. */

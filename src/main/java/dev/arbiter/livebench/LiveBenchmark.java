@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The live end-to-end benchmark ({@code arbiter bench --live}): the real {@code arbiter run}, in this JVM, against a
+ * The live end-to-end benchmark ({@code arbiter bench --live}): the real {@code arbiter run}, in this JVM or in a JVM of
+ * its own ({@link Options#separateProcess}), against a
  * {@link StandInApiServer} with a set round-trip latency, fed the way kube-scheduler's scheduler_perf feeds its
  * scheduler. For each latency, on a fresh stand-in holding {@code nodes} nodes (8 GPUs each) and a fresh scheduler:
  * <ol>
@@ -34,11 +35,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Each workload waits until all its pods are bound (or {@code timeout}). Reported per workload: pods per second from
  * the first creation to the last binding, the creation-to-binding latency (p50, p99, max; measured by the stand-in
  * when it stores the pod and when it applies the binding), the API requests the scheduler sent per pod, by kind, and
- * the CPU the JVM used meanwhile (scheduler, stand-in and creator together) and the scheduling loop's share of it:
- * figures that mean more than wall-clock time on a shared machine.
+ * the CPU used meanwhile: in all, by the scheduler's JVM per pod, and by part ({@link CpuSplit}: the scheduling loop,
+ * binders, informers, the stand-in, GC, JIT, ...): figures that mean more than wall-clock time on a shared machine.
  *
- * <p>A warm-up pass at a fifth of the size runs first (JIT), unreported. Objects are created inside the stand-in (as if by a client whose requests cost nothing), so the creator's own
- * requests neither load the machine nor count; the scheduler's requests all go through HTTP with the latency.
+ * <p>Before the measured workloads, {@link Options#warmUpRounds} rounds of a fifth of each workload run on the same
+ * stand-in and scheduler (for the JIT), unreported, and are deleted. Objects are created inside the stand-in (as if by
+ * a client whose requests cost nothing), so the creator's own requests neither load the machine nor count; the
+ * scheduler's requests all go through HTTP with the latency.
  */
 public final class LiveBenchmark {
     /** What to run. */
@@ -264,6 +267,7 @@ public final class LiveBenchmark {
         if (apart) {
             // The scheduler's JVM is all scheduler; this one is the stand-in and the bench (its GC and JIT included).
             sched.forEach((k, v) -> split.put(k, v));
+            split.merge(CpuSplit.OTHER, split.get(CpuSplit.BENCH), Double::sum); // the child's main thread
             split.put(CpuSplit.STANDIN, own.get("total") - own.get(CpuSplit.BENCH));
             split.put(CpuSplit.BENCH, own.get(CpuSplit.BENCH));
             cpu = own.get("total") + sched.get("total");

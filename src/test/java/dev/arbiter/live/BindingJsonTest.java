@@ -23,12 +23,6 @@ class BindingJsonTest {
         assertSame("ns\"x", "pod\\y", "node\n\t\u0001z");
     }
 
-    @Test
-    void jsonStringEscapesQuotesBackslashesAndControlCharacters() {
-        assertEquals("\"a\\\"b\\\\c\\nd\\u0001\"", ApiCalls.jsonString("a\"b\\c\nd\u0001"));
-        assertEquals("\"plain-name.1\"", ApiCalls.jsonString("plain-name.1"));
-    }
-
     @SuppressWarnings("unchecked")
     private void assertSame(String ns, String name, String node) {
         Binding expected = new BindingBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()

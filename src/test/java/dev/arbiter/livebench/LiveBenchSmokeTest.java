@@ -21,14 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveBenchSmokeTest {
     @Test
     void everyPodIsBoundExactlyOnce(@TempDir Path dir) throws Exception {
-        String j = bench(dir, "--no-warm-up");
-        assertTrue(j.contains("\"stand-in\": "), j);
+        String[] r = bench(dir, "--no-warm-up");
+        assertTrue(r[0].contains("\"stand-in\": "), r[0]);
+        assertTrue(r[1].contains("scheduler threads+GC"), r[1]);
     }
 
     /** The scheduler in a JVM of its own: the same bindings, and the scheduler's own CPU per pod is measured. */
     @Test
     void theSchedulerCanRunInAProcessOfItsOwn(@TempDir Path dir) throws Exception {
-        String j = bench(dir, "--no-warm-up", "--scheduler-process");
+        String[] r = bench(dir, "--no-warm-up", "--scheduler-process");
+        String j = r[0];
+        assertTrue(r[1].contains("scheduler JVM"), "measured in the scheduler's own process: " + r[1]);
         Matcher cpu = Pattern.compile("\"schedulerCpuMsPerPod\": ([0-9.]+)").matcher(j);
         for (int i = 0; i < 3; i++) {
             assertTrue(cpu.find(), j);
@@ -42,7 +45,8 @@ class LiveBenchSmokeTest {
         bench(dir, "--warm-up-rounds", "2");
     }
 
-    private static String bench(Path dir, String... more) throws Exception {
+    /** The JSON report and the progress lines. */
+    private static String[] bench(Path dir, String... more) throws Exception {
         Path json = dir.resolve("live.json");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
@@ -65,6 +69,6 @@ class LiveBenchSmokeTest {
             assertEquals(expected, Integer.parseInt(w.group(3)), w.group(1) + ": every pod bound");
             assertEquals(expected, Integer.parseInt(w.group(4)), w.group(1) + ": one binding request per pod");
         }
-        return j;
+        return new String[] {j, err.toString()};
     }
 }
