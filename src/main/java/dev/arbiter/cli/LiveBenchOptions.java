@@ -49,18 +49,30 @@ final class LiveBenchOptions {
             description = "With --live: creation rate of the paced pods (default: ${DEFAULT-VALUE}).")
     double rate;
 
-    @Option(names = "--no-warm-up", description = "With --live: skip the unreported warm-up pass at a fifth of the size.")
+    @Option(names = "--no-warm-up", description = "With --live: skip the unreported warm-up (a fifth of each workload, then deleted) before each latency.")
     boolean noWarmUp;
+
+    @Option(names = "--warm-up-rounds", paramLabel = "N", defaultValue = "1",
+            description = "With --live: rounds of that warm-up before each latency (default: ${DEFAULT-VALUE}); a "
+                    + "long-running scheduler has its hot code compiled, so more rounds measure closer to it.")
+    int warmUpRounds;
 
     @Option(names = "--binders", paramLabel = "N", defaultValue = "32",
             description = "With --live: arbiter run's --binders (default: ${DEFAULT-VALUE}).")
     int binders;
 
+    @Option(names = "--scheduler-process",
+            description = "With --live: run arbiter run in a JVM of its own (same class path, this JVM's heap options), so "
+                    + "its CPU per pod is measured apart from the stand-in's.")
+    boolean schedulerProcess;
+
     /** Runs the live bench; {@code quick} shrinks it to a smoke size. */
     int run(CommandSpec spec, boolean quick, Path rules, Path json) throws Exception {
         LiveBenchmark.Options options;
         if (quick) {
-            options = LiveBenchmark.Options.quick(rules);
+            LiveBenchmark.Options q = LiveBenchmark.Options.quick(rules);
+            options = new LiveBenchmark.Options(q.latencies(), q.nodes(), q.pods(), q.burst(), q.gangs(), q.gangSize(),
+                    q.pacedPods(), q.rate(), q.rules(), q.binders(), q.timeout(), q.warmUpRounds(), schedulerProcess);
         } else {
             List<Duration> rtts = new ArrayList<>();
             try {
@@ -70,15 +82,17 @@ final class LiveBenchOptions {
             } catch (IllegalArgumentException e) {
                 return Main.usage(spec, e.getMessage());
             }
-            if (nodes < 1 || pods < 1 || burst < 1 || gangs < 0 || paced < 0 || !(rate > 0) || binders < 1 || binders > 256) {
-                return Main.usage(spec, "--nodes, --pods, --burst, --rate and --binders must be positive; --gangs and --paced at least 0");
+            if (nodes < 1 || pods < 1 || burst < 1 || gangs < 0 || paced < 0 || !(rate > 0) || binders < 1 || binders > 256
+                    || warmUpRounds < 0 || warmUpRounds > 100) {
+                return Main.usage(spec, "--nodes, --pods, --burst, --rate and --binders must be positive; --gangs, --paced and "
+                        + "--warm-up-rounds at least 0 (--warm-up-rounds at most 100)");
             }
             options = new LiveBenchmark.Options(rtts, nodes, pods, burst, gangs, 8, paced, rate, rules, binders,
-                    Duration.ofMinutes(3), !noWarmUp);
+                    Duration.ofMinutes(3), noWarmUp ? 0 : warmUpRounds, schedulerProcess);
         }
         PrintWriter progress = spec.commandLine().getErr();
         PrintWriter quiet = new PrintWriter(Writer.nullWriter());
-        LiveBenchmark bench = new LiveBenchmark(options, args -> Main.runEmbedded(args, quiet, quiet), progress);
+        LiveBenchmark bench = new LiveBenchmark(options, args -> Main.runEmbedded(args, quiet, quiet), Main.class, progress);
         List<LiveBenchmark.Row> rows = bench.run();
         String machine = Benchmark.machine();
         spec.commandLine().getOut().println("machine: " + machine);

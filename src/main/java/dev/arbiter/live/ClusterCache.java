@@ -632,11 +632,13 @@ public final class ClusterCache implements AutoCloseable {
         return (millis << TIE_BITS) | (tie & ((1L << TIE_BITS) - 1));
     }
 
+    private static final LastParsed<Instant> CREATED = new LastParsed<>(Instant::parse);
+
     private static Instant created(HasMetadata obj) {
         String ts = obj.getMetadata().getCreationTimestamp();
         if (ts == null) return null;
         try {
-            return Instant.parse(ts);
+            return CREATED.parse(ts);
         } catch (DateTimeParseException e) {
             return null;
         }

@@ -128,12 +128,14 @@ final class PodTranslation {
         return phase != null ? phase : node != null ? "Running" : "Pending";
     }
 
+    private static final LastParsed<Long> STARTED = new LastParsed<>(s -> OffsetDateTime.parse(s).toEpochSecond());
+
     /** {@code status.startTime} in epoch seconds, {@link PodSpec#UNKNOWN_START} when absent, null when unreadable. */
     private static Long startTime(Pod pod) {
         String start = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
         if (start == null) return PodSpec.UNKNOWN_START;
         try {
-            return OffsetDateTime.parse(start).toEpochSecond();
+            return STARTED.parse(start);
         } catch (DateTimeParseException e) {
             return null;
         }

@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The live end-to-end benchmark ({@code arbiter bench --live}): the real {@code arbiter run}, in this JVM, against a
+ * The live end-to-end benchmark ({@code arbiter bench --live}): the real {@code arbiter run}, in this JVM or in a JVM of
+ * its own ({@link Options#separateProcess}), against a
  * {@link StandInApiServer} with a set round-trip latency, fed the way kube-scheduler's scheduler_perf feeds its
  * scheduler. For each latency, on a fresh stand-in holding {@code nodes} nodes (8 GPUs each) and a fresh scheduler:
  * <ol>
@@ -34,32 +35,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Each workload waits until all its pods are bound (or {@code timeout}). Reported per workload: pods per second from
  * the first creation to the last binding, the creation-to-binding latency (p50, p99, max; measured by the stand-in
  * when it stores the pod and when it applies the binding), the API requests the scheduler sent per pod, by kind, and
- * the CPU the JVM used meanwhile (scheduler, stand-in and creator together) and the scheduling loop's share of it:
- * figures that mean more than wall-clock time on a shared machine.
+ * the CPU used meanwhile: in all, by the scheduler's JVM per pod, and by part ({@link CpuSplit}: the scheduling loop,
+ * binders, informers, the stand-in, GC, JIT, ...): figures that mean more than wall-clock time on a shared machine.
  *
- * <p>A warm-up pass at a fifth of the size runs first (JIT), unreported. Objects are created inside the stand-in (as if by a client whose requests cost nothing), so the creator's own
- * requests neither load the machine nor count; the scheduler's requests all go through HTTP with the latency.
+ * <p>Before the measured workloads, {@link Options#warmUpRounds} rounds of a fifth of each workload run on the same
+ * stand-in and scheduler (for the JIT), unreported, and are deleted. Objects are created inside the stand-in (as if by
+ * a client whose requests cost nothing), so the creator's own requests neither load the machine nor count; the
+ * scheduler's requests all go through HTTP with the latency.
  */
 public final class LiveBenchmark {
     /** What to run. */
     public record Options(List<Duration> latencies, int nodes, int pods, int burst, int gangs, int gangSize,
-                          int pacedPods, double rate, Path rules, int binders, Duration timeout, boolean warmUp) {
+                          int pacedPods, double rate, Path rules, int binders, Duration timeout, int warmUpRounds,
+                          boolean separateProcess) {
         /** The matrix: 0, 2 and 10 ms; 5,000 nodes; 10,000 pods in bursts of 1,000; 1,000 gangs of 8; 1,250 pods/s paced. */
         public static Options standard(Path rules) {
             return new Options(List.of(Duration.ZERO, Duration.ofMillis(2), Duration.ofMillis(10)), 5000, 10_000, 1000,
-                    1000, 8, 10_000, 1250, rules, 32, Duration.ofMinutes(3), true);
-        }
-
-        /** A warm-up pass: a fifth of the size, the first latency only, not reported. */
-        Options warmUpPass() {
-            return new Options(List.of(latencies.get(0)), Math.max(1, nodes / 5), Math.max(1, pods / 5), burst,
-                    gangs / 5, gangSize, pacedPods / 5, rate, rules, binders, timeout, false);
+                    1000, 8, 10_000, 1250, rules, 32, Duration.ofMinutes(3), 1, false);
         }
 
         /** A small, quick run (a test and a smoke check): 300 nodes, 1,000 pods, 50 gangs of 8, 500 paced at 500/s. */
         public static Options quick(Path rules) {
             return new Options(List.of(Duration.ofMillis(2)), 300, 1000, 250, 50, 8, 500, 500, rules, 32, Duration.ofMinutes(2),
-                    false);
+                    0, false);
         }
     }
 
@@ -68,9 +66,20 @@ public final class LiveBenchmark {
         int run(String[] args);
     }
 
-    /** One workload's figures. Times in milliseconds. */
+    /**
+     * One workload's figures. Times in milliseconds. {@code cpuSeconds} is the CPU of every process taking part (this
+     * JVM, and the scheduler's when it runs apart); {@code schedulerCpuSeconds} what the scheduler's JVM used: all of
+     * it when it runs apart, else this JVM's less the stand-in's and the bench's threads (its GC and JIT then also
+     * include the stand-in's share). {@code cpuSplit} is the CPU seconds by {@linkplain CpuSplit part}.
+     */
     public record Workload(String name, int pods, int bound, double seconds, double podsPerSecond, double p50Ms,
-                           double p99Ms, double maxMs, Map<String, Long> requests, double cpuSeconds, double loopCpuSeconds) {
+                           double p99Ms, double maxMs, Map<String, Long> requests, double cpuSeconds, double loopCpuSeconds,
+                           double schedulerCpuSeconds, Map<String, Double> cpuSplit) {
+        /** The scheduler JVM's CPU milliseconds per bound pod: what a production deployment pays per pod. */
+        public double schedulerCpuMsPerPod() {
+            return bound == 0 ? 0 : schedulerCpuSeconds * 1000 / bound;
+        }
+
         public double requestsPerPod() {
             long total = 0;
             for (long n : requests.values()) total += n;
@@ -89,20 +98,30 @@ public final class LiveBenchmark {
 
     private final Options options;
     private final Runner runner;
+    private final String mainClass;
     private final PrintWriter progress;
+    /** The process the scheduler runs in: this one, or its child while one runs. */
+    private volatile long schedulerPid = ProcessHandle.current().pid();
 
+    /** A bench that runs the scheduler in this JVM through {@code runner}. */
     public LiveBenchmark(Options options, Runner runner, PrintWriter progress) {
+        this(options, runner, null, progress);
+    }
+
+    /**
+     * A bench that runs the scheduler through {@code runner} in this JVM, or, with {@link Options#separateProcess},
+     * as {@code mainClass run ...} in a child JVM on the same class path (its JVM options: this JVM's heap and GC
+     * options, plus {@code -Darbiter.livebench.childJvmArgs}, split at spaces).
+     */
+    public LiveBenchmark(Options options, Runner runner, Class<?> mainClass, PrintWriter progress) {
+        if (options.separateProcess() && mainClass == null) throw new IllegalArgumentException("a separate process needs a main class");
         this.options = options;
         this.runner = runner;
+        this.mainClass = mainClass == null ? null : mainClass.getName();
         this.progress = progress;
     }
 
     public List<Row> run() throws IOException, InterruptedException {
-        if (options.warmUp() && !options.latencies().isEmpty()) {
-            // The first latency would otherwise pay for the JIT compiling the scheduler, the stand-in and the client.
-            progress.println("warm-up (not reported):");
-            new LiveBenchmark(options.warmUpPass(), runner, progress).run();
-        }
         List<Row> rows = new ArrayList<>();
         for (Duration latency : options.latencies()) rows.add(runAt(latency));
         return rows;
@@ -119,25 +138,106 @@ public final class LiveBenchmark {
             Files.writeString(kubeconfig, api.kubeconfig());
             int port = freePort();
             AtomicInteger exit = new AtomicInteger(-1);
-            Thread run = new Thread(() -> exit.set(runner.run(new String[] {"run", "--kubeconfig", kubeconfig.toString(),
+            String[] args = {"run", "--kubeconfig", kubeconfig.toString(),
                     "--rules", options.rules().toString(), "--scheduler-name", "arbiter", "--period", "1s",
                     "--metrics-port", Integer.toString(port), "--metrics-bind-address", "127.0.0.1",
-                    "--binders", Integer.toString(options.binders())})), "arbiter-run (bench)");
+                    "--binders", Integer.toString(options.binders())};
+            Path log = options.separateProcess() ? Files.createTempFile("arbiter-bench-run", ".log") : null;
+            Thread run = new Thread(() -> exit.set(options.separateProcess() ? runChild(args, log) : runner.run(args)),
+                    "arbiter-run (bench)");
             run.start();
             try {
                 awaitReady(port, run);
+                for (int round = 1; round <= options.warmUpRounds(); round++) warmUp(api, boundAt, round);
                 List<Workload> workloads = new ArrayList<>();
                 workloads.add(measure(api, "burst", boundAt, () -> createBursts(api, "burst", options.pods())));
-                workloads.add(measure(api, "gangs", boundAt, () -> createGangs(api)));
-                workloads.add(measure(api, "paced", boundAt, () -> createPaced(api)));
+                workloads.add(measure(api, "gangs", boundAt, () -> createGangs(api, "gang", options.gangs())));
+                workloads.add(measure(api, "paced", boundAt, () -> createPaced(api, "paced", options.pacedPods())));
                 double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
                 return new Row(latency, workloads, load);
             } finally {
                 run.interrupt();
                 run.join(60_000);
                 Files.deleteIfExists(kubeconfig);
-                if (exit.get() != 0 && !run.isAlive()) progress.println("  arbiter run exited " + exit.get());
+                if (exit.get() != 0 && !run.isAlive()) {
+                    progress.println("  arbiter run exited " + exit.get());
+                    if (log != null) progress.println(tail(log, 20));
+                }
+                if (log != null) Files.deleteIfExists(log);
             }
+        }
+    }
+
+    /**
+     * One round of the JIT's warm-up, unreported, on the same stand-in and scheduler (which may be a fresh child JVM):
+     * the three workloads at a fifth of the size, after which their pods and PodGroups are deleted, so the measured
+     * workloads find the nodes empty; then two seconds for the scheduler to take in the deletions. A long-running
+     * scheduler has compiled its hot code long since; more rounds bring the measurement closer to that.
+     */
+    private void warmUp(StandInApiServer api, Map<String, Long> boundAt, int round) throws InterruptedException {
+        progress.printf(Locale.ROOT, "  warm-up %d/%d (not reported): a fifth of each workload%n", round, options.warmUpRounds());
+        progress.flush();
+        String prefix = "warm" + round + "-";
+        List<String> pods = new ArrayList<>();
+        pods.addAll(createBursts(api, prefix + "burst", Math.max(1, options.pods() / 5)));
+        pods.addAll(createGangs(api, prefix + "gang", options.gangs() / 5));
+        pods.addAll(createPaced(api, prefix + "paced", options.pacedPods() / 5));
+        long deadline = System.nanoTime() + options.timeout().toNanos();
+        while (System.nanoTime() < deadline && !allBound(pods, boundAt)) Thread.sleep(20);
+        for (String p : pods) {
+            api.delete("pods", p);
+            createdAt.remove(p);
+            boundAt.remove(p);
+        }
+        for (int g = 0; g < options.gangs() / 5; g++) api.delete("podgroups", "bench/" + prefix + "gang-" + g);
+        Thread.sleep(2000);
+    }
+
+    /**
+     * Runs {@code mainClass args} in a child JVM and waits for it; the child's output goes to {@code log}. Interrupted,
+     * it sends SIGTERM (as the kubelet does) and waits up to a minute before killing it.
+     */
+    private int runChild(String[] args, Path log) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("-Xm") || a.startsWith("-Xs") || a.startsWith("-XX:+Use") || a.startsWith("-XX:Max")) cmd.add(a);
+        }
+        String extra = System.getProperty("arbiter.livebench.childJvmArgs", "").trim();
+        if (!extra.isEmpty()) cmd.addAll(List.of(extra.split("\\s+")));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(List.of(args));
+        Process p;
+        try {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        } catch (IOException e) {
+            progress.println("  cannot start the scheduler's JVM: " + e.getMessage());
+            return -1;
+        }
+        schedulerPid = p.pid();
+        try {
+            return p.waitFor();
+        } catch (InterruptedException stop) {
+            p.destroy();
+            try {
+                if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) p.destroyForcibly().waitFor();
+            } catch (InterruptedException again) {
+                p.destroyForcibly();
+            }
+            return p.isAlive() ? -1 : p.exitValue();
+        } finally {
+            schedulerPid = ProcessHandle.current().pid();
+        }
+    }
+
+    private static String tail(Path log, int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
         }
     }
 
@@ -149,15 +249,36 @@ public final class LiveBenchmark {
     private Workload measure(StandInApiServer api, String name, Map<String, Long> boundAt, Creation creation)
             throws InterruptedException {
         Map<String, Long> before = api.requestCounts();
-        double cpu0 = processCpuSeconds();
-        double loop0 = threadCpuSeconds("arbiter-scheduling-loop");
+        long self = ProcessHandle.current().pid();
+        long scheduler = schedulerPid;
+        boolean apart = scheduler != self;
+        Map<String, Double> own0 = CpuSplit.read(self);
+        Map<String, Double> sched0 = apart ? CpuSplit.read(scheduler) : own0;
         long start = System.nanoTime();
         List<String> pods = creation.create();
         long deadline = start + options.timeout().toNanos();
         while (System.nanoTime() < deadline && !allBound(pods, boundAt)) Thread.sleep(20);
         Map<String, Long> after = api.requestCounts();
-        double cpu = processCpuSeconds() - cpu0;
-        double loopCpu = threadCpuSeconds("arbiter-scheduling-loop") - loop0;
+        Map<String, Double> own = CpuSplit.between(own0, CpuSplit.read(self));
+        Map<String, Double> sched = apart ? CpuSplit.between(sched0, CpuSplit.read(scheduler)) : own;
+        Map<String, Double> split = new LinkedHashMap<>();
+        double cpu;
+        double schedulerCpu;
+        if (apart) {
+            // The scheduler's JVM is all scheduler; this one is the stand-in and the bench (its GC and JIT included).
+            sched.forEach((k, v) -> split.put(k, v));
+            split.merge(CpuSplit.OTHER, split.get(CpuSplit.BENCH), Double::sum); // the child's main thread
+            split.put(CpuSplit.STANDIN, own.get("total") - own.get(CpuSplit.BENCH));
+            split.put(CpuSplit.BENCH, own.get(CpuSplit.BENCH));
+            cpu = own.get("total") + sched.get("total");
+            schedulerCpu = sched.get("total");
+        } else {
+            split.putAll(own);
+            cpu = own.get("total");
+            schedulerCpu = cpu - own.get(CpuSplit.STANDIN) - own.get(CpuSplit.BENCH);
+        }
+        split.remove("total");
+        double loopCpu = split.get(CpuSplit.LOOP);
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         List<Double> latencies = new ArrayList<>();
@@ -173,10 +294,11 @@ public final class LiveBenchmark {
         double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         Workload w = new Workload(name, pods.size(), latencies.size(), seconds,
                 seconds == 0 ? 0 : latencies.size() / seconds, percentile(sorted, 50), percentile(sorted, 99),
-                sorted.length == 0 ? 0 : sorted[sorted.length - 1], diff(before, after), cpu, loopCpu);
+                sorted.length == 0 ? 0 : sorted[sorted.length - 1], diff(before, after), cpu, loopCpu, schedulerCpu, split);
         progress.printf(Locale.ROOT, "  %-6s %6d/%d bound in %6.2f s: %7.0f pods/s, p50 %6.0f ms, p99 %6.0f ms, %.2f requests/pod,"
-                        + " CPU %.1f s (scheduling loop %.1f s)%n", name, w.bound(), w.pods(), w.seconds(), w.podsPerSecond(),
-                w.p50Ms(), w.p99Ms(), w.requestsPerPod(), cpu, loopCpu);
+                        + " CPU %.1f s (scheduler %s %.2f ms/pod; %s)%n", name, w.bound(), w.pods(), w.seconds(),
+                w.podsPerSecond(), w.p50Ms(), w.p99Ms(), w.requestsPerPod(), cpu, apart ? "JVM" : "threads+GC",
+                w.schedulerCpuMsPerPod(), CpuSplit.describe(split));
         progress.flush();
         return w;
     }
@@ -199,11 +321,11 @@ public final class LiveBenchmark {
         return keys;
     }
 
-    private List<String> createGangs(StandInApiServer api) throws InterruptedException {
+    private List<String> createGangs(StandInApiServer api, String prefix, int gangs) throws InterruptedException {
         List<String> keys = new ArrayList<>();
         int inBurst = 0;
-        for (int g = 0; g < options.gangs(); g++) {
-            String group = "gang-" + g;
+        for (int g = 0; g < gangs; g++) {
+            String group = prefix + "-" + g;
             api.create("podgroups", podGroup("bench", group, options.gangSize()));
             for (int m = 0; m < options.gangSize(); m++) {
                 String name = group + "-" + m;
@@ -219,16 +341,16 @@ public final class LiveBenchmark {
     }
 
     /** Pods at a steady rate: every 10 ms, as many as the rate owes by then. */
-    private List<String> createPaced(StandInApiServer api) throws InterruptedException {
-        List<String> keys = new ArrayList<>(options.pacedPods());
+    private List<String> createPaced(StandInApiServer api, String prefix, int count) throws InterruptedException {
+        List<String> keys = new ArrayList<>(count);
         long start = System.nanoTime();
         int made = 0;
-        while (made < options.pacedPods()) {
+        while (made < count) {
             double elapsed = (System.nanoTime() - start) / 1e9;
-            int owed = (int) Math.min(options.pacedPods(), Math.floor(elapsed * options.rate()) + 1);
+            int owed = (int) Math.min(count, Math.floor(elapsed * options.rate()) + 1);
             for (; made < owed; made++) {
-                createPod(api, "bench", "paced-" + made, null);
-                keys.add("bench/paced-" + made);
+                createPod(api, "bench", prefix + "-" + made, null);
+                keys.add("bench/" + prefix + "-" + made);
             }
             Thread.sleep(10);
         }
@@ -269,24 +391,6 @@ public final class LiveBenchmark {
             Thread.sleep(50);
         }
         throw new IllegalStateException("arbiter run was not ready within 2 minutes");
-    }
-
-    /** CPU time of this whole JVM (scheduler, stand-in and creator together), in seconds. */
-    private static double processCpuSeconds() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime() / 1e9;
-        }
-        return 0;
-    }
-
-    /** CPU time of the live threads named {@code name}, in seconds. */
-    private static double threadCpuSeconds(String name) {
-        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        double total = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().equals(name)) total += Math.max(0, threads.getThreadCpuTime(t.getId())) / 1e9;
-        }
-        return total;
     }
 
     private static int freePort() throws IOException {
@@ -343,13 +447,18 @@ public final class LiveBenchmark {
     /** The results as a table, one line per latency and workload. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%7s %-6s %7s %8s %8s %8s %8s %8s %8s %8s %9s  %s%n", "rtt ms", "load", "pods", "bound", "s", "pods/s",
-                "p50 ms", "p99 ms", "req/pod", "cpu s", "loop cpu", "requests by kind"));
+                "%7s %-6s %7s %8s %8s %8s %8s %8s %8s %8s %9s %9s  %s%n", "rtt ms", "load", "pods", "bound", "s", "pods/s",
+                "p50 ms", "p99 ms", "req/pod", "cpu s", "loop cpu", "sched ms", "requests by kind"));
         for (Row r : rows) {
             for (Workload w : r.workloads()) {
-                sb.append(String.format(Locale.ROOT, "%7d %-6s %7d %8d %8.2f %8.0f %8.0f %8.0f %8.2f %8.1f %9.1f  %s%n",
+                sb.append(String.format(Locale.ROOT, "%7d %-6s %7d %8d %8.2f %8.0f %8.0f %8.0f %8.2f %8.1f %9.1f %9.2f  %s%n",
                         r.latency().toMillis(), w.name(), w.pods(), w.bound(), w.seconds(), w.podsPerSecond(), w.p50Ms(),
-                        w.p99Ms(), w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds(), w.requests()));
+                        w.p99Ms(), w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds(), w.schedulerCpuMsPerPod(),
+                        w.requests()));
+            }
+            sb.append("        CPU seconds by part:\n");
+            for (Workload w : r.workloads()) {
+                sb.append(String.format(Locale.ROOT, "        %-6s %s%n", w.name(), CpuSplit.describe(w.cpuSplit())));
             }
             sb.append(String.format(Locale.ROOT, "        (load average %.1f after this latency)%n", r.loadAverage()));
         }
@@ -369,9 +478,16 @@ public final class LiveBenchmark {
                 if (j > 0) sb.append(", ");
                 sb.append(String.format(Locale.ROOT, "{\"name\": %s, \"pods\": %d, \"bound\": %d, \"seconds\": %.3f, "
                                 + "\"podsPerSecond\": %.1f, \"p50Ms\": %.1f, \"p99Ms\": %.1f, \"maxMs\": %.1f, "
-                                + "\"requestsPerPod\": %.3f, \"cpuSeconds\": %.2f, \"loopCpuSeconds\": %.2f, \"requests\": {",
+                                + "\"requestsPerPod\": %.3f, \"cpuSeconds\": %.2f, \"loopCpuSeconds\": %.2f, "
+                                + "\"schedulerCpuMsPerPod\": %.3f, \"cpuSplit\": {",
                         quote(w.name()), w.pods(), w.bound(), w.seconds(), w.podsPerSecond(), w.p50Ms(), w.p99Ms(), w.maxMs(),
-                        w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds()));
+                        w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds(), w.schedulerCpuMsPerPod()));
+                List<String> parts = new ArrayList<>(w.cpuSplit().keySet());
+                for (int k = 0; k < parts.size(); k++) {
+                    if (k > 0) sb.append(", ");
+                    sb.append(quote(parts.get(k))).append(String.format(Locale.ROOT, ": %.2f", w.cpuSplit().get(parts.get(k))));
+                }
+                sb.append("}, \"requests\": {");
                 List<String> kinds = new ArrayList<>(w.requests().keySet());
                 for (int k = 0; k < kinds.size(); k++) {
                     if (k > 0) sb.append(", ");

@@ -117,9 +117,24 @@ public final class StandInApiServer implements AutoCloseable {
         register("topology.volcano.sh", "v1alpha1", "hypernodes", "HyperNode", false, true);
         register("coordination.k8s.io", "v1", "leases", "Lease", true, true);
         this.vertx = Vertx.vertx();
+        nameThreads(vertx);
         this.server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true).setHost("127.0.0.1")
                 .setPort(0).setIdleTimeout(0).setMaxWebSocketFrameSize(1 << 20));
         server.requestHandler(this::handle);
+    }
+
+    /**
+     * Names the stand-in's event loops (and acceptor) {@code standin-N}, so that a CPU profile or {@link CpuSplit} can
+     * tell them from the scheduler client's own Vert.x event loops in the same JVM.
+     */
+    private static void nameThreads(Vertx vertx) {
+        io.vertx.core.internal.VertxInternal internal = (io.vertx.core.internal.VertxInternal) vertx;
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        for (io.netty.channel.EventLoopGroup group : List.of(internal.eventLoopGroup(), internal.acceptorEventLoopGroup())) {
+            for (io.netty.util.concurrent.EventExecutor loop : group) {
+                loop.execute(() -> Thread.currentThread().setName("standin-" + n.incrementAndGet()));
+            }
+        }
     }
 
     /** Starts a stand-in on a free port of 127.0.0.1 with the given round-trip latency. */
