@@ -193,6 +193,10 @@ public final class ClusterCache implements AutoCloseable {
                     if (failure != null) {
                         hyperNodesAbsent("cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): "
                                 + whyNot(failure));
+                    } else {
+                        // The cache may be synced only now, and a cluster without HyperNodes sends no event that
+                        // would ask for the cycle it now allows.
+                        onChange.run();
                     }
                 });
             }

@@ -98,17 +98,7 @@ class PolicySettingsEffectTest {
      */
     @Test
     void jobsAlikeThatTheBudgetRefusesEachNameTheirOwnPod() throws IOException {
-        ClusterSnapshot s = ClusterBuilder.cluster().nodes(4, GPU, 8)
-                .queue("a").end().queue("b").end()
-                .job("b/n1").queue("b").pods(1, GPU, 8).running("node-1").startedAt(0).end()
-                .job("b/n2").queue("b").pods(2, GPU, 4).running("node-2", "node-2").startedAt(0).end()
-                .job("b/n3").queue("b").pods(2, GPU, 4).running("node-3", "node-3").startedAt(0).end()
-                .job("b/n4").queue("b").pods(2, GPU, 4).running("node-4", "node-4").startedAt(0).end()
-                .job("a/1").queue("a").pods(1, GPU, 8).arrival(0).end()
-                .job("a/2").queue("a").pods(1, GPU, 8).arrival(1).end()
-                .job("a/3").queue("a").pods(1, GPU, 8).arrival(2).end()
-                .snapshot(1000);
-        CycleResult r = with("churn:\n  maxEvictionsPerCycle: 2\n").schedule(s, 1);
+        CycleResult r = with("churn:\n  maxEvictionsPerCycle: 2\n").schedule(aReclaimsFromSingleAndPairedPods(3), 1);
         assertEquals(Set.of("b/n1-0"), evicted(r));
         for (String job : List.of("a/2", "a/3")) {
             String reason = Shipped.group(r.podGroups(), job).reason();
@@ -119,15 +109,19 @@ class PolicySettingsEffectTest {
 
     /** b holds four nodes: node-1 with one 8-GPU pod, the others with two 4-GPU pods each; a wants two 8-GPU pods. */
     private static ClusterSnapshot aReclaimsFromSingleAndPairedPods() {
-        return ClusterBuilder.cluster().nodes(4, GPU, 8)
+        return aReclaimsFromSingleAndPairedPods(2);
+    }
+
+    /** The same, with {@code waiting} such jobs in queue a: a/1, a/2, ... in that order of arrival. */
+    private static ClusterSnapshot aReclaimsFromSingleAndPairedPods(int waiting) {
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
                 .queue("a").end().queue("b").end()
                 .job("b/n1").queue("b").pods(1, GPU, 8).running("node-1").startedAt(0).end()
                 .job("b/n2").queue("b").pods(2, GPU, 4).running("node-2", "node-2").startedAt(0).end()
                 .job("b/n3").queue("b").pods(2, GPU, 4).running("node-3", "node-3").startedAt(0).end()
-                .job("b/n4").queue("b").pods(2, GPU, 4).running("node-4", "node-4").startedAt(0).end()
-                .job("a/1").queue("a").pods(1, GPU, 8).arrival(0).end()
-                .job("a/2").queue("a").pods(1, GPU, 8).arrival(1).end()
-                .snapshot(1000);
+                .job("b/n4").queue("b").pods(2, GPU, 4).running("node-4", "node-4").startedAt(0).end();
+        for (int i = 1; i <= waiting; i++) c = c.job("a/" + i).queue("a").pods(1, GPU, 8).arrival(i - 1).end();
+        return c.snapshot(1000);
     }
 
     /** Two sibling queues under a parent that can admit two 8-GPU jobs; each sibling has two waiting. */

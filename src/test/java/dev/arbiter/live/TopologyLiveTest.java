@@ -91,4 +91,21 @@ class TopologyLiveTest extends LiveClusterTest {
         s.loop().runOnce();
         await("bound", () -> fx.nodeOf("ops/job") != null);
     }
+
+    /**
+     * A cluster with nothing in it gives the informers no event to start a cycle with; the HyperNode informer's first
+     * list, which ends after the others', must then ask for one, or the first cycle waits for the period (10 minutes in
+     * these tests, where it made the seed story time out now and then).
+     */
+    @Test
+    void readingTheHyperNodesAsksForACycle() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        try (ClusterCache cache = new ClusterCache(client, new AssumeCache(java.time.Duration.ofSeconds(30)),
+                asked::incrementAndGet)) {
+            cache.start();
+            await("synced", cache::hasSynced);
+            await("a cycle asked for", () -> asked.get() > 0);
+            assertNull(cache.hyperNodesAbsent(), "the mock server lists HyperNodes (there are none)");
+        }
+    }
 }
