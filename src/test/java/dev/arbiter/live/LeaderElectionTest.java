@@ -29,6 +29,8 @@ class LeaderElectionTest extends LiveClusterTest {
         await("first bound (change-triggered cycle)", () -> fx.nodeOf("team/first") != null);
         assertFalse(two.isLeader());
         assertFalse(two.loop().isRunning(), "the standby runs no cycles");
+        // Events are sent by their own writer, after the binding: wait for it before asking who sent it.
+        await("first's Scheduled event", () -> !scheduledBy("first").isEmpty());
         assertEquals(List.of("replica-1"), scheduledBy("first"));
         assertEquals("replica-1", holder());
 
@@ -40,6 +42,7 @@ class LeaderElectionTest extends LiveClusterTest {
         assertEquals("replica-2", holder());
         fx.create(pod("team", "second", "arbiter", 1, null));
         await("second bound by the new leader", () -> fx.nodeOf("team/second") != null);
+        await("second's Scheduled event", () -> !scheduledBy("second").isEmpty());
         assertEquals(List.of("replica-2"), scheduledBy("second"));
         assertTrue(fx.bindCalls("team/first") == 1 && fx.bindCalls("team/second") == 1, "each pod bound exactly once");
     }
