@@ -343,7 +343,8 @@ final class EvictionPhase {
         int victimCount = 0;
         Map<String, Integer> victimsPerQueue = new HashMap<>();
         Outcome refusal = null;
-        // A refusal the eviction budget decided, for any job of the same shape (see refusedShapes).
+        // How the refusal reads for any job of the same shape (see refusedShapes); null while there is none, and for
+        // a refusal in a search's or a capability's own words.
         java.util.function.Function<Job, Outcome> replay = null;
         for (int i = 0; i < j.pending.size(); i++) {
             Task t = j.pending.get(i);
