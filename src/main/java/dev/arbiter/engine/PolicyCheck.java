@@ -1,6 +1,7 @@
 package dev.arbiter.engine;
 
 import dev.arbiter.facts.AllocationLimit;
+import dev.arbiter.facts.Clock;
 import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.DeservedShare;
 import dev.arbiter.facts.JobFact;
@@ -48,7 +49,7 @@ public final class PolicyCheck {
     /** Validate's own deadline per phase: the reference cluster is small, so a rule that takes longer is stuck. */
     static final Duration DEADLINE = Duration.ofSeconds(5);
     private static final List<String> GROUPS = PolicyEvaluation.AGENDA;
-    private static final Set<Class<?>> INPUTS = Set.of(ClusterFact.class, QueueFact.class, JobFact.class, TaskFact.class,
+    private static final Set<Class<?>> INPUTS = Set.of(ClusterFact.class, Clock.class, QueueFact.class, JobFact.class, TaskFact.class,
             PriorityClassFact.class, PriorityLookup.class, QueueShare.class, PolicySettings.class);
     private static final Pattern GROUP = Pattern.compile("^\\s*(ruleflow-group|agenda-group)\\s+\"([^\"]*)\"");
 

@@ -1,5 +1,6 @@
 package dev.arbiter.engine;
 
+import dev.arbiter.facts.Clock;
 import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.DeservedShare;
 import dev.arbiter.facts.JobFact;
@@ -11,7 +12,6 @@ import dev.arbiter.facts.QueueFact;
 import dev.arbiter.facts.QueueShare;
 import dev.arbiter.facts.ShareTerms;
 import dev.arbiter.facts.TaskFact;
-import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.PriorityClassSpec;
 import dev.arbiter.policy.DequeueStrategy;
 import dev.arbiter.policy.JobPhase;
@@ -188,6 +188,8 @@ final class PolicyEvaluation {
     private static int syncFacts(RulesSession s, CycleState state) {
         int n = 1;
         s.sync(ClusterFact.class, Map.of("", new ClusterFact(state.clusterTotal, state.guaranteed)));
+        s.sync(Clock.class, Map.of("", new Clock(state.now)));
+        n++;
         RulesSession.Table queues = s.table(QueueFact.class);
         for (QueueState q : state.queues.values()) {
             q.allocated = state.allocatedOf(q);
@@ -212,9 +214,8 @@ final class PolicyEvaluation {
         RulesSession.Table tasks = s.table(TaskFact.class);
         for (Task t : state.tasks) {
             if (!t.running()) continue;
-            long ran = t.pod.startedAt() != PodSpec.UNKNOWN_START ? Math.max(0, state.now - t.pod.startedAt()) : -1;
             s.put(tasks, t.id(), new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
-                    PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), ran));
+                    PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt()));
             n++;
         }
         s.sweep(tasks);

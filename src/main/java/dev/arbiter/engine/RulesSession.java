@@ -1,5 +1,6 @@
 package dev.arbiter.engine;
 
+import dev.arbiter.facts.Clock;
 import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.DeservedShare;
 import dev.arbiter.facts.JobFact;
@@ -60,7 +61,7 @@ final class RulesSession implements AutoCloseable {
     private static final Set<Class<?>> CLASSIFY_READS = Set.of(PolicySettings.class, PriorityClassFact.class,
             PriorityLookup.class, PriorityOf.class, PriorityFromPods.class);
     private static final Set<Class<?>> FAIR_SHARE_READS = Set.of(PolicySettings.class, PriorityClassFact.class,
-            PriorityLookup.class, PriorityOf.class, PriorityFromPods.class, ClusterFact.class, QueueFact.class,
+            PriorityLookup.class, PriorityOf.class, PriorityFromPods.class, ClusterFact.class, Clock.class, QueueFact.class,
             JobFact.class, TaskFact.class, ShareTerms.class, DeservedShare.class);
     private static final Map<Object, Boolean> KEEPABLE = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
@@ -102,6 +103,13 @@ final class RulesSession implements AutoCloseable {
     /** Starts a cycle on this session. */
     void beginCycle() {
         cycle++;
+        for (Table t : tables.values()) t.updated = 0;
+    }
+
+    /** How many facts of {@code type} this cycle updated in place (a kept session; for tests). */
+    int updatedThisCycle(Class<?> type) {
+        Table t = tables.get(type);
+        return t == null ? 0 : t.updated;
     }
 
     /** True when the session may serve the next cycle: no rule stepped outside the one-way contract. */
@@ -152,6 +160,7 @@ final class RulesSession implements AutoCloseable {
         // reactivity only sees the ones a pattern constrains.
         session.update(e.handle, fact);
         e.fact = fact;
+        t.updated++;
     }
 
     /** Deletes the facts of a streamed table that this cycle did not put. */
@@ -174,6 +183,7 @@ final class RulesSession implements AutoCloseable {
     /** The input facts of one type in a kept session, by key. */
     static final class Table {
         private final Map<String, Entry> entries = new HashMap<>();
+        private int updated;
     }
 
     private static final class Entry {

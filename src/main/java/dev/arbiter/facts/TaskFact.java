@@ -6,9 +6,15 @@ import java.util.Objects;
 /**
  * A running pod this scheduler answers: a possible victim. Immutable. {@code priority} is the pod's
  * {@code spec.priority} when it has one, else what the priority rules decided for its class. (Pending pods are seen
- * through their {@link JobFact}.) {@code runningSeconds} is how long it has run, or -1 when unknown.
+ * through their {@link JobFact}.) {@code startedAt} is when it started running, in
+ * seconds since the epoch (it may be before the epoch in a
+ * simulation), or {@link #UNKNOWN_START} when unknown ({@code startKnown} is false); how long it has run is {@link Clock#since} of it (a fact that moved
+ * every cycle would make a kept rules session update every running task).
  */
 public final class TaskFact {
+    /** {@code startedAt} of a pod whose start time is unknown: earlier than any time. */
+    public static final long UNKNOWN_START = dev.arbiter.model.PodSpec.UNKNOWN_START;
+
     private final String id;
     private final String job;
     private final String queue;
@@ -17,10 +23,10 @@ public final class TaskFact {
     private final PreemptionPolicy preemptionPolicy;
     private final boolean preemptableMarker;
     private final boolean leader;
-    private final long runningSeconds;
+    private final long startedAt;
 
     public TaskFact(String id, String job, String queue, String priorityClassName, int priority,
-                    PreemptionPolicy preemptionPolicy, boolean preemptableMarker, boolean leader, long runningSeconds) {
+                    PreemptionPolicy preemptionPolicy, boolean preemptableMarker, boolean leader, long startedAt) {
         this.id = id;
         this.job = job;
         this.queue = queue;
@@ -29,7 +35,7 @@ public final class TaskFact {
         this.preemptionPolicy = preemptionPolicy;
         this.preemptableMarker = preemptableMarker;
         this.leader = leader;
-        this.runningSeconds = runningSeconds;
+        this.startedAt = startedAt;
     }
 
     public String getId() { return id; }
@@ -43,7 +49,9 @@ public final class TaskFact {
     /** False when the pod is annotated or labelled {@code volcano.sh/preemptable: "false"}. */
     public boolean isPreemptableMarker() { return preemptableMarker; }
     public boolean isLeader() { return leader; }
-    public long getRunningSeconds() { return runningSeconds; }
+    public long getStartedAt() { return startedAt; }
+    /** False when the pod's start time is unknown ({@code startedAt} is then {@link #UNKNOWN_START}). */
+    public boolean isStartKnown() { return startedAt != UNKNOWN_START; }
 
     @Override
     public String toString() {
@@ -63,11 +71,11 @@ public final class TaskFact {
                 && Objects.equals(preemptionPolicy, o.preemptionPolicy)
                 && preemptableMarker == o.preemptableMarker
                 && leader == o.leader
-                && runningSeconds == o.runningSeconds;
+                && startedAt == o.startedAt;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, job, queue, priorityClassName, priority, preemptionPolicy, preemptableMarker, leader, runningSeconds);
+        return Objects.hash(id, job, queue, priorityClassName, priority, preemptionPolicy, preemptableMarker, leader, startedAt);
     }
 }

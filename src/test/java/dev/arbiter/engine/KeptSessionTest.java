@@ -89,6 +89,27 @@ class KeptSessionTest {
     }
 
     @Test
+    void theClockMovingOnUpdatesOneFactNotEveryRunningTask() {
+        ClusterGenerator generator = ClusterGenerator.create(SynthSpec.small(10, 120, 3, 5, 0.7));
+        ClusterWorld world = new ClusterWorld(generator.manifests());
+        world.apply(new Scheduler(Shipped.RULES, CONFIG).schedule(world.snapshot(), 1));
+        ClusterSnapshot before = world.snapshot();
+        Set<String> ignored = Shipped.RULES.settings().shares().ignoredResources();
+        try (RulesSession session = RulesSession.kept(Shipped.RULES)) {
+            CycleState first = CycleState.index(before, CONFIG.schedulerNames(), ignored);
+            PolicyEvaluation.run(session, first, before.priorityClasses(), new HashMap<>(), new RuleTrace(), SessionHook.NONE);
+            long running = first.tasks.stream().filter(Task::running).count();
+            assertTrue(running > 10, "the test needs running tasks, has " + running);
+            ClusterSnapshot later = new ClusterSnapshot(before.nodes(), before.pods(), before.podGroups(), before.queues(),
+                    before.priorityClasses(), before.now() + 30, before.nominations(), before.namespaceLabels());
+            PolicyEvaluation.run(session, CycleState.index(later, CONFIG.schedulerNames(), ignored), later.priorityClasses(),
+                    new HashMap<>(), new RuleTrace(), SessionHook.NONE);
+            assertEquals(0, session.updatedThisCycle(dev.arbiter.facts.TaskFact.class), "running tasks updated");
+            assertEquals(1, session.updatedThisCycle(dev.arbiter.facts.Clock.class), "the clock");
+        }
+    }
+
+    @Test
     void theShippedRulesAndTheShippedPackMayBeKept() {
         assertNull(RulesSession.firstPhasesReadOnlyTheirFacts(Shipped.RULES));
         assertTrue(RulesSession.keepable(Shipped.RULES));
