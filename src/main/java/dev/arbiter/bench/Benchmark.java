@@ -75,12 +75,13 @@ public final class Benchmark {
                       Long coldCompileStartMs, Long coldCompileRulesMs,
                       double engineFirstMs, double engineFirstBestMs, int engineBindings, int engineEvictions, double placementsPerSec,
                       double referenceFirstMs, double ratio, int churnedPods, double engineSteadyMs,
-                      double referenceSteadyMs, double gangCycleMs, String gangOutcome, long peakHeapMiB,
+                      double referenceSteadyMs, double gangCycleMs, String gangOutcome, long peakHeapMiB, long peakLiveHeapMiB,
                       Map<String, Double> firstPhases, Map<String, Double> steadyPhases, int disagreements,
                       String firstDisagreement, MixRow mix) {}
 
     private final Options options;
     private final PrintWriter progress;
+    private final HeapWatch heap = new HeapWatch();
 
     public Benchmark(Options options, PrintWriter progress) {
         this.options = options;
@@ -152,6 +153,7 @@ public final class Benchmark {
         Long[] cold = options.coldStart() ? coldStarts(size) : new Long[] {null, null, null, null};
 
         gcAndResetPeaks();
+        heap.reset();
         say(name + ": engine first cycle");
         long e0 = System.nanoTime();
         CycleResult e1 = engine.schedule(first, 1);
@@ -182,17 +184,18 @@ public final class Benchmark {
         String gangOutcome = gangBound >= 1000 ? "bound" : eg.podGroups().stream()
                 .filter(g -> g.podGroup().equals("bench/giant")).map(g -> g.phase() + ": " + g.reason()).findFirst().orElse("?");
         long peak = peakHeapMiB();
+        long peakLive = heap.peakLiveMiB();
 
         double plainRate = e1.bindings().size() / (engineFirstBest / 1000.0);
         MixRow mix = options.constraintMix() ? measureMix(name, spec, engine, reference, plainRate) : null;
         Row row = new Row(size, m.pods().size(), running, generateMs, cold[0], cold[1], cold[2], cold[3], engineFirst, engineFirstBest,
                 e1.bindings().size(), e1.evictions().size(), plainRate, refFirst,
                 engineFirstBest / refFirst,
-                churned, engineSteady, refSteady, gangMs, gangOutcome, peak, e1.phaseMillis(), es.phaseMillis(),
+                churned, engineSteady, refSteady, gangMs, gangOutcome, peak, peakLive, e1.phaseMillis(), es.phaseMillis(),
                 diffs.size(), diffs.isEmpty() ? null : diffs.get(0), mix);
         say(String.format(Locale.ROOT, "%s: first %.0f ms (%d bound, %.0f/s), reference %.0f ms (x%.1f), steady %.0f ms, "
-                        + "gang %.0f ms (%s), peak heap %d MiB%s", name, engineFirst, row.engineBindings(),
-                row.placementsPerSec(), refFirst, row.ratio(), engineSteady, gangMs, gangOutcome, peak,
+                        + "gang %.0f ms (%s), peak heap %d MiB (live after a collection %d MiB)%s", name, engineFirst, row.engineBindings(),
+                row.placementsPerSec(), refFirst, row.ratio(), engineSteady, gangMs, gangOutcome, peak, peakLive,
                 diffs.isEmpty() ? ", engine and reference agree" : ", DISAGREE: " + diffs.get(0)));
         return row;
     }
@@ -355,17 +358,17 @@ public final class Benchmark {
     /** The table printed by {@code arbiter bench}. */
     public static String table(List<Row> rows) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%6s %7s %7s | %7s | %9s %9s %7s %9s | %9s %6s | %8s %8s | %8s | %7s | %s | %s%n",
+        b.append(String.format(Locale.ROOT, "%6s %7s %7s | %7s | %9s %9s %7s %9s | %9s %6s | %8s %8s | %8s | %13s | %s | %s%n",
                 "nodes", "pending", "running", "cold s", "first ms", "best ms", "bound", "placed/s", "ref ms", "ratio",
-                "steady", "ref st.", "gang ms", "heap MB", "phases ms: snapshot/rules/placement/victims", "agree"));
+                "steady", "ref st.", "gang ms", "heap/live MiB", "phases ms: snapshot/rules/placement/victims", "agree"));
         for (Row r : rows) {
             Map<String, Double> p = r.firstPhases();
-            b.append(String.format(Locale.ROOT, "%6d %7d %7d | %7s | %9.0f %9.0f %7d %9.0f | %9.0f %6.1f | %8.0f %8.0f | %8.0f | %7d | %s | %s%n",
+            b.append(String.format(Locale.ROOT, "%6d %7d %7d | %7s | %9.0f %9.0f %7d %9.0f | %9.0f %6.1f | %8.0f %8.0f | %8.0f | %13s | %s | %s%n",
                     r.size().nodes(), r.size().pendingPods(), r.runningPods(),
                     r.coldStartMs() == null ? "-" : String.format(Locale.ROOT, "%.1f/%.1f", r.coldStartMs() / 1000.0,
                             r.coldCompileStartMs() == null ? Double.NaN : r.coldCompileStartMs() / 1000.0),
                     r.engineFirstMs(), r.engineFirstBestMs(), r.engineBindings(), r.placementsPerSec(), r.referenceFirstMs(), r.ratio(),
-                    r.engineSteadyMs(), r.referenceSteadyMs(), r.gangCycleMs(), r.peakHeapMiB(),
+                    r.engineSteadyMs(), r.referenceSteadyMs(), r.gangCycleMs(), r.peakHeapMiB() + "/" + r.peakLiveHeapMiB(),
                     String.format(Locale.ROOT, "%.0f/%.0f/%.0f/%.0f", get(p, "snapshot"), get(p, "rules"),
                             get(p, "enqueue") + get(p, "allocate"), get(p, "victims")),
                     r.disagreements() == 0 ? "yes" : "NO (" + r.disagreements() + ")"));
@@ -439,6 +442,7 @@ public final class Benchmark {
                     .append(",\"gang1000CycleMs\":").append(num(r.gangCycleMs()))
                     .append(",\"gang1000Outcome\":").append(str(r.gangOutcome()))
                     .append(",\"peakHeapMiB\":").append(r.peakHeapMiB())
+                    .append(",\"peakLiveHeapMiB\":").append(r.peakLiveHeapMiB())
                     .append(",\"firstCyclePhasesMs\":").append(phases(r.firstPhases()))
                     .append(",\"steadyCyclePhasesMs\":").append(phases(r.steadyPhases()))
                     .append(",\"disagreements\":").append(r.disagreements())

@@ -25,18 +25,20 @@ class BenchSmokeTest {
                 new PrintWriter(out), new PrintWriter(err));
         assertEquals(0, code, err.toString());
         String table = out.toString();
-        assertTrue(table.contains("placed/s") && table.contains("ratio") && table.contains("heap MB"), table);
+        assertTrue(table.contains("placed/s") && table.contains("ratio") && table.contains("heap/live MiB"), table);
         assertTrue(table.lines().anyMatch(l -> l.trim().startsWith("40 ")), table);
         assertTrue(err.toString().contains("bench: 40 nodes x 300 pending pods: first"), err.toString());
         assertTrue(table.contains("constraint mix (30% node affinity, 10% anti-affinity per hostname, 10% zone spread)"), table);
         assertTrue(err.toString().contains("engine and reference agree"), err.toString());
         String j = Files.readString(json);
         for (String field : new String[] {"\"nodes\":40", "\"engineFirstCycleMs\"", "\"placementsPerSecond\"",
-                "\"referenceFirstCycleMs\"", "\"engineSteadyCycleMs\"", "\"gang1000CycleMs\"", "\"peakHeapMiB\"",
+                "\"referenceFirstCycleMs\"", "\"engineSteadyCycleMs\"", "\"gang1000CycleMs\"", "\"peakHeapMiB\"", "\"peakLiveHeapMiB\"",
                 "\"coldStartMs\"", "\"firstCyclePhasesMs\"", "\"machine\"", "\"constraintMix\":{\"firstCycleMs\"",
                 "\"shareOfPlainPlacementsPerSecond\"", "\"disagreements\":0,\"firstDisagreement\":null,\"firstCyclePhasesMs\""}) {
             assertTrue(j.contains(field), field + " missing from " + j);
         }
+        java.util.regex.Matcher live = java.util.regex.Pattern.compile("\"peakLiveHeapMiB\":(\\d+)").matcher(j);
+        assertTrue(live.find() && Long.parseLong(live.group(1)) > 0, "a live heap after a collection: " + j);
     }
 
     @Test
