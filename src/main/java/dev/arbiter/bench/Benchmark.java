@@ -105,7 +105,8 @@ public final class Benchmark {
     public List<Row> run() {
         RuleBook rules = RuleBook.load(options.rules());
         SchedulerConfig config = SchedulerConfig.simulatorDefault();
-        Scheduler engine = new Scheduler(rules, config);
+        // Configured as `arbiter run` configures it: without the per-subject rule trace that simulate and explain keep.
+        Scheduler engine = new Scheduler(rules, config).withoutTrace();
         ReferenceScheduler reference = new ReferenceScheduler(config);
         warmUp(engine, reference, options.sizes().get(0));
         List<Row> rows = new ArrayList<>();

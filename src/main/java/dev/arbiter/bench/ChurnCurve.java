@@ -52,7 +52,7 @@ public final class ChurnCurve {
 
         ClusterGenerator generator = ClusterGenerator.create(SynthSpec.fleet(nodes, pods, queues, seed));
         ClusterWorld world = new ClusterWorld(generator.manifests());
-        Scheduler fresh = new Scheduler(rules, config);
+        Scheduler fresh = new Scheduler(rules, config).withoutTrace(); // as `run` has it
         Scheduler kept = fresh.keepingSession();
         Random rnd = new Random(seed + 1);
         ClusterSnapshot snap = world.snapshot();

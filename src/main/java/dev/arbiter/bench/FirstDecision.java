@@ -37,7 +37,7 @@ public final class FirstDecision {
         ClusterSnapshot snapshot = new ClusterWorld(ClusterGenerator.generate(spec)).snapshot();
         long generateMs = (System.nanoTime() - g0) / 1_000_000;
         long snapshotAt = System.currentTimeMillis() - jvmStart;
-        CycleResult r = new Scheduler(rules, SchedulerConfig.simulatorDefault()).schedule(snapshot, 1);
+        CycleResult r = new Scheduler(rules, SchedulerConfig.simulatorDefault()).withoutTrace().schedule(snapshot, 1); // as `run` has it
         long decisionAt = System.currentTimeMillis() - jvmStart;
         System.out.println("cold-start rules=" + rulesAt + " snapshot=" + snapshotAt + " decision=" + decisionAt
                 + " generate=" + generateMs + " bindings=" + r.bindings().size());

@@ -62,7 +62,7 @@ final class PolicyEvaluation {
         RuleLimits limits = s.limits;
         PolicySettings settings = s.settings;
         s.beginCycle();
-        session.addEventListener(trace);
+        if (trace.on()) session.addEventListener(trace);
         try {
             if (!s.isKept()) hook.opened(session);
             long fired = 0;
@@ -102,7 +102,7 @@ final class PolicyEvaluation {
             if (!s.isKept()) hook.closing(session, policy.conflicts);
             return policy;
         } finally {
-            session.removeEventListener(trace);
+            if (trace.on()) session.removeEventListener(trace);
         }
     }
 

@@ -16,6 +16,29 @@ import org.kie.api.event.rule.DefaultAgendaEventListener;
  */
 final class RuleTrace extends DefaultAgendaEventListener {
     private final Map<String, List<String>> fired = new HashMap<>();
+    private final boolean on;
+
+    /** A trace that records. */
+    RuleTrace() {
+        this(true);
+    }
+
+    private RuleTrace(boolean on) {
+        this.on = on;
+    }
+
+    /**
+     * A trace that records nothing, for a scheduler whose results no one explains (the live one): the per-subject
+     * lists cost a map entry per job and pod every cycle. Decisions still name their rules.
+     */
+    static RuleTrace off() {
+        return new RuleTrace(false);
+    }
+
+    /** True when this trace records (a session listens to it only then). */
+    boolean on() {
+        return on;
+    }
 
     @Override
     public void afterMatchFired(AfterMatchFiredEvent event) {
@@ -41,6 +64,7 @@ final class RuleTrace extends DefaultAgendaEventListener {
      */
     void priorityResolved(java.util.Collection<Job> jobs, Map<String, Object> decided,
                           dev.arbiter.facts.PriorityFromPods fromPods) {
+        if (!on) return;
         for (Job j : jobs) {
             String rule;
             if (j.priorityClassName == null && fromPods != null && !j.implicit && (!j.running.isEmpty() || !j.pending.isEmpty())) {
@@ -57,6 +81,7 @@ final class RuleTrace extends DefaultAgendaEventListener {
 
     /** The general gang rule decided for every job it did not override. */
     void gangPolicy(java.util.Collection<Job> jobs, Policy policy) {
+        if (!on) return;
         for (Job j : jobs) {
             dev.arbiter.facts.GangRequirement g = policy.gangFor(j);
             if (g == null) continue;

@@ -32,21 +32,34 @@ public final class Scheduler {
     private final SessionHook hook;
     /** The rules session kept across cycles, or null when every cycle opens a fresh one. */
     private final SessionKeeper keeper;
+    /** False when {@link CycleResult#rulesFired()} is left empty ({@link #withoutTrace}). */
+    private final boolean traced;
 
     public Scheduler(RuleBook rules, SchedulerConfig config) {
-        this(rules, config, SessionHook.NONE, null);
+        this(rules, config, SessionHook.NONE, null, true);
     }
 
-    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper) {
+    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper, boolean traced) {
         this.rules = rules;
         this.config = config;
         this.hook = hook;
         this.keeper = keeper;
+        this.traced = traced;
     }
 
     /** The same scheduler, with {@code hook} watching each cycle's rules session (tools that observe the engine). */
     public Scheduler withHook(SessionHook hook) {
-        return new Scheduler(rules, config, hook, null);
+        return new Scheduler(rules, config, hook, null, traced);
+    }
+
+    /**
+     * The same scheduler, not tracing which rules fired on each PodGroup, Pod and Queue: its results'
+     * {@link CycleResult#rulesFired()} is empty. For the live scheduler, whose results no one explains (the simulator,
+     * {@code explain} and the specs trace): the trace costs a map entry per job and pod every cycle. Decisions are the
+     * same, and still name the rule that made each one.
+     */
+    public Scheduler withoutTrace() {
+        return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), false);
     }
 
     /**
@@ -58,7 +71,7 @@ public final class Scheduler {
      * still holds from an earlier cycle does not fire again.)
      */
     public Scheduler keepingSession() {
-        return new Scheduler(rules, config, hook, new SessionKeeper());
+        return new Scheduler(rules, config, hook, new SessionKeeper(), traced);
     }
 
     /** True when this scheduler keeps its rules session across cycles. */
@@ -73,7 +86,7 @@ public final class Scheduler {
     /** The same scheduler with another policy (hot reload swaps it in between cycles). */
     public Scheduler withRules(RuleBook newRules) {
         if (keeper != null) keeper.close();
-        return new Scheduler(newRules, config, hook, keeper == null ? null : new SessionKeeper());
+        return new Scheduler(newRules, config, hook, keeper == null ? null : new SessionKeeper(), traced);
     }
 
     /** Disposes the kept rules session, if any; the next cycle opens a new one. */
@@ -100,7 +113,7 @@ public final class Scheduler {
         long t1 = lap(timings, "snapshot", t0);
 
         // 2. Fire the rules.
-        RuleTrace trace = new RuleTrace();
+        RuleTrace trace = traced ? new RuleTrace() : RuleTrace.off();
         Policy policy = keeper == null || !keeper.usable(rules)
                 ? PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), timings, trace, hook)
                 : keeper.run(rules, state, snapshot.priorityClasses(), timings, trace);

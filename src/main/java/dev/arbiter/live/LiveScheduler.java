@@ -46,7 +46,8 @@ public final class LiveScheduler implements AutoCloseable {
         metrics.unreadableObjects(cache::unreadableCount);
         this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
-        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring()));
+        // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded.
+        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring())).withoutTrace();
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
                 config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",
                         "rules generation " + broken + " failed " + failures + " cycles in a row (" + error
