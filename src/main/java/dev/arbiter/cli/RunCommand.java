@@ -125,6 +125,11 @@ final class RunCommand implements Callable<Integer> {
                     + "terminationGracePeriodSeconds (default: ${DEFAULT-VALUE}).")
     String shutdownGrace;
 
+    @Option(names = "--fresh-rules-session",
+            description = "Open a new rules session every cycle instead of keeping one that takes only the facts that"
+                    + " changed (the decisions are the same; this costs more CPU per cycle).")
+    boolean freshRulesSession;
+
     @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
             description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
     String logLevel;
@@ -225,7 +230,8 @@ final class RunCommand implements Callable<Integer> {
         LinkedHashSet<String> names = new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames);
         LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every).withScoring(scoring)
                 .withWriters(Actuator.Writers.standard().withBinders(binders).withEvents(eventQps, eventBurst))
-                .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace);
+                .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace)
+                .withKeptRulesSession(!freshRulesSession);
         if (leaderElect) {
             String ns = leaseNamespace != null ? leaseNamespace : envOr("POD_NAMESPACE", "arbiter-system");
             config = config.withLeaderElection(ns, leaseName, LeaderElection.Timing.standard());

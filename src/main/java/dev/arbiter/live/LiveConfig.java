@@ -17,11 +17,12 @@ import java.util.Set;
  * @param rulesFallbackAfter consecutive failed cycles after which the loop returns to the last rules that worked
  * @param shutdownGrace      how long shutdown may take, whatever the API server does (below the pod's
  *                           terminationGracePeriodSeconds)
+ * @param keepRulesSession   one rules session across cycles, updated with what changed (else a fresh one per cycle)
  */
 public record LiveConfig(Set<String> schedulerNames, Duration period, boolean leaderElect, String leaseNamespace,
                          String leaseName, String identity, LeaderElection.Timing leaseTiming, Backoff backoff,
                          Duration assumeTtl, String scoring, Actuator.Writers writers, Duration cycleDeadline,
-                         int rulesFallbackAfter, Duration shutdownGrace) {
+                         int rulesFallbackAfter, Duration shutdownGrace, boolean keepRulesSession) {
     public LiveConfig {
         schedulerNames = Set.copyOf(schedulerNames);
         if (schedulerNames.isEmpty()) throw new IllegalArgumentException("at least one scheduler name is needed");
@@ -35,52 +36,61 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
     public static LiveConfig defaults(Set<String> schedulerNames, String identity) {
         return new LiveConfig(schedulerNames, Duration.ofSeconds(1), false, "arbiter-system", "arbiter", identity,
                 LeaderElection.Timing.standard(), Backoff.standard(), Duration.ofSeconds(30), null,
-                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25));
+                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true);
     }
 
     public LiveConfig withPeriod(Duration p) {
         return new LiveConfig(schedulerNames, p, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withLeaderElection(String namespace, String name, LeaderElection.Timing timing) {
         return new LiveConfig(schedulerNames, period, true, namespace, name, identity, timing, backoff, assumeTtl, scoring,
-                writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+                writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withBackoff(Backoff b) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, b,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withAssumeTtl(Duration ttl) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                ttl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+                ttl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withScoring(String s) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, s, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+                assumeTtl, s, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withWriters(Actuator.Writers w) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, w, cycleDeadline, rulesFallbackAfter, shutdownGrace);
+                assumeTtl, scoring, w, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withCycleDeadline(Duration d) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, d, rulesFallbackAfter, shutdownGrace);
+                assumeTtl, scoring, writers, d, rulesFallbackAfter, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withRulesFallbackAfter(int failures) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, failures, shutdownGrace);
+                assumeTtl, scoring, writers, cycleDeadline, failures, shutdownGrace, keepRulesSession);
     }
 
     public LiveConfig withShutdownGrace(Duration grace) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, grace);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, grace, keepRulesSession);
+    }
+
+    /**
+     * With {@code keep} (the default), one rules session serves cycle after cycle and takes only the facts that
+     * changed ({@link dev.arbiter.engine.Scheduler#keepingSession}); without, every cycle opens a fresh one.
+     */
+    public LiveConfig withKeptRulesSession(boolean keep) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keep);
     }
 
     /** The name events are reported under: the first scheduler name in sorted order. */

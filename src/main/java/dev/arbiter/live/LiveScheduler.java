@@ -48,6 +48,7 @@ public final class LiveScheduler implements AutoCloseable {
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
         // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded.
         Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring())).withoutTrace();
+        if (config.keepRulesSession()) scheduler = scheduler.keepingSession();
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
                 config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",
                         "rules generation " + broken + " failed " + failures + " cycles in a row (" + error

@@ -95,6 +95,11 @@ public final class SchedulingLoop implements AutoCloseable {
         this.acting = true;
     }
 
+    /** True when cycles share one kept rules session ({@code run}'s default; {@code --fresh-rules-session} turns it off). */
+    public boolean keepsRulesSession() {
+        return scheduler.keepsSession();
+    }
+
     /** Hot reload: {@code rules} replace the running policy from the next cycle on (never during one). */
     public void useRules(RuleBook rules) {
         nextRules.set(rules);

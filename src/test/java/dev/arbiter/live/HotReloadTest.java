@@ -43,6 +43,7 @@ class HotReloadTest extends LiveClusterTest {
         LiveScheduler s = fx.manualScheduler(RuleBook.load(rules));
         s.watchRules(rules, Duration.ofMillis(100), null);
         String before = s.loop().rulesGeneration();
+        assertTrue(s.loop().keepsRulesSession(), "run keeps one rules session by default");
         assertEquals(0, s.loop().runOnce().report().bound(), "no gang rule, no start");
 
         // A good edit: the gang rule comes back. The next cycle uses it.
@@ -51,6 +52,7 @@ class HotReloadTest extends LiveClusterTest {
         SchedulingLoop.Outcome next = s.loop().runOnce();
         assertEquals(1, next.report().bound());
         assertNotEquals(before, next.result().rulesGeneration(), "decisions carry the new generation");
+        assertTrue(s.loop().keepsRulesSession(), "a reload starts a new kept session on the new rules");
         String good = next.result().rulesGeneration();
 
         // A broken edit: reported, counted, and the running rules keep scheduling.
@@ -66,5 +68,14 @@ class HotReloadTest extends LiveClusterTest {
         assertTrue(s.isReady(), "readiness is unaffected");
         s.close();
         assertFalse(s.isReady(), "a closed scheduler is not ready, though its caches had synced");
+    }
+
+    @Test
+    void withFreshRulesSessionsEveryCycleOpensItsOwn() {
+        fx.create(node("node-1", 8));
+        fx.create(pod("team", "first", "arbiter", 4, null));
+        LiveScheduler s = fx.manualScheduler(LiveFixture.RULES, LiveFixture.config("fresh").withKeptRulesSession(false));
+        assertFalse(s.loop().keepsRulesSession());
+        assertEquals(1, s.loop().runOnce().report().bound(), "a fresh session decides as the kept one would");
     }
 }

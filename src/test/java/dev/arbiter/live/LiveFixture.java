@@ -124,7 +124,12 @@ final class LiveFixture implements AutoCloseable {
 
     /** The same, with other rules. */
     LiveScheduler manualScheduler(RuleBook rules) {
-        LiveScheduler s = new LiveScheduler(schedulerClient(), rules, config("manual"), new SimpleMeterRegistry());
+        return manualScheduler(rules, config("manual"));
+    }
+
+    /** The same, with another configuration. */
+    LiveScheduler manualScheduler(RuleBook rules, LiveConfig config) {
+        LiveScheduler s = new LiveScheduler(schedulerClient(), rules, config, new SimpleMeterRegistry());
         schedulers.add(s);
         s.startInformersOnly();
         await("caches synced", s::isReady);

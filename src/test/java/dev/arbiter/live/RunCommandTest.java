@@ -33,7 +33,7 @@ class RunCommandTest {
     void helpListsTheFlags() {
         StringWriter out = new StringWriter();
         assertEquals(0, Main.run(new String[] {"run", "--help"}, new PrintWriter(out), new PrintWriter(new StringWriter())));
-        for (String flag : new String[] {"--kubeconfig", "--scheduler-name", "--rules", "--period", "--leader-elect", "--metrics-port"}) {
+        for (String flag : new String[] {"--kubeconfig", "--scheduler-name", "--rules", "--period", "--leader-elect", "--metrics-port", "--fresh-rules-session"}) {
             assertTrue(out.toString().contains(flag), flag);
         }
     }
