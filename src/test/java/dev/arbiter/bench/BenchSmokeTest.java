@@ -30,9 +30,10 @@ class BenchSmokeTest {
         assertTrue(err.toString().contains("bench: 40 nodes x 300 pending pods: first"), err.toString());
         assertTrue(table.contains("constraint mix (30% node affinity, 10% anti-affinity per hostname, 10% zone spread)"), table);
         assertTrue(err.toString().contains("engine and reference agree"), err.toString());
+        assertTrue(err.toString().contains("(fresh session ") && !err.toString().contains("DISAGREES"), err.toString());
         String j = Files.readString(json);
         for (String field : new String[] {"\"nodes\":40", "\"engineFirstCycleMs\"", "\"placementsPerSecond\"",
-                "\"referenceFirstCycleMs\"", "\"engineSteadyCycleMs\"", "\"gang1000CycleMs\"", "\"peakHeapMiB\"", "\"peakLiveHeapMiB\"",
+                "\"referenceFirstCycleMs\"", "\"engineSteadyCycleMs\"", "\"freshSessionSteadyCycleMs\"", "\"gang1000CycleMs\"", "\"peakHeapMiB\"", "\"peakLiveHeapMiB\"",
                 "\"coldStartMs\"", "\"firstCyclePhasesMs\"", "\"machine\"", "\"constraintMix\":{\"firstCycleMs\"",
                 "\"shareOfPlainPlacementsPerSecond\"", "\"disagreements\":0,\"firstDisagreement\":null,\"firstCyclePhasesMs\""}) {
             assertTrue(j.contains(field), field + " missing from " + j);
