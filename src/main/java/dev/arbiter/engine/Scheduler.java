@@ -34,22 +34,33 @@ public final class Scheduler {
     private final SessionKeeper keeper;
     /** False when {@link CycleResult#rulesFired()} is left empty ({@link #withoutTrace}). */
     private final boolean traced;
+    /** The last cycle, answered again while nothing changes ({@link #answeringUnchanged}); null: every cycle decides. */
+    private final LastCycle last;
+
+    /**
+     * The longest a cycle's answer is repeated while only the clock moves, in snapshot seconds: rules that read the
+     * {@code Clock} for anything but the minimum runtime (which {@link CycleResult#wakeAt()} accounts for) take effect
+     * within this long.
+     */
+    public static final long UNCHANGED_AT_MOST_SECONDS = 30;
 
     public Scheduler(RuleBook rules, SchedulerConfig config) {
-        this(rules, config, SessionHook.NONE, null, true);
+        this(rules, config, SessionHook.NONE, null, true, null);
     }
 
-    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper, boolean traced) {
+    private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper, boolean traced,
+                      LastCycle last) {
         this.rules = rules;
         this.config = config;
         this.hook = hook;
         this.keeper = keeper;
         this.traced = traced;
+        this.last = last;
     }
 
     /** The same scheduler, with {@code hook} watching each cycle's rules session (tools that observe the engine). */
     public Scheduler withHook(SessionHook hook) {
-        return new Scheduler(rules, config, hook, null, traced);
+        return new Scheduler(rules, config, hook, null, traced, null);
     }
 
     /**
@@ -59,7 +70,22 @@ public final class Scheduler {
      * same, and still name the rule that made each one.
      */
     public Scheduler withoutTrace() {
-        return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), false);
+        return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), false,
+                last == null ? null : new LastCycle());
+    }
+
+    /**
+     * The same scheduler, answering a cycle with the last cycle's result when deciding again could not change it:
+     * the snapshot shows the same cluster ({@link ClusterSnapshot#sameClusterAs}: only the time moved), the last
+     * cycle bound and evicted nothing, no minimum runtime was running out for a waiting job
+     * ({@link CycleResult#wakeAt()} unset), and the last cycle that decided is at most
+     * {@value #UNCHANGED_AT_MOST_SECONDS} s of snapshot time old. Such a cycle costs a comparison of the snapshots: it
+     * is what lets a quiet cluster cost nothing between changes. (Its statuses are the last cycle's: a reason that
+     * counts seconds is not counting, which is why a pending minimum runtime makes every cycle decide.) For the live
+     * scheduler; simulations and specs decide every cycle.
+     */
+    public Scheduler answeringUnchanged() {
+        return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), traced, new LastCycle());
     }
 
     /**
@@ -71,7 +97,7 @@ public final class Scheduler {
      * still holds from an earlier cycle does not fire again.)
      */
     public Scheduler keepingSession() {
-        return new Scheduler(rules, config, hook, new SessionKeeper(), traced);
+        return new Scheduler(rules, config, hook, new SessionKeeper(), traced, last == null ? null : new LastCycle());
     }
 
     /** True when this scheduler keeps its rules session across cycles. */
@@ -86,7 +112,8 @@ public final class Scheduler {
     /** The same scheduler with another policy (hot reload swaps it in between cycles). */
     public Scheduler withRules(RuleBook newRules) {
         if (keeper != null) keeper.close();
-        return new Scheduler(newRules, config, hook, keeper == null ? null : new SessionKeeper(), traced);
+        return new Scheduler(newRules, config, hook, keeper == null ? null : new SessionKeeper(), traced,
+                last == null ? null : new LastCycle());
     }
 
     /** Disposes the kept rules session, if any; the next cycle opens a new one. */
@@ -95,6 +122,16 @@ public final class Scheduler {
     }
 
     public CycleResult schedule(ClusterSnapshot snapshot, int cycle) {
+        if (last == null) return decide(snapshot, cycle);
+        CycleResult again = last.answer(snapshot, cycle);
+        if (again != null) return again;
+        last.forget(); // a failed cycle leaves nothing to repeat
+        CycleResult r = decide(snapshot, cycle);
+        last.remember(snapshot, r);
+        return r;
+    }
+
+    private CycleResult decide(ClusterSnapshot snapshot, int cycle) {
         if (keeper == null) return cycle(snapshot, cycle, null);
         try {
             return cycle(snapshot, cycle, keeper);
@@ -149,6 +186,34 @@ public final class Scheduler {
         long now = System.nanoTime();
         timings.put(phase, (now - since) / 1e6);
         return now;
+    }
+
+    /** The last cycle that decided, for {@link #answeringUnchanged}. Cycles of one scheduler do not overlap. */
+    private static final class LastCycle {
+        private ClusterSnapshot snapshot;
+        private CycleResult result;
+
+        synchronized CycleResult answer(ClusterSnapshot now, int cycle) {
+            if (result == null || !result.bindings().isEmpty() || !result.evictions().isEmpty()) return null;
+            // A minimum runtime running out for a waiting job: the next cycle may evict, and reasons count its seconds.
+            if (result.wakeAt() >= 0) return null;
+            if (now.now() < snapshot.now() || now.now() - snapshot.now() > UNCHANGED_AT_MOST_SECONDS) return null;
+            long t0 = System.nanoTime();
+            if (!snapshot.sameClusterAs(now)) return null;
+            return new CycleResult(cycle, result.rulesGeneration(), List.of(), List.of(), result.podGroups(), result.queues(),
+                    Map.of("unchanged", (System.nanoTime() - t0) / 1e6), result.rulesFired(), result.nominations(),
+                    result.wakeAt());
+        }
+
+        synchronized void remember(ClusterSnapshot s, CycleResult r) {
+            snapshot = s;
+            result = r;
+        }
+
+        synchronized void forget() {
+            snapshot = null;
+            result = null;
+        }
     }
 
     /** The session a keeping scheduler carries from cycle to cycle. */

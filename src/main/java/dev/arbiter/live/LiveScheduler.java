@@ -46,8 +46,10 @@ public final class LiveScheduler implements AutoCloseable {
         metrics.unreadableObjects(cache::unreadableCount);
         this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
-        // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded.
-        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring())).withoutTrace();
+        // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded; and a
+        // cycle that could only repeat the last one's answer (a quiet cluster) repeats it without deciding.
+        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring()))
+                .withoutTrace().answeringUnchanged();
         if (config.keepRulesSession()) scheduler = scheduler.keepingSession();
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
                 config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",

@@ -68,4 +68,19 @@ public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<Pod
                            List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now) {
         this(nodes, pods, podGroups, queues, priorityClasses, now, java.util.Map.of());
     }
+
+    /**
+     * True when {@code other} shows the same cluster, whatever its time: every list and map is the same object (a
+     * cache hands out the same immutable list while a kind is unchanged) or an equal one.
+     */
+    public boolean sameClusterAs(ClusterSnapshot other) {
+        return same(nodes, other.nodes) && same(pods, other.pods) && same(podGroups, other.podGroups)
+                && same(queues, other.queues) && same(priorityClasses, other.priorityClasses)
+                && same(hyperNodes, other.hyperNodes) && same(nominations, other.nominations)
+                && same(namespaceLabels, other.namespaceLabels);
+    }
+
+    private static boolean same(Object a, Object b) {
+        return a == b || a.equals(b);
+    }
 }
