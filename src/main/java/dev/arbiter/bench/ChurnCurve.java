@@ -22,7 +22,8 @@ import java.util.Random;
  * nothing changed, not even the clock; else that fraction of the pods churns and the clock moves on 30 s), a few
  * consecutive cycles, each decided by both schedulers, whose decisions must agree. Prints one line per level with the
  * medians of the rules phase (and its parts) and of the whole cycle in wall-clock milliseconds, the cycle's CPU
- * milliseconds (less sensitive to other load on the machine), and the rule matches it reports.
+ * milliseconds (less sensitive to other load on the machine). Both schedulers are configured as {@code run} has them
+ * (no per-subject rule trace); the last line is the no-change cycle of the live scheduler.
  *
  * <p>Usage: {@code java -Xmx8g -cp <classpath> dev.arbiter.bench.ChurnCurve [RULES_DIR NODES PODS QUEUES SEED [REPEATS]]}
  * (defaults: rules 10000 100000 20 7 3).
@@ -64,11 +65,11 @@ public final class ChurnCurve {
         world.apply(first);
         int cycle = 1;
         ClusterSnapshot last = snap;
-        System.out.println(" churn  pods |  fresh: rules (insert/classify/fair-share/policy)  cycle    cpu  matches |   kept: rules (insert/classify/fair-share/policy)  cycle    cpu  matches");
+        System.out.println(" churn  pods |  fresh: rules (insert/classify/fair-share/policy)  cycle    cpu |   kept: rules (insert/classify/fair-share/policy)  cycle    cpu");
         for (double level : LEVELS) {
             List<Map<String, Double>> f = new ArrayList<>();
             List<Map<String, Double>> k = new ArrayList<>();
-            List<Double> fCpu = new ArrayList<>(), kCpu = new ArrayList<>(), fFired = new ArrayList<>(), kFired = new ArrayList<>();
+            List<Double> fCpu = new ArrayList<>(), kCpu = new ArrayList<>();
             int churned = 0;
             for (int i = 0; i < repeats; i++) {
                 ClusterSnapshot s;
@@ -87,28 +88,66 @@ public final class ChurnCurve {
                 if (rf == null) rf = rk;
                 fCpu.add((c1 - c0) / 1e6);
                 kCpu.add((c2 - c1) / 1e6);
-                fFired.add((double) fired(rf));
-                kFired.add((double) fired(rk));
                 check(rf, rk, "cycle " + cycle);
                 f.add(rf.phaseMillis());
                 k.add(rk.phaseMillis());
                 if (level != 0) world.apply(rf);
                 last = s;
             }
-            System.out.printf(Locale.ROOT, "%5.1f%% %5d | %s %6.0f %8.0f | %s %6.0f %8.0f%n", level * 100, churned / repeats,
-                    line(f), median(fCpu), median(fFired), line(k), median(kCpu), median(kFired));
+            System.out.printf(Locale.ROOT, "%5.1f%% %5d | %s %6.0f | %s %6.0f%n", level * 100, churned / repeats,
+                    line(f), median(fCpu), line(k), median(kCpu));
         }
         kept.dropSession();
+        quiet(rulesDir, config, generator);
+    }
+
+    /**
+     * The no-change cycle of the live scheduler ({@link Scheduler#answeringUnchanged}): on the same cluster under a
+     * pack of these rules with the eviction actions off (so that it settles: with them, each cycle's own evictions
+     * change the next snapshot), cycles until one binds and evicts nothing, then that cluster again one second later.
+     */
+    private static void quiet(Path rulesDir, SchedulerConfig config, ClusterGenerator generator) {
+        RuleBook rules;
+        try {
+            Path pack = java.nio.file.Files.createTempDirectory("arbiter-quiet-pack");
+            java.nio.file.Files.writeString(pack.resolve(RuleBook.PACK_FILE), "name: quiet\nextends: "
+                    + rulesDir.toAbsolutePath() + "\n");
+            java.nio.file.Files.writeString(pack.resolve(RuleBook.SETTINGS_FILE), "cycle:\n  evictions: []\n");
+            rules = RuleBook.load(pack);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Scheduler live = new Scheduler(rules, config).withoutTrace().keepingSession().answeringUnchanged();
+        ClusterWorld world = new ClusterWorld(generator.manifests());
+        ClusterSnapshot s = world.snapshot();
+        int cycle = 0;
+        CycleResult r;
+        double decidedMs;
+        do {
+            long t = System.nanoTime();
+            r = live.schedule(s, ++cycle);
+            decidedMs = (System.nanoTime() - t) / 1e6;
+            world.apply(r);
+            if (!r.decidedNothing() || r.wakeAt() >= 0) s = world.snapshot();
+        } while ((!r.decidedNothing() || r.wakeAt() >= 0) && cycle < 8);
+        if (!r.decidedNothing() || r.wakeAt() >= 0) {
+            System.out.println("no-change cycle: the cluster did not settle within 8 cycles");
+            live.dropSession();
+            return;
+        }
+        List<Double> answered = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            long t = System.nanoTime();
+            CycleResult again = live.schedule(atTime(s, s.now() + i), ++cycle);
+            answered.add((System.nanoTime() - t) / 1e6);
+            if (!again.phaseMillis().containsKey("unchanged")) throw new IllegalStateException("a quiet cluster was decided again");
+        }
+        System.out.printf(Locale.ROOT, "no-change cycle (evictions off, settled after %d cycles): the last decision %.0f ms, "
+                + "the same cluster a second later %.3f ms (median of 5)%n", cycle - 5, decidedMs, median(answered));
+        live.dropSession();
     }
 
     private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
-
-    /** Rule matches the cycle reports (per subject; a kept session reports only those that fired this cycle). */
-    private static long fired(CycleResult r) {
-        long n = 0;
-        for (List<String> rules : r.rulesFired().values()) n += rules.size();
-        return n;
-    }
 
     private static double median(List<Double> v) {
         List<Double> sorted = new ArrayList<>(v);
