@@ -3,6 +3,7 @@ package dev.arbiter.model;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -171,10 +172,23 @@ public final class Resources {
 
     /** This without the named dimensions. */
     public Resources without(java.util.Set<String> dims) {
+        Without last = lastWithout;
+        if (last != null && (last.dims == dims || last.dims.equals(dims))) return last.result;
         Resources r = this;
         for (String d : dims) r = r.without(d);
+        lastWithout = new Without(Set.copyOf(dims), r);
         return r;
     }
+
+    /**
+     * The last {@link #without(java.util.Set)} asked of this vector, and its answer. A pod's share of queues is its
+     * request without the same ignored dimensions every cycle, and a pod's request is the same object for as long as
+     * the pod is unchanged: the share is worked out once per pod, not once per pod per cycle. Both parts are
+     * immutable, so a racing reader sees either no memo or a whole one.
+     */
+    private record Without(Set<String> dims, Resources result) {}
+
+    private Without lastWithout;
 
     /** This without one dimension. */
     public Resources without(String dim) {
@@ -305,10 +319,24 @@ public final class Resources {
             values[size++] = milli;
         }
 
+        /** The sum: its non-zero dimensions, sorted by name (the names come from vectors, so are interned). */
         public Resources toResources() {
-            TreeMap<String, Long> m = new TreeMap<>();
-            for (int i = 0; i < size; i++) m.put(names[i], values[i]);
-            return ofMilli(m);
+            String[] n = new String[size];
+            long[] v = new long[size];
+            int k = 0;
+            for (int i = 0; i < size; i++) {
+                if (values[i] == 0) continue;
+                // Insertion sort: a sum has a handful of dimensions.
+                int at = k++;
+                while (at > 0 && n[at - 1].compareTo(names[i]) > 0) {
+                    n[at] = n[at - 1];
+                    v[at] = v[at - 1];
+                    at--;
+                }
+                n[at] = names[i];
+                v[at] = values[i];
+            }
+            return new Resources(k == size ? n : Arrays.copyOf(n, k), k == size ? v : Arrays.copyOf(v, k));
         }
     }
 
