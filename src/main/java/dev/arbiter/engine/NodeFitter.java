@@ -92,7 +92,9 @@ final class NodeFitter {
             this.request = request;
             this.constraints = constraints;
             this.dynamic = dynamic;
-            this.hash = java.util.Objects.hash(request, constraints, dynamic);
+            // java.util.Objects.hash(request, constraints, dynamic), without its array
+            this.hash = 31 * (31 * (31 + java.util.Objects.hashCode(request)) + constraints.hashCode())
+                    + java.util.Objects.hashCode(dynamic);
         }
 
         @Override
@@ -667,16 +669,23 @@ final class NodeFitter {
     }
 
     /** Adds the node's missing resources to {@code counts}; false when it has room for {@code req}. */
-    private static boolean countShortfall(Resources req, NodeState n, Map<String, Integer> counts) {
+    private boolean countShortfall(Resources req, NodeState n, Map<String, Integer> counts) {
         boolean missing = false;
         for (int i = 0; i < req.size(); i++) {
             String dim = req.name(i);
             if (req.milliAt(i) > 0 && req.milliAt(i) > n.free().milli(dim)) {
-                counts.merge(dim.equals("pods") ? "Too many pods" : "Insufficient " + dim, 1, Integer::sum);
+                counts.merge(insufficient(dim), 1, Integer::sum);
                 missing = true;
             }
         }
         return missing;
+    }
+
+    /** Per dimension, kube-scheduler's words for a node short of it: made once, counted for thousands of nodes. */
+    private final Map<String, String> insufficient = new HashMap<>();
+
+    private String insufficient(String dim) {
+        return insufficient.computeIfAbsent(dim, d -> d.equals("pods") ? "Too many pods" : "Insufficient " + d);
     }
 
     /**
