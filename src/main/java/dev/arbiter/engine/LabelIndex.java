@@ -30,9 +30,11 @@ final class LabelIndex {
         for (NodeState n : nodes) {
             byName.put(n.name(), n.index);
             for (Map.Entry<String, String> l : n.spec.labels().entrySet()) {
-                withKey.computeIfAbsent(l.getKey(), k -> new BitSet()).set(n.index);
-                byValue.computeIfAbsent(l.getKey(), k -> new HashMap<>()).computeIfAbsent(l.getValue(), v -> new BitSet())
-                        .set(n.index);
+                // Sized up front: a key's set (few keys, most on every node) at once for every node, a value's set
+                // (often one node's, like its hostname) up to the first node with the value; either grows if it must.
+                withKey.computeIfAbsent(l.getKey(), k -> new BitSet(nodes.size())).set(n.index);
+                byValue.computeIfAbsent(l.getKey(), k -> new HashMap<>())
+                        .computeIfAbsent(l.getValue(), v -> new BitSet(n.index + 1)).set(n.index);
             }
         }
     }

@@ -97,6 +97,8 @@ final class Topology {
         this.labels = labels;
         this.namespaceLabels = namespaceLabels;
         for (PodSpec p : all) {
+            // Most pods state no placement at all: no iterator for them.
+            if (p.placement() == Placement.NONE) continue;
             for (PodAffinityTerm t : p.placement().podAntiAffinity().required()) carrier(Scope.of(p.namespace(), t), t.topologyKey());
         }
         bound.forEach(this::add);
@@ -139,6 +141,7 @@ final class Topology {
                 if (byKey != null) for (Matcher m : byKey) countIfMatches(m, p, delta);
             }
         }
+        if (pod.placement() == Placement.NONE) return;
         for (PodAffinityTerm t : pod.placement().podAntiAffinity().required()) {
             CarrierTerm c = carrier(Scope.of(pod.namespace(), t), t.topologyKey());
             c.count(p.node(), delta);
