@@ -22,9 +22,8 @@ final class Task {
     /** Why the rules protect this task from eviction, or null. */
     dev.arbiter.facts.Protected protection;
 
-    /** The pod's key, and whether it leads its gang (0 unknown, 1 yes, 2 no): read once, orders ask often. */
+    /** The pod's key: read once, orders and facts ask often. */
     private final String id;
-    private byte leader;
 
     /** Resources left out of {@link #share()}. */
     private final java.util.Set<String> ignored;
@@ -42,8 +41,7 @@ final class Task {
     }
 
     boolean leader() {
-        if (leader == 0) leader = pod.isLeader() ? (byte) 1 : (byte) 2;
-        return leader == 1;
+        return pod.isLeader();
     }
 
     Resources request() {

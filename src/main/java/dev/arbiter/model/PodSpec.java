@@ -2,6 +2,7 @@ package dev.arbiter.model;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A pod: the unit the scheduler binds (Volcano's task). {@code nodeName} is null while pending.
@@ -13,13 +14,38 @@ import java.util.Map;
  * seconds on the snapshot's clock ({@code status.startTime} live, the bind cycle in simulation), or
  * {@link #UNKNOWN_START} when unknown. {@code placement} holds its affinity, anti-affinity, topology spread and host
  * ports ({@link Placement#NONE} when it states none).
+ *
+ * <p>Immutable, with the value semantics of a record of these components ({@code equals}, {@code hashCode} and
+ * {@code toString} as a record's). It is a class so that it can keep what it derives from its own fields — its key,
+ * its job's id, whether it leads its gang — worked out once: a snapshot shares an unchanged pod's object with the
+ * next, and a scheduling cycle asks these of every pod.
  */
-public record PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
-                      String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
-                      Map<String, String> nodeSelector, List<Toleration> tolerations,
-                      Map<String, String> labels, Map<String, String> annotations,
-                      int arrivalCycle, long creationOrder, boolean terminating, long startedAt,
-                      Placement placement) {
+public final class PodSpec {
+    private final String namespace;
+    private final String name;
+    private final String schedulerName;
+    private final String nodeName;
+    private final String phase;
+    private final String priorityClassName;
+    private final Integer priority;
+    private final String preemptionPolicy;
+    private final Resources requests;
+    private final Map<String, String> nodeSelector;
+    private final List<Toleration> tolerations;
+    private final Map<String, String> labels;
+    private final Map<String, String> annotations;
+    private final int arrivalCycle;
+    private final long creationOrder;
+    private final boolean terminating;
+    private final long startedAt;
+    private final Placement placement;
+
+    /** Derived from the fields above when first asked (see the class comment); racing threads derive the same. */
+    private String key;
+    private String jobId;
+    /** 0 not yet known, 1 leads its gang, 2 does not. */
+    private byte leader;
+
     public static final String GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
     public static final String QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name";
     public static final String TASK_SPEC_ANNOTATION = "volcano.sh/task-spec";
@@ -48,16 +74,37 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
                 Placement.NONE);
     }
 
-    public PodSpec {
-        nodeSelector = Map.copyOf(nodeSelector);
-        tolerations = List.copyOf(tolerations);
-        labels = Map.copyOf(labels);
-        annotations = Map.copyOf(annotations);
-        if (placement == null) placement = Placement.NONE;
+    public PodSpec(String namespace, String name, String schedulerName, String nodeName, String phase,
+                   String priorityClassName, Integer priority, String preemptionPolicy, Resources requests,
+                   Map<String, String> nodeSelector, List<Toleration> tolerations,
+                   Map<String, String> labels, Map<String, String> annotations,
+                   int arrivalCycle, long creationOrder, boolean terminating, long startedAt,
+                   Placement placement) {
+        this.namespace = namespace;
+        this.name = name;
+        this.schedulerName = schedulerName;
+        this.nodeName = nodeName;
+        this.phase = phase;
+        this.priorityClassName = priorityClassName;
+        this.priority = priority;
+        this.preemptionPolicy = preemptionPolicy;
+        this.requests = requests;
+        this.nodeSelector = Map.copyOf(nodeSelector);
+        this.tolerations = List.copyOf(tolerations);
+        this.labels = Map.copyOf(labels);
+        this.annotations = Map.copyOf(annotations);
+        this.arrivalCycle = arrivalCycle;
+        this.creationOrder = creationOrder;
+        this.terminating = terminating;
+        this.startedAt = startedAt;
+        this.placement = placement == null ? Placement.NONE : placement;
     }
 
+    /** {@code namespace/name}. */
     public String key() {
-        return namespace + "/" + name;
+        String k = key;
+        if (k == null) key = k = namespace + "/" + name;
+        return k;
     }
 
     public boolean isBound() {
@@ -80,7 +127,9 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
 
     /** The job the pod belongs to, {@code namespace/} its {@linkplain #groupOrImplicit() PodGroup or implicit gang}. */
     public String jobId() {
-        return namespace + "/" + groupOrImplicit();
+        String j = jobId;
+        if (j == null) jobId = j = namespace + "/" + groupOrImplicit();
+        return j;
     }
 
     /**
@@ -106,6 +155,12 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
      * Victim selection evicts leaders last.
      */
     public boolean isLeader() {
+        byte l = leader;
+        if (l == 0) leader = l = leads() ? (byte) 1 : (byte) 2;
+        return l == 1;
+    }
+
+    private boolean leads() {
         String role = taskRole();
         return role.equals("master") || role.equals("leader")
                 || "master".equals(labels.get("training.kubeflow.org/job-role"))
@@ -143,5 +198,135 @@ public record PodSpec(String namespace, String name, String schedulerName, Strin
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
                 terminating, second, placement);
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String schedulerName() {
+        return schedulerName;
+    }
+
+    public String nodeName() {
+        return nodeName;
+    }
+
+    public String phase() {
+        return phase;
+    }
+
+    public String priorityClassName() {
+        return priorityClassName;
+    }
+
+    public Integer priority() {
+        return priority;
+    }
+
+    public String preemptionPolicy() {
+        return preemptionPolicy;
+    }
+
+    public Resources requests() {
+        return requests;
+    }
+
+    public Map<String, String> nodeSelector() {
+        return nodeSelector;
+    }
+
+    public List<Toleration> tolerations() {
+        return tolerations;
+    }
+
+    public Map<String, String> labels() {
+        return labels;
+    }
+
+    public Map<String, String> annotations() {
+        return annotations;
+    }
+
+    public int arrivalCycle() {
+        return arrivalCycle;
+    }
+
+    public long creationOrder() {
+        return creationOrder;
+    }
+
+    public boolean terminating() {
+        return terminating;
+    }
+
+    public long startedAt() {
+        return startedAt;
+    }
+
+    public Placement placement() {
+        return placement;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other == this || other instanceof PodSpec o
+                && Objects.equals(namespace, o.namespace)
+                && Objects.equals(name, o.name)
+                && Objects.equals(schedulerName, o.schedulerName)
+                && Objects.equals(nodeName, o.nodeName)
+                && Objects.equals(phase, o.phase)
+                && Objects.equals(priorityClassName, o.priorityClassName)
+                && Objects.equals(priority, o.priority)
+                && Objects.equals(preemptionPolicy, o.preemptionPolicy)
+                && Objects.equals(requests, o.requests)
+                && Objects.equals(nodeSelector, o.nodeSelector)
+                && Objects.equals(tolerations, o.tolerations)
+                && Objects.equals(labels, o.labels)
+                && Objects.equals(annotations, o.annotations)
+                && arrivalCycle == o.arrivalCycle
+                && creationOrder == o.creationOrder
+                && terminating == o.terminating
+                && startedAt == o.startedAt
+                && Objects.equals(placement, o.placement);
+    }
+
+    /** As a record's: each component's hash in turn, {@code 31 * h + hash}. */
+    @Override
+    public int hashCode() {
+        int h = 0;
+        h = 31 * h + Objects.hashCode(namespace);
+        h = 31 * h + Objects.hashCode(name);
+        h = 31 * h + Objects.hashCode(schedulerName);
+        h = 31 * h + Objects.hashCode(nodeName);
+        h = 31 * h + Objects.hashCode(phase);
+        h = 31 * h + Objects.hashCode(priorityClassName);
+        h = 31 * h + Objects.hashCode(priority);
+        h = 31 * h + Objects.hashCode(preemptionPolicy);
+        h = 31 * h + Objects.hashCode(requests);
+        h = 31 * h + Objects.hashCode(nodeSelector);
+        h = 31 * h + Objects.hashCode(tolerations);
+        h = 31 * h + Objects.hashCode(labels);
+        h = 31 * h + Objects.hashCode(annotations);
+        h = 31 * h + Integer.hashCode(arrivalCycle);
+        h = 31 * h + Long.hashCode(creationOrder);
+        h = 31 * h + Boolean.hashCode(terminating);
+        h = 31 * h + Long.hashCode(startedAt);
+        h = 31 * h + Objects.hashCode(placement);
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return "PodSpec[namespace=" + namespace + ", name=" + name + ", schedulerName=" + schedulerName
+                + ", nodeName=" + nodeName + ", phase=" + phase + ", priorityClassName=" + priorityClassName
+                + ", priority=" + priority + ", preemptionPolicy=" + preemptionPolicy + ", requests=" + requests
+                + ", nodeSelector=" + nodeSelector + ", tolerations=" + tolerations + ", labels=" + labels
+                + ", annotations=" + annotations + ", arrivalCycle=" + arrivalCycle + ", creationOrder=" + creationOrder
+                + ", terminating=" + terminating + ", startedAt=" + startedAt + ", placement=" + placement + "]";
     }
 }
