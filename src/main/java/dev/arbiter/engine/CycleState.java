@@ -22,7 +22,7 @@ final class CycleState {
     final Map<String, NodeState> nodesByName = new HashMap<>();
     final Map<String, Job> jobs = new LinkedHashMap<>();
     final Map<String, QueueState> queues = new LinkedHashMap<>();
-    final List<Task> tasks = new ArrayList<>();
+    final ArrayList<Task> tasks = new ArrayList<>();
     /** Pending pods whose group-name annotation names a PodGroup that does not exist. */
     final List<PodSpec> orphans = new ArrayList<>();
     Resources clusterTotal = Resources.NONE;
@@ -62,6 +62,7 @@ final class CycleState {
         for (QueueState q : s.queues.values()) q.effectiveGuarantee = s.effectiveGuarantee(q);
         for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(q.effectiveGuarantee);
         for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
+        s.tasks.ensureCapacity(snap.pods().size());
         for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
         s.holdNominatedRoom(snap.nominations());
         for (Job j : s.jobs.values()) {
@@ -193,7 +194,7 @@ final class CycleState {
     /** The pod's PodGroup, or for a pod without one its implicit gang of one (as Volcano's controller would make). */
     private Job jobFor(PodSpec p) {
         String group = p.groupName();
-        if (group != null) return jobs.get(p.namespace() + "/" + group);
+        if (group != null) return jobs.get(p.jobId());
         String queue = p.annotations().getOrDefault(PodSpec.QUEUE_ANNOTATION, QueueSpec.DEFAULT);
         PodGroupSpec implicit = new PodGroupSpec(p.namespace(), p.groupOrImplicit(), queue, 1, Map.of(), null,
                 p.priorityClassName(), p.isBound() ? "Running" : "Pending", p.arrivalCycle(), p.creationOrder());
@@ -204,12 +205,20 @@ final class CycleState {
 
     /** Without minResources, a job needs what its first minMember tasks request. */
     private static Resources derivedMinResources(Job j) {
-        List<Task> all = new ArrayList<>(j.running);
-        all.addAll(j.pending);
-        if (j.minMember < all.size()) all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
-        if (all.size() == 1 && j.minMember >= 1) return all.get(0).share();
+        int size = j.running.size() + j.pending.size();
+        if (size == 1 && j.minMember >= 1) return (j.running.isEmpty() ? j.pending : j.running).get(0).share();
         Resources.Sum r = new Resources.Sum();
-        for (int i = 0; i < Math.min(j.minMember, all.size()); i++) r.add(all.get(i).share());
+        if (j.minMember >= size) {
+            // Every task counts: no need to find the first ones.
+            for (Task t : j.running) r.add(t.share());
+            for (Task t : j.pending) r.add(t.share());
+            return r.toResources();
+        }
+        List<Task> all = new ArrayList<>(size);
+        all.addAll(j.running);
+        all.addAll(j.pending);
+        all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
+        for (int i = 0; i < j.minMember; i++) r.add(all.get(i).share());
         return r.toResources();
     }
 
