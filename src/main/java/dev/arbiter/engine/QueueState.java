@@ -83,13 +83,13 @@ final class QueueState {
 
     /** Whether this queue and every ancestor can take {@code r} more without passing their capability. */
     boolean capabilityAdmits(Resources r) {
-        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated.add(r))) return false;
+        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated, r)) return false;
         return true;
     }
 
     /** The first queue on the path to the root whose capability {@code r} would pass, or null. */
     QueueState capabilityBlocker(Resources r) {
-        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated.add(r))) return q;
+        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated, r)) return q;
         return null;
     }
 

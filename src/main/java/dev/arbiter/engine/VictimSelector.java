@@ -319,7 +319,7 @@ final class VictimSelector {
 
     /** The capability could refuse the task however much its queue frees (for a search, it binds). */
     private static boolean capBinds(Task task, Terms terms) {
-        return !terms.cap().admits(terms.capAllocated().add(task.share()));
+        return !terms.cap().admits(terms.capAllocated(), task.share());
     }
 
     private static boolean hostsAllowedVictim(NodeState n, Terms terms) {
@@ -778,7 +778,7 @@ final class VictimSelector {
 
         private boolean fits(Resources freeOnNode, Resources queueAllocated, Resources queueFreed) {
             return task.request().fitsIn(freeOnNode) && (capFree
-                    || terms.cap().admits(queueAllocated.add(task.share()))
+                    || terms.cap().admits(queueAllocated, task.share())
                     || task.share().fitsIn(queueFreed));
         }
 

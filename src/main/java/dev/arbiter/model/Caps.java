@@ -64,6 +64,16 @@ public final class Caps {
         return true;
     }
 
+    /** {@code admits(held.add(more))}, without making the sum: only the bounded dimensions are added up. */
+    public boolean admits(Resources held, Resources more) {
+        if (bounds.isEmpty()) return true;
+        for (Map.Entry<String, Long> b : bounds.entrySet()) {
+            long amount = Resources.addSaturated(held.milli(b.getKey()), more.milli(b.getKey()));
+            if (amount > 0 && amount > b.getValue()) return false;
+        }
+        return true;
+    }
+
     /** Lowers each bound by what {@code used} takes of it. */
     public Caps minus(Resources used) {
         TreeMap<String, Long> out = new TreeMap<>(bounds);
