@@ -372,8 +372,8 @@ final class NodeFitter {
     boolean stillFails(Stamp s) {
         if (s.epoch() != epoch) return false;
         if (s.version() == version || undone.isEmpty()) return true;
-        Map.Entry<Long, Long> range = undone.floorEntry(s.version());
-        return range == null || s.version() > range.getValue();
+        Long first = undone.floorKey(s.version()); // (floorEntry would copy the entry)
+        return first == null || s.version() > undone.get(first);
     }
 
     Mark mark() {
