@@ -86,6 +86,8 @@ final class CycleWork {
     }
 
     static boolean gangSatisfied(Job j, GangRequirement g, GangTransaction tx) {
+        // Too few members decides most jobs, and needs no words.
+        if (j.liveMembers() + (tx == null ? 0 : tx.placed()) < Math.max(g.minMember(), 1)) return false;
         return gangShortfall(j, g, tx) == null;
     }
 

@@ -75,7 +75,7 @@ final class DomainVictims {
             long cost = 0;
             for (Task t : j.pending) {
                 if (t.placed) continue;
-                if (CycleWork.gangShortfall(j, gang, tx) == null) break;
+                if (CycleWork.gangSatisfied(j, gang, tx)) break;
                 NodeState n = w.fitter.best(t.pod);
                 if (n == null) {
                     VictimSelector.Plan plan = w.victims.find(t, terms);
@@ -89,7 +89,7 @@ final class DomainVictims {
                 }
                 tx.place(t, n);
             }
-            return CycleWork.gangShortfall(j, gang, tx) == null ? new Ranked(d, victims, cost) : null;
+            return CycleWork.gangSatisfied(j, gang, tx) ? new Ranked(d, victims, cost) : null;
         } finally {
             tx.discard();
             w.fitter.unconfine();

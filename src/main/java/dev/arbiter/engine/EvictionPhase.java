@@ -296,7 +296,7 @@ final class EvictionPhase {
     private boolean starving(Job j) {
         if (!CycleWork.admitted(j) || !j.hasPending() || j.pipelined) return false;
         GangRequirement gang = policy.gangFor(j);
-        if (gang == null || CycleWork.gangShortfall(j, gang, null) == null) return false;
+        if (gang == null || CycleWork.gangSatisfied(j, gang, null)) return false;
         NoPreemption never = policy.noPreemption().get(j.id);
         if (never != null) {
             if (j.reason == null || !j.reason.contains(never.reason())) {
@@ -350,7 +350,7 @@ final class EvictionPhase {
             Task t = j.pending.get(i);
             int index = i;
             if (t.placed) continue;
-            if (CycleWork.gangShortfall(j, gang, tx) == null) break;
+            if (CycleWork.gangSatisfied(j, gang, tx)) break;
             if (reclaim && !q.allocated.plusWithinIn(t.share(), ceiling, t.share())) {
                 refusal = Outcome.refused("queue \"" + q.name() + "\" would pass its deserved share " + ceiling, rule);
                 break;
