@@ -84,10 +84,10 @@ final class Admission {
 
     /** In a fifo queue, a head job that is refused holds back every Pending job behind it. */
     private void blockBehind(QueueState q, Job head, java.util.Iterator<Job> rest) {
+        String reason = CycleWork.behindHead(q, head);
+        String rule = policy.dequeue().get(q.name()).rule();
         Job j;
-        while ((j = nextCandidate(rest)) != null) {
-            j.setReason(CycleWork.behindHead(q, head), policy.dequeue().get(q.name()).rule());
-        }
+        while ((j = nextCandidate(rest)) != null) j.setReason(reason, rule);
     }
 
     /**

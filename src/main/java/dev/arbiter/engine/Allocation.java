@@ -44,8 +44,8 @@ final class Allocation {
         for (QueueState q : state.queues.values()) {
             q.cursor = 0;
             if (q.limit == null) {
-                for (Job j : q.jobs) if (CycleWork.admitted(j) && j.hasPending() && j.reason == null)
-                    j.setReason("queue \"" + q.name() + "\" allocates nothing: it is not open", null);
+                String closed = "queue \"" + q.name() + "\" allocates nothing: it is not open";
+                for (Job j : q.jobs) if (CycleWork.admitted(j) && j.hasPending() && j.reason == null) j.setReason(closed, null);
                 continue;
             }
             order.add(q);
@@ -69,8 +69,9 @@ final class Allocation {
     /** In a fifo queue, a head job that cannot start holds back every job behind it. */
     private void blockBehind(QueueState q, Job head) {
         String rule = policy.dequeue().get(q.name()).rule();
+        String reason = CycleWork.behindHead(q, head);
         Job j;
-        while ((j = nextJob(q)) != null) j.setReason(CycleWork.behindHead(q, head), rule);
+        while ((j = nextJob(q)) != null) j.setReason(reason, rule);
     }
 
     private Job nextJob(QueueState q) {
@@ -135,7 +136,7 @@ final class Allocation {
         if (gang == null) {
             j.setReason("no rule states this job's gang requirement", null);
         } else {
-            j.setReason(a.shortfall + (a.firstFailure == null ? "" : ": " + a.firstFailure), gang.rule());
+            j.setReason(a.firstFailure == null ? a.shortfall : w.join(a.shortfall, ": ", a.firstFailure), gang.rule());
         }
         return false;
     }

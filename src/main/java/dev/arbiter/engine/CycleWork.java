@@ -109,6 +109,17 @@ final class CycleWork {
         return null;
     }
 
+    /** Texts many jobs' reasons share, one string each (see {@link #join}). */
+    private final Map<List<String>, String> joined = new HashMap<>();
+
+    /**
+     * {@code a + sep + b}, as one shared string for equal parts: in a large cycle thousands of jobs wait for the same
+     * reasons, and their texts need not be built once per job.
+     */
+    String join(String a, String sep, String b) {
+        return joined.computeIfAbsent(List.of(a, sep, b), k -> a + sep + b);
+    }
+
     List<QueueState> sortedQueues() {
         List<QueueState> qs = new ArrayList<>(state.queues.values());
         qs.sort(queueOrder);

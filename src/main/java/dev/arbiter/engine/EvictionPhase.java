@@ -70,19 +70,22 @@ final class EvictionPhase {
             running.sort(Comparator.comparingInt(t -> t.job.priority));
             List<Task> candidates = new ArrayList<>();
             for (Task t : running) if (t.protection == null || !t.protection.coversPreemption()) candidates.add(t);
+            // Why a job without running members finds no candidate depends only on its priority: worded once each.
+            Map<Integer, Outcome> noCandidatesAt = new HashMap<>();
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
                 if (budgetSpent()) {
-                    refuse(j, "preempt", budgetSpentReason(), setting("maxEvictionsPerCycle"));
+                    refuse(j, "preempt", budgetSpentReason(), PER_CYCLE_SETTING);
                     continue;
                 }
                 int below = grant.lowerPriorityOnly() ? countBelow(candidates, j.priority) : candidates.size();
                 List<Task> pool = candidates.subList(0, below);
                 Outcome o;
                 if (pool.isEmpty()) {
-                    o = noCandidates(q, j, grant, running);
+                    o = j.running.isEmpty() ? noCandidatesAt.computeIfAbsent(j.priority, p -> noCandidates(q, j, grant, running))
+                            : noCandidates(q, j, grant, running);
                 } else if (queueBudgetSpent(q.name())) {
-                    o = Outcome.refused(queueBudgetReason(q.name()), setting("maxEvictionsPerQueuePerCycle"));
+                    o = Outcome.refused(queueBudgetReason(q.name()), PER_QUEUE_SETTING);
                 } else {
                     Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
                     // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
@@ -203,7 +206,7 @@ final class EvictionPhase {
                     o = Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet()))
                             + " have given back down to their floor this cycle", rule);
                 } else if (budgetSpent()) {
-                    o = Outcome.refused(budgetSpentReason(), setting("maxEvictionsPerCycle"));
+                    o = Outcome.refused(budgetSpentReason(), PER_CYCLE_SETTING);
                 } else {
                     // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
                     // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
@@ -241,6 +244,26 @@ final class EvictionPhase {
     private Outcome tooLarge(QueueState q, Job j, Resources ceiling, String rule) {
         Resources need = j.startNeed();
         if (q.allocated.plusWithinIn(need, ceiling, need)) return null;
+        TooLarge last = lastTooLarge;
+        if (last != null && last.q() == q && last.allocated() == q.allocated && last.ceiling() == ceiling
+                && java.util.Objects.equals(last.rule(), rule) && last.need().equals(need)) {
+            return last.refusal();
+        }
+        Outcome refusal = tooLargeRefusal(q, need, ceiling, rule);
+        lastTooLarge = new TooLarge(q, q.allocated, ceiling, rule, need, refusal);
+        return refusal;
+    }
+
+    /**
+     * The last refusal {@link #tooLarge} worded, and what it read: the jobs of a queue that are too large mostly need
+     * the same, and while the queue's allocation is the same object their refusal reads the same.
+     */
+    private record TooLarge(QueueState q, Resources allocated, Resources ceiling, String rule, Resources need,
+                            Outcome refusal) {}
+
+    private TooLarge lastTooLarge;
+
+    private static Outcome tooLargeRefusal(QueueState q, Resources need, Resources ceiling, String rule) {
         java.util.Map<String, Long> over = new TreeMap<>();
         for (int i = 0; i < need.size(); i++) {
             String d = need.name(i);
@@ -308,10 +331,10 @@ final class EvictionPhase {
     }
 
     /** Adds "{@code action: why}" to the job's reason; the rule behind the refusal, when known, becomes its rule. */
-    private static void refuse(Job j, String action, String why, String rule) {
+    private void refuse(Job j, String action, String why, String rule) {
         if (why == null || why.isEmpty()) return;
-        String text = action + ": " + why;
-        j.setReason(j.reason == null ? text : j.reason + "; " + text, rule != null ? rule : j.reasonRule);
+        String text = w.join(action, ": ", why);
+        j.setReason(j.reason == null ? text : w.join(j.reason, "; ", text), rule != null ? rule : j.reasonRule);
     }
 
     /**
@@ -379,7 +402,7 @@ final class EvictionPhase {
                             + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle would be exceeded ("
                             + evictions.size() + " already, " + chosen + " for this job, and no node makes room for "
                             + job.pending.get(index).id() + " with " + Math.max(left, 0) + " more)",
-                            setting("maxEvictionsPerCycle"));
+                            PER_CYCLE_SETTING);
                     refusal = replay.apply(j);
                     break;
                 }
@@ -396,7 +419,7 @@ final class EvictionPhase {
                 // More victims only overspend more: once over budget, the rest of the search is wasted.
                 String overBudget = overspends(victimCount, victimsPerQueue);
                 if (overBudget != null) {
-                    refusal = Outcome.refused(overBudget, setting(overBudget.contains("per queue") ? "maxEvictionsPerQueuePerCycle" : "maxEvictionsPerCycle"));
+                    refusal = Outcome.refused(overBudget, overBudget.contains("per queue") ? PER_QUEUE_SETTING : PER_CYCLE_SETTING);
                     Outcome same = refusal;
                     replay = job -> same;
                     break;
@@ -576,13 +599,17 @@ final class EvictionPhase {
     /** Hysteresis is a churn setting; floors and the rest are the grant's. */
     private String victimRefusalRule(String grantRule) {
         String why = victims.lastRefusal();
-        return why != null && why.contains("hysteresis") ? setting("hysteresis") : grantRule;
+        return why != null && why.contains("hysteresis") ? HYSTERESIS_SETTING : grantRule;
     }
 
     /** Where a refusal that a setting decided comes from: {@code policy.yaml churn.<name>}. */
     private static String setting(String name) {
         return RuleBook.SETTINGS_FILE + " churn." + name;
     }
+
+    private static final String PER_CYCLE_SETTING = setting("maxEvictionsPerCycle");
+    private static final String PER_QUEUE_SETTING = setting("maxEvictionsPerQueuePerCycle");
+    private static final String HYSTERESIS_SETTING = setting("hysteresis");
 
     /**
      * The queue has used its per-queue eviction budget this cycle: it offers no more victims, and the search looks
@@ -594,8 +621,9 @@ final class EvictionPhase {
     }
 
     private String queueBudgetReason(String queue) {
-        return "the eviction budget of " + policy.settings.churn().maxEvictionsPerQueuePerCycle() + " pods per queue per cycle"
-                + " is spent in queue \"" + queue + "\"";
+        return queueBudgetReasons.computeIfAbsent(queue, k -> "the eviction budget of "
+                + policy.settings.churn().maxEvictionsPerQueuePerCycle() + " pods per queue per cycle"
+                + " is spent in queue \"" + queue + "\"");
     }
 
     /** The cycle's cluster-wide eviction budget is used up: no search could be committed. */
@@ -605,8 +633,16 @@ final class EvictionPhase {
     }
 
     private String budgetSpentReason() {
-        return "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle is spent";
+        if (budgetSpentReason == null) {
+            budgetSpentReason = "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
+                    + " pods per cycle is spent";
+        }
+        return budgetSpentReason;
     }
+
+    /** Refusals worded once per cycle (the budgets are fixed for it), for the many jobs they refuse. */
+    private String budgetSpentReason;
+    private final Map<String, String> queueBudgetReasons = new HashMap<>();
 
     /**
      * How many more victims this job may take within the cycle's budget, given {@code victimCount} it has chosen; no
