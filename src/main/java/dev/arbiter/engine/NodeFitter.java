@@ -731,8 +731,13 @@ final class NodeFitter {
     private Demand unconfinedDemand(PodSpec pod) {
         if (last != null && last.pod == pod && last.demand.constraints.within() == null) return last.demand;
         if (pod.placement() == Placement.NONE && !topology.hasCarriers()) {
-            // Nothing to remember: no rule of its own, and no pod's anti-affinity that could match it.
-            Demand plain = new Demand(pod, constraints(pod), null, 0, List.of());
+            // Nothing to remember: no rule of its own, and no pod's anti-affinity that could match it. Such a demand is
+            // its request, nodeSelector and tolerations: the pods of a job share those, and are asked about one after
+            // another, so the previous pod's demand serves when they are the same.
+            Demand plain = last != null && last.pod.placement() == Placement.NONE && last.demand.constraints.within() == null
+                    && !last.demand.dependsOnPods() && pod.nodeSelector().equals(last.pod.nodeSelector())
+                    && pod.tolerations().equals(last.pod.tolerations()) && pod.requests().equals(last.pod.requests())
+                    ? last.demand : new Demand(pod, constraints(pod), null, 0, List.of());
             last = new Last(pod, plain);
             return plain;
         }

@@ -64,8 +64,14 @@ public final class Resources {
         // scan of the few dimensions finds those without comparing characters.
         String[] n = names;
         for (int i = 0; i < n.length; i++) if (n[i] == name) return values[i];
-        int i = Arrays.binarySearch(n, name);
-        return i >= 0 ? values[i] : 0L;
+        // Absent, or asked with a copy: a vector has a handful of dimensions, and equals turns most names away by
+        // their length alone, sooner than a binary search compares them.
+        if (n.length > 8) {
+            int i = Arrays.binarySearch(n, name);
+            return i >= 0 ? values[i] : 0L;
+        }
+        for (int i = 0; i < n.length; i++) if (n[i].equals(name)) return values[i];
+        return 0L;
     }
 
     public boolean isEmpty() {
