@@ -301,13 +301,30 @@ public final class Resources {
      * addition. Not thread-safe; {@link #toResources()} gives the immutable result.
      */
     public static final class Sum {
-        private String[] names = new String[8];
-        private long[] values = new long[8];
+        /** While exactly one vector has been added: that vector, which is the sum (a job of one pod sums one share). */
+        private Resources only;
+        private int terms;
+        private String[] names;
+        private long[] values;
         private int size;
 
         public Sum add(Resources r) {
-            for (int i = 0; i < r.names.length; i++) addMilli(r.names[i], r.values[i]);
+            if (terms++ == 0) {
+                only = r;
+                return this;
+            }
+            if (only != null) {
+                names = new String[Math.max(4, only.names.length + r.names.length)];
+                values = new long[names.length];
+                addAll(only);
+                only = null;
+            }
+            addAll(r);
             return this;
+        }
+
+        private void addAll(Resources r) {
+            for (int i = 0; i < r.names.length; i++) addMilli(r.names[i], r.values[i]);
         }
 
         private void addMilli(String name, long milli) {
@@ -327,6 +344,7 @@ public final class Resources {
 
         /** The sum: its non-zero dimensions, sorted by name (the names come from vectors, so are interned). */
         public Resources toResources() {
+            if (only != null) return only;
             String[] n = new String[size];
             long[] v = new long[size];
             int k = 0;
