@@ -48,7 +48,9 @@ final class CycleWork {
         }
         Comparator<Task> taskOrder = Orders.tasks(settings.orders().tasks());
         for (Job j : state.jobs.values()) j.pending.sort(taskOrder);
-        for (Task t : state.tasks) t.protection = policy.protectedTasks().get(t.id());
+        // Only running tasks can be victims: the only tasks whose protection anyone reads.
+        Map<String, dev.arbiter.facts.Protected> protectedTasks = policy.protectedTasks();
+        if (!protectedTasks.isEmpty()) for (Task t : state.tasks) if (t.running()) t.protection = protectedTasks.get(t.id());
     }
 
     static boolean admitted(Job j) {

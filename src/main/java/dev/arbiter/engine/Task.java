@@ -19,7 +19,7 @@ final class Task {
     /** Whether the nominated node currently holds this task's request for it. */
     boolean holding;
     private Resources share;
-    /** Why the rules protect this task from eviction, or null. */
+    /** Why the rules protect this running task from eviction, or null (always null for a pending task). */
     dev.arbiter.facts.Protected protection;
 
     /** The pod's key: read once, orders and facts ask often. */
