@@ -364,23 +364,49 @@ final class VictimSelector {
      */
     private static final class VictimNodes {
         final java.util.BitSet nodes;
-        final Resources[] allowedSum;
+        /**
+         * What the allowed tasks on each node hold together (null: none), by node index, in chunks of
+         * {@value #CHUNK} nodes: an update copies the chunks it changes, not a slot for every node of the cluster.
+         */
+        private final Resources[][] allowedSum;
+        static final int CHUNK = 256;
 
         /** Per set of eligible nodes (one per static class, see {@link NodeFitter#eligibleSet}): those among them. */
         private final Map<java.util.Set<NodeState>, java.util.BitSet> eligible = new java.util.IdentityHashMap<>();
 
-        VictimNodes(java.util.BitSet nodes, Resources[] allowedSum) {
+        VictimNodes(java.util.BitSet nodes, Resources[][] allowedSum) {
             this.nodes = nodes;
             this.allowedSum = allowedSum;
+        }
+
+        /** Empty chunks for {@code nodeCount} nodes. */
+        static Resources[][] chunks(int nodeCount) {
+            return new Resources[(nodeCount + CHUNK - 1) / CHUNK][];
+        }
+
+        Resources allowedSum(int node) {
+            Resources[] chunk = allowedSum[node / CHUNK];
+            return chunk == null ? null : chunk[node % CHUNK];
+        }
+
+        /** Sets a node's sum in {@code sums}, whose chunks in {@code own} are this copy's own (the rest are shared). */
+        static void setAllowedSum(Resources[][] sums, java.util.BitSet own, int node, Resources sum) {
+            int c = node / CHUNK;
+            if (!own.get(c)) {
+                sums[c] = sums[c] == null ? new Resources[CHUNK] : sums[c].clone();
+                own.set(c);
+            }
+            sums[c][node % CHUNK] = sum;
         }
 
         /** A copy with the {@code touched} nodes worked out again (this one is left as it is: searches may hold it). */
         VictimNodes updated(java.util.Set<NodeState> touched, Terms terms) {
             java.util.BitSet n = (java.util.BitSet) nodes.clone();
-            Resources[] sums = allowedSum.clone();
+            Resources[][] sums = allowedSum.clone();
+            java.util.BitSet own = new java.util.BitSet(sums.length);
             for (NodeState node : touched) {
                 Resources sum = allowedOn(node, terms);
-                sums[node.index] = sum;
+                setAllowedSum(sums, own, node.index, sum);
                 n.set(node.index, sum != null);
             }
             return new VictimNodes(n, sums);
@@ -403,7 +429,7 @@ final class VictimSelector {
          */
         boolean roomWithAll(NodeState n, Resources request) {
             Resources free = n.free();
-            Resources victims = allowedSum[n.index];
+            Resources victims = allowedSum(n.index);
             for (int i = 0; i < request.size(); i++) {
                 long missing = request.milliAt(i) - free.milli(request.name(i));
                 if (missing > 0 && (victims == null || victims.milli(request.name(i)) < missing)) return false;
@@ -454,9 +480,10 @@ final class VictimSelector {
     private VictimNodes allVictimNodes(Terms terms) {
         java.util.BitSet nodes = new java.util.BitSet(state.nodes.size());
         for (Task t : terms.pool()) if (!nodes.get(t.node.index) && terms.allows(t)) nodes.set(t.node.index);
-        Resources[] allowedSum = new Resources[state.nodes.size()];
+        Resources[][] allowedSum = VictimNodes.chunks(state.nodes.size());
+        java.util.BitSet own = new java.util.BitSet();
         for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-            allowedSum[i] = allowedOn(state.nodes.get(i), terms);
+            VictimNodes.setAllowedSum(allowedSum, own, i, allowedOn(state.nodes.get(i), terms));
         }
         return new VictimNodes(nodes, allowedSum);
     }
