@@ -244,24 +244,17 @@ final class EvictionPhase {
     private Outcome tooLarge(QueueState q, Job j, Resources ceiling, String rule) {
         Resources need = j.startNeed();
         if (q.allocated.plusWithinIn(need, ceiling, need)) return null;
-        TooLarge last = lastTooLarge;
-        if (last != null && last.q() == q && last.allocated() == q.allocated && last.ceiling() == ceiling
-                && java.util.Objects.equals(last.rule(), rule) && last.need().equals(need)) {
-            return last.refusal();
-        }
-        Outcome refusal = tooLargeRefusal(q, need, ceiling, rule);
-        lastTooLarge = new TooLarge(q, q.allocated, ceiling, rule, need, refusal);
-        return refusal;
+        return tooLargeRefusals.computeIfAbsent(new TooLarge(q, q.allocated, ceiling, rule, need),
+                k -> tooLargeRefusal(q, need, ceiling, rule));
     }
 
     /**
-     * The last refusal {@link #tooLarge} worded, and what it read: the jobs of a queue that are too large mostly need
-     * the same, and while the queue's allocation is the same object their refusal reads the same.
+     * What a {@link #tooLarge} refusal reads, and the refusals worded so far: the jobs of a queue that are too large
+     * mostly need the same, and are refused in the same words.
      */
-    private record TooLarge(QueueState q, Resources allocated, Resources ceiling, String rule, Resources need,
-                            Outcome refusal) {}
+    private record TooLarge(QueueState q, Resources allocated, Resources ceiling, String rule, Resources need) {}
 
-    private TooLarge lastTooLarge;
+    private final Map<TooLarge, Outcome> tooLargeRefusals = new HashMap<>();
 
     private static Outcome tooLargeRefusal(QueueState q, Resources need, Resources ceiling, String rule) {
         java.util.Map<String, Long> over = new TreeMap<>();
