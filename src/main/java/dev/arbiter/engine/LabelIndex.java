@@ -19,7 +19,9 @@ import java.util.Map;
 final class LabelIndex {
     private final List<NodeState> nodes;
     private final BitSet all;
+    /** Per label key, the nodes with each value; a key is indexed when first asked about. */
     private final Map<String, Map<String, BitSet>> byValue = new HashMap<>();
+    /** Per label key, the nodes that carry it; likewise. */
     private final Map<String, BitSet> withKey = new HashMap<>();
     private final Map<String, Integer> byName = new HashMap<>();
 
@@ -27,16 +29,35 @@ final class LabelIndex {
         this.nodes = nodes;
         this.all = new BitSet(nodes.size());
         all.set(0, nodes.size());
-        for (NodeState n : nodes) {
-            byName.put(n.name(), n.index);
-            for (Map.Entry<String, String> l : n.spec.labels().entrySet()) {
-                // Sized up front: a key's set (few keys, most on every node) at once for every node, a value's set
-                // (often one node's, like its hostname) up to the first node with the value; either grows if it must.
-                withKey.computeIfAbsent(l.getKey(), k -> new BitSet(nodes.size())).set(n.index);
-                byValue.computeIfAbsent(l.getKey(), k -> new HashMap<>())
-                        .computeIfAbsent(l.getValue(), v -> new BitSet(n.index + 1)).set(n.index);
+        for (NodeState n : nodes) byName.put(n.name(), n.index);
+    }
+
+    /**
+     * The nodes with each value of {@code key}. Worked out on first use: a cycle asks about a few keys, and indexing
+     * every label of every node (a set per hostname, for one) each cycle would cost more than the passes it saves.
+     */
+    private Map<String, BitSet> valuesOf(String key) {
+        Map<String, BitSet> values = byValue.get(key);
+        if (values == null) {
+            values = new HashMap<>();
+            for (NodeState n : nodes) {
+                String v = n.spec.labels().get(key);
+                // Sized for the first node with the value (often the only one, like a hostname); grows if it must.
+                if (v != null) values.computeIfAbsent(v, x -> new BitSet(n.index + 1)).set(n.index);
             }
+            byValue.put(key, values);
         }
+        return values;
+    }
+
+    private BitSet nodesWithKey(String key) {
+        BitSet with = withKey.get(key);
+        if (with == null) {
+            with = new BitSet(nodes.size());
+            for (NodeState n : nodes) if (n.spec.labels().containsKey(key)) with.set(n.index);
+            withKey.put(key, with);
+        }
+        return with;
     }
 
     /** Every node. */
@@ -46,8 +67,7 @@ final class LabelIndex {
 
     /** The nodes that carry label {@code key}. */
     BitSet withKey(String key) {
-        BitSet b = withKey.get(key);
-        return b == null ? new BitSet() : (BitSet) b.clone();
+        return (BitSet) nodesWithKey(key).clone();
     }
 
     /** The nodes whose labels include every entry of {@code selector} (a nodeSelector). */
@@ -97,7 +117,7 @@ final class LabelIndex {
                 BitSet b = new BitSet();
                 Long bound = r.values().isEmpty() ? null : NodeRequirement.integer(r.values().get(0));
                 if (bound == null) return b;
-                for (Map.Entry<String, BitSet> e : byValue.getOrDefault(r.key(), Map.of()).entrySet()) {
+                for (Map.Entry<String, BitSet> e : valuesOf(r.key()).entrySet()) {
                     Long v = NodeRequirement.integer(e.getKey());
                     if (v != null && (r.operator().equals("Gt") ? v > bound : v < bound)) b.or(e.getValue());
                 }
@@ -129,7 +149,7 @@ final class LabelIndex {
     }
 
     private BitSet valueSet(String key, String value) {
-        BitSet b = byValue.getOrDefault(key, Map.of()).get(value);
+        BitSet b = valuesOf(key).get(value);
         return b == null ? new BitSet() : b;
     }
 

@@ -296,7 +296,7 @@ final class NodeFitter {
             if (clean) untainted.set(n.index);
         }
         this.topology = new Topology(nodes, labels, namespaceLabels, pods, bound);
-        this.demands = new IdentityHashMap<>(Math.max(16, pods.size()));
+        this.demands = new IdentityHashMap<>(); // grows with the pods that have rules (most have none)
     }
 
     /** Among equally free nodes, prefer those in fuller domains of {@code d} (call before the first query). */
