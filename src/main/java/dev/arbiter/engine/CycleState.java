@@ -3,6 +3,7 @@ package dev.arbiter.engine;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.Placement;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.QueueSpec;
 import dev.arbiter.model.Resources;
@@ -29,8 +30,11 @@ final class CycleState {
     /** The snapshot's clock, in seconds. */
     long now;
     Resources guaranteed = Resources.NONE;
-    /** Every pod of the snapshot, and those bound to a known node (of every scheduler, terminating ones too). */
-    List<PodSpec> snapshotPods = List.of();
+    /**
+     * The pods of the snapshot that state placement rules (any state: a pod's required anti-affinity binds others while it
+     * runs), and the pods bound to a known node (of every scheduler, terminating ones too).
+     */
+    final List<PodSpec> podsWithPlacement = new ArrayList<>();
     final Map<PodSpec, NodeState> boundPods = new java.util.IdentityHashMap<>();
     /** The labels of a namespace (pod affinity terms select namespaces by label). */
     java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
@@ -44,7 +48,6 @@ final class CycleState {
         CycleState s = new CycleState();
         s.ignoredResources = ignoredResources;
         s.now = snap.now();
-        s.snapshotPods = snap.pods();
         s.namespaceLabels = snap::labelsOfNamespace;
         s.hyperNodes = snap.hyperNodes();
         for (NodeSpec n : snap.nodes()) {
@@ -63,7 +66,10 @@ final class CycleState {
         for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(q.effectiveGuarantee);
         for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
         s.tasks.ensureCapacity(snap.pods().size());
-        for (PodSpec p : snap.pods()) s.addPod(p, schedulerNames);
+        for (PodSpec p : snap.pods()) {
+            if (p.placement() != Placement.NONE) s.podsWithPlacement.add(p);
+            s.addPod(p, schedulerNames);
+        }
         s.holdNominatedRoom(snap.nominations());
         for (Job j : s.jobs.values()) {
             if (j.minResources == null) j.minResources = derivedMinResources(j);

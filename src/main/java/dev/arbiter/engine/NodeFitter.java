@@ -274,11 +274,11 @@ final class NodeFitter {
     }
 
     /**
-     * The fitter of a cycle: its nodes, every pod of its snapshot, and the pods bound on its nodes; {@code weights}
-     * per resource for Volcano's binpack score, or empty.
+     * The fitter of a cycle: its nodes, the pods of its snapshot that state placement rules, and the pods bound on its
+     * nodes; {@code weights} per resource for Volcano's binpack score, or empty.
      */
     NodeFitter(CycleState state, Scoring scoring, Map<String, Integer> weights) {
-        this(state.nodes, scoring, weights, state.snapshotPods, state.boundPods, state.namespaceLabels);
+        this(state.nodes, scoring, weights, state.podsWithPlacement, state.boundPods, state.namespaceLabels);
     }
 
     private NodeFitter(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights, Collection<PodSpec> pods,

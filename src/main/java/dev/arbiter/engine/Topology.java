@@ -88,7 +88,8 @@ final class Topology {
     private final Map<Object, Rules> rules = new HashMap<>();
 
     /**
-     * @param all every pod of the snapshot (bound ones count now; pending ones may carry anti-affinity terms later)
+     * @param all every pod of the snapshot, or those that state placement rules (the others carry no anti-affinity
+     *            terms); bound ones count now, pending ones may carry anti-affinity terms later
      * @param bound the pods bound when the cycle begins, with their nodes
      */
     Topology(List<NodeState> nodes, LabelIndex labels, Function<String, Map<String, String>> namespaceLabels,
