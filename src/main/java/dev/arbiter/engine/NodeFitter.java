@@ -495,7 +495,7 @@ final class NodeFitter {
             double bestScore = 0;
             int compared = 0;
             for (NodeState n : candidates(sc, tier, req, dim)) {
-                if (n.free().milli(dim) < req.milli(dim)) break;
+                if (n.freeMilli(dim) < req.milli(dim)) break;
                 if (!req.fitsIn(n.free()) || (rules && !passes(d, n, List.of()))) continue;
                 if (weights.isEmpty()) return n;
                 double score = weightedScore(n, req);
@@ -534,7 +534,7 @@ final class NodeFitter {
         NodeState best = null;
         long bestRoom = 0, bestPoints = 0, bestPenalty = 0;
         for (NodeState n : candidates(sc, ALL_TIERS, req, dim)) {
-            if (n.free().milli(dim) < req.milli(dim)) break;
+            if (n.freeMilli(dim) < req.milli(dim)) break;
             if (!req.fitsIn(n.free()) || !passes(d, n, List.of())) continue;
             long room = firstOfSet == null ? 0 : firstOfSet.getOrDefault(topology.firstAffinityDomain(d.rules, n), 0L);
             long points = sc.points(n) + topology.preferencePoints(d.rules, n);
@@ -592,7 +592,7 @@ final class NodeFitter {
 
     private TreeSet<NodeState> index(StaticClass sc, long tier, String dim) {
         return indexes.computeIfAbsent(new IndexKey(sc.c, tier, dim), k -> {
-            Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.free().milli(dim));
+            Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.freeMilli(dim));
             if (scoring == Scoring.SPREAD) byFree = byFree.reversed();
             // Among nodes equally free, those in fuller network domains first (fixed for the cycle; probes first).
             int[] rank = domains == null ? null : domains.fullerFirst(dim);

@@ -49,7 +49,24 @@ final class NodeState {
         for (java.util.TreeSet<NodeState> idx : indexes) idx.remove(this);
         used = newUsed;
         free = newFree;
+        freeDim = null;
         for (java.util.TreeSet<NodeState> idx : indexes) idx.add(this);
+    }
+
+    /**
+     * The free amount of the dimension last asked for by {@link #freeMilli}, kept because the sorted indexes compare
+     * nodes by it over and over; forgotten whenever free capacity changes.
+     */
+    private String freeDim;
+    private long freeDimMilli;
+
+    /** {@code free().milli(dim)}. */
+    long freeMilli(String dim) {
+        if (dim != freeDim) {
+            freeDimMilli = free.milli(dim);
+            freeDim = dim;
+        }
+        return freeDimMilli;
     }
 
     Resources used() {
