@@ -211,9 +211,18 @@ public final class Resources {
 
     /** Drops negative dimensions. */
     public Resources clampNonNegative() {
-        TreeMap<String, Long> out = new TreeMap<>();
-        for (int i = 0; i < names.length; i++) if (values[i] > 0) out.put(names[i], values[i]);
-        return ofMilli(out);
+        int kept = 0;
+        for (long v : values) if (v > 0) kept++;
+        if (kept == values.length) return this;
+        String[] n = new String[kept];
+        long[] v = new long[kept];
+        for (int i = 0, k = 0; i < names.length; i++) {
+            if (values[i] > 0) {
+                n[k] = names[i];
+                v[k++] = values[i];
+            }
+        }
+        return new Resources(n, v);
     }
 
     /** Every dimension scaled by {@code num/den}, rounded down to a milli-unit. */
