@@ -112,14 +112,16 @@ final class CycleWork {
     }
 
     /** Texts many jobs' reasons share, one string each (see {@link #join}). */
-    private final Map<List<String>, String> joined = new HashMap<>();
+    private final Map<Joined, String> joined = new HashMap<>();
+
+    private record Joined(String a, String sep, String b) {}
 
     /**
      * {@code a + sep + b}, as one shared string for equal parts: in a large cycle thousands of jobs wait for the same
      * reasons, and their texts need not be built once per job.
      */
     String join(String a, String sep, String b) {
-        return joined.computeIfAbsent(List.of(a, sep, b), k -> a + sep + b);
+        return joined.computeIfAbsent(new Joined(a, sep, b), k -> a + sep + b);
     }
 
     List<QueueState> sortedQueues() {
