@@ -106,6 +106,7 @@ final class Allocation {
         for (QueueState q : w.sortedQueues()) {
             if (q.limit == null) continue;
             for (Job j : q.jobs) {
+                if (!j.nominated) continue; // (no task of it can hold room)
                 boolean nominated = false;
                 for (Task t : j.pending) nominated |= t.holding;
                 if (nominated && CycleWork.admitted(j)) allocateJob(q, j);

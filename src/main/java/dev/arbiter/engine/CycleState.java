@@ -64,7 +64,10 @@ final class CycleState {
         s.fitGuaranteesToCluster();
         for (QueueState q : s.queues.values()) q.effectiveGuarantee = s.effectiveGuarantee(q);
         for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(q.effectiveGuarantee);
-        for (PodGroupSpec pg : snap.podGroups()) s.jobs.put(pg.key(), new Job(pg, false));
+        for (PodGroupSpec pg : snap.podGroups()) {
+            Job j = new Job(pg, false);
+            s.jobs.put(j.id, j);
+        }
         s.tasks.ensureCapacity(snap.pods().size());
         for (PodSpec p : snap.pods()) {
             if (p.placement() != Placement.NONE) s.podsWithPlacement.add(p);
@@ -132,6 +135,7 @@ final class CycleState {
                 n.take(t.request());
                 t.nominated = n;
                 t.holding = true;
+                t.job.nominated = true;
             }
         }
     }

@@ -27,6 +27,8 @@ final class Job {
     Resources minResources;
     /** The PodGroup's {@code spec.networkTopology}, or null. */
     final dev.arbiter.model.NetworkTopology networkTopology;
+    /** Some pending task of the job had room held for it on its nominated node when the cycle began. */
+    boolean nominated;
     /** The network domain the job started in this cycle (bound or pipelined there), or null. */
     String domain;
 
