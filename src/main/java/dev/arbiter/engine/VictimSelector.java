@@ -525,7 +525,8 @@ final class VictimSelector {
         if (most <= 0) return task.request().fitsIn(node.free());
         Resources request = task.request();
         Resources free = node.free();
-        long[] largest = new long[most];
+        // The node's tasks give at most one amount each: slots beyond them would only ever hold zeros.
+        long[] largest = new long[Math.min(most, node.tasks.size())];
         for (int i = 0; i < request.size(); i++) {
             String dim = request.name(i);
             long missing = request.milliAt(i) - free.milli(dim);
@@ -537,7 +538,7 @@ final class VictimSelector {
                 // keep the most largest amounts, smallest first
                 if (amount <= largest[0]) continue;
                 int k = 0;
-                while (k + 1 < most && largest[k + 1] < amount) {
+                while (k + 1 < largest.length && largest[k + 1] < amount) {
                     largest[k] = largest[k + 1];
                     k++;
                 }
