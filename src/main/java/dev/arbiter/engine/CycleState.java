@@ -73,6 +73,7 @@ final class CycleState {
             if (p.placement() != Placement.NONE) s.podsWithPlacement.add(p);
             s.addPod(p, schedulerNames);
         }
+        for (NodeState n : s.nodes) n.boundPodsCounted();
         s.holdNominatedRoom(snap.nominations());
         for (Job j : s.jobs.values()) {
             if (j.minResources == null) j.minResources = derivedMinResources(j);
@@ -181,10 +182,10 @@ final class CycleState {
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
         if (node != null) boundPods.put(p, node);
         if (p.terminating()) {
-            if (node != null) node.release(p.requests());
+            if (node != null) node.releaseBound(p.requests());
             return;
         }
-        if (node != null) node.take(p.requests());
+        if (node != null) node.takeBound(p.requests());
         if (!ours || (p.isBound() && node == null)) return;
         Job job = jobFor(p);
         if (job == null) {

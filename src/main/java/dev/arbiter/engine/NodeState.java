@@ -73,10 +73,35 @@ final class NodeState {
         return used;
     }
 
-    /** A terminating pod: it holds {@code r} now and gives it back when it is gone. */
-    void release(Resources r) {
-        take(r);
-        releasing = releasing.add(r);
+    /**
+     * The pods bound to the node when the cycle begins, counted as {@link #take} would count them one by one, but
+     * without two new vectors per pod: running balances per dimension, in pod order, with the same saturating
+     * arithmetic, that become the node's usage at {@link #boundPodsCounted}.
+     */
+    private Resources.Sum usedBalance, freeBalance, releasingBalance;
+
+    /** A bound pod holds {@code r}. */
+    void takeBound(Resources r) {
+        if (usedBalance == null) {
+            usedBalance = new Resources.Sum().add(used);
+            freeBalance = new Resources.Sum().add(free);
+        }
+        usedBalance.add(r);
+        freeBalance.subtract(r);
+    }
+
+    /** A terminating bound pod: it holds {@code r} now and gives it back when it is gone. */
+    void releaseBound(Resources r) {
+        takeBound(r);
+        if (releasingBalance == null) releasingBalance = new Resources.Sum().add(releasing);
+        releasingBalance.add(r);
+    }
+
+    /** Every bound pod is counted: their balances become the node's usage. */
+    void boundPodsCounted() {
+        if (usedBalance != null) change(usedBalance.toResources(), freeBalance.toResources());
+        if (releasingBalance != null) releasing = releasingBalance.toResources();
+        usedBalance = freeBalance = releasingBalance = null;
     }
 
     boolean hasReleasing() {

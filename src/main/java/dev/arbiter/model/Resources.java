@@ -322,18 +322,29 @@ public final class Resources {
                 only = r;
                 return this;
             }
-            if (only != null) {
-                names = new String[Math.max(4, only.names.length + r.names.length)];
-                values = new long[names.length];
-                addAll(only);
-                only = null;
-            }
-            addAll(r);
+            spread(r.names.length);
+            for (int i = 0; i < r.names.length; i++) addMilli(r.names[i], r.values[i]);
             return this;
         }
 
-        private void addAll(Resources r) {
-            for (int i = 0; i < r.names.length; i++) addMilli(r.names[i], r.values[i]);
+        /** Takes {@code r} away, each dimension as {@link Resources#subtract} does (a running balance, not a sum). */
+        public Sum subtract(Resources r) {
+            terms++;
+            spread(r.names.length);
+            for (int i = 0; i < r.names.length; i++) addMilli(r.names[i], negate(r.values[i]));
+            return this;
+        }
+
+        /** Makes room in the arrays, moving the one vector held so far into them. */
+        private void spread(int more) {
+            if (names == null) {
+                names = new String[Math.max(4, (only == null ? 0 : only.names.length) + more)];
+                values = new long[names.length];
+            }
+            if (only != null) {
+                for (int i = 0; i < only.names.length; i++) addMilli(only.names[i], only.values[i]);
+                only = null;
+            }
         }
 
         private void addMilli(String name, long milli) {

@@ -44,6 +44,24 @@ class ResourcesTest {
     }
 
     @Test
+    void a_running_balance_reads_as_the_same_adds_and_subtracts_one_by_one() {
+        // Saturation at both limits, and dimensions only one side has.
+        Resources huge = Resources.ofMilli(Map.of("cpu", Long.MAX_VALUE - 10, "memory", 5L));
+        Resources[] steps = {NODE, huge, huge, GPU_POD, huge, huge, huge, r("memory", 3), r("nvidia.com/gpu", 8), NODE};
+        boolean[] subtract = {false, false, false, true, true, true, true, false, true, false};
+        Resources chained = Resources.NONE;
+        Resources.Sum balance = new Resources.Sum();
+        for (int i = 0; i < steps.length; i++) {
+            chained = subtract[i] ? chained.subtract(steps[i]) : chained.add(steps[i]);
+            if (subtract[i]) balance.subtract(steps[i]);
+            else balance.add(steps[i]);
+            assertEquals(chained, balance.toResources(), "after step " + i);
+        }
+        assertEquals(Long.MIN_VALUE + 96_000, chained.milli("cpu")); // it held at MAX, then at MIN
+        assertSame(GPU_POD, new Resources.Sum().add(GPU_POD).toResources());
+    }
+
+    @Test
     void zero_dimensions_are_dropped_so_equality_is_per_dimension() {
         assertEquals(Resources.NONE, r("cpu", 0));
         assertEquals(r("cpu", 1), r("cpu", 1, "memory", 0));
