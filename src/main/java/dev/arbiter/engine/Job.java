@@ -37,6 +37,9 @@ final class Job {
     String reason;
     String reasonRule;
     boolean pipelined;
+    /** The gang requirement {@link Policy#gangFor} gave, and the policy it asked (a job lives one cycle, one policy). */
+    dev.arbiter.facts.GangRequirement gang;
+    Policy gangOf;
 
     Job(PodGroupSpec pg, boolean implicit) {
         this.id = pg.key();

@@ -85,8 +85,19 @@ final class Policy {
         return all(NoPreemption.class);
     }
 
-    /** The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). */
+    /**
+     * The job's gang requirement: a rule's override for it, else the general gang policy, else none (null). Worked
+     * out once per job (the cycle's steps ask it of every job, several times).
+     */
     GangRequirement gangFor(Job j) {
+        if (j.gangOf != this) {
+            j.gang = decideGang(j);
+            j.gangOf = this;
+        }
+        return j.gang;
+    }
+
+    private GangRequirement decideGang(Job j) {
         GangRequirement own = all(GangRequirement.class).get(j.id);
         GangPolicy general = singleton(GangPolicy.class);
         if (own != null || general == null) return own;
