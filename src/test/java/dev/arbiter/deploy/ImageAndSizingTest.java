@@ -101,6 +101,13 @@ class ImageAndSizingTest {
                 "the archive is written as root, before the image drops to the arbiter user");
     }
 
+    @Test
+    void theHeapIsItsFullSizeFromTheStart() throws IOException {
+        Matcher m = Pattern.compile("-XX:InitialRAMPercentage=(\\d+)").matcher(Files.readString(DOCKERFILE));
+        assertTrue(m.find(), "the image sets the initial heap too");
+        assertEquals(maxRamPercentage(), Integer.parseInt(m.group(1)), "a heap that grows keeps faulting pages in");
+    }
+
     private static int maxRamPercentage() throws IOException {
         Matcher m = Pattern.compile("-XX:MaxRAMPercentage=(\\d+)").matcher(Files.readString(DOCKERFILE));
         assertTrue(m.find(), "the image sets the heap as a share of the container's memory");
