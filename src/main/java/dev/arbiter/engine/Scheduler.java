@@ -70,6 +70,7 @@ public final class Scheduler {
      * same, and still name the rule that made each one.
      */
     public Scheduler withoutTrace() {
+        if (keeper != null) keeper.close(); // this scheduler's next cycle, if any, opens a new session
         return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), false,
                 last == null ? null : new LastCycle());
     }
@@ -85,6 +86,7 @@ public final class Scheduler {
      * scheduler; simulations and specs decide every cycle.
      */
     public Scheduler answeringUnchanged() {
+        if (keeper != null) keeper.close();
         return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), traced, new LastCycle());
     }
 
@@ -97,6 +99,7 @@ public final class Scheduler {
      * still holds from an earlier cycle does not fire again.)
      */
     public Scheduler keepingSession() {
+        if (keeper != null) keeper.close();
         return new Scheduler(rules, config, hook, new SessionKeeper(), traced, last == null ? null : new LastCycle());
     }
 
