@@ -60,7 +60,7 @@ public final class Scheduler {
 
     /** The same scheduler, with {@code hook} watching each cycle's rules session (tools that observe the engine). */
     public Scheduler withHook(SessionHook hook) {
-        return new Scheduler(rules, config, hook, null, traced, null);
+        return configured(rules, hook, false, traced, false);
     }
 
     /**
@@ -70,9 +70,7 @@ public final class Scheduler {
      * same, and still name the rule that made each one.
      */
     public Scheduler withoutTrace() {
-        if (keeper != null) keeper.close(); // this scheduler's next cycle, if any, opens a new session
-        return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), false,
-                last == null ? null : new LastCycle());
+        return configured(rules, hook, keeper != null, false, last != null);
     }
 
     /**
@@ -86,8 +84,7 @@ public final class Scheduler {
      * scheduler; simulations and specs decide every cycle.
      */
     public Scheduler answeringUnchanged() {
-        if (keeper != null) keeper.close();
-        return new Scheduler(rules, config, hook, keeper == null ? null : new SessionKeeper(), traced, new LastCycle());
+        return configured(rules, hook, keeper != null, traced, true);
     }
 
     /**
@@ -99,8 +96,7 @@ public final class Scheduler {
      * still holds from an earlier cycle does not fire again.)
      */
     public Scheduler keepingSession() {
-        if (keeper != null) keeper.close();
-        return new Scheduler(rules, config, hook, new SessionKeeper(), traced, last == null ? null : new LastCycle());
+        return configured(rules, hook, true, traced, last != null);
     }
 
     /** True when this scheduler keeps its rules session across cycles. */
@@ -114,9 +110,16 @@ public final class Scheduler {
 
     /** The same scheduler with another policy (hot reload swaps it in between cycles). */
     public Scheduler withRules(RuleBook newRules) {
+        return configured(newRules, hook, keeper != null, traced, last != null);
+    }
+
+    /**
+     * A scheduler configured so, with a new kept session and a new last cycle where it keeps them (nothing carries
+     * over); this one's kept session, if any, is closed (its next cycle, if any, opens a new one).
+     */
+    private Scheduler configured(RuleBook rules, SessionHook hook, boolean keep, boolean traced, boolean answer) {
         if (keeper != null) keeper.close();
-        return new Scheduler(newRules, config, hook, keeper == null ? null : new SessionKeeper(), traced,
-                last == null ? null : new LastCycle());
+        return new Scheduler(rules, config, hook, keep ? new SessionKeeper() : null, traced, answer ? new LastCycle() : null);
     }
 
     /** Disposes the kept rules session, if any; the next cycle opens a new one. */
