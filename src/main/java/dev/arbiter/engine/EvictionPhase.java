@@ -58,6 +58,8 @@ final class EvictionPhase {
         this.evictions = w.evictions;
         this.nominations = w.nominations;
         this.evictedPerQueue = w.evictedPerQueue;
+        this.budgetSpentReason = "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
+                + " pods per cycle is spent";
     }
 
     void preempt() {
@@ -75,7 +77,7 @@ final class EvictionPhase {
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
                 if (budgetSpent()) {
-                    refuse(j, "preempt", budgetSpentReason(), PER_CYCLE_SETTING);
+                    refuse(j, "preempt", budgetSpentReason, PER_CYCLE_SETTING);
                     continue;
                 }
                 int below = grant.lowerPriorityOnly() ? countBelow(candidates, j.priority) : candidates.size();
@@ -206,7 +208,7 @@ final class EvictionPhase {
                     o = Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet()))
                             + " have given back down to their floor this cycle", rule);
                 } else if (budgetSpent()) {
-                    o = Outcome.refused(budgetSpentReason(), PER_CYCLE_SETTING);
+                    o = Outcome.refused(budgetSpentReason, PER_CYCLE_SETTING);
                 } else {
                     // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
                     // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
@@ -625,16 +627,8 @@ final class EvictionPhase {
         return max > 0 && evictions.size() >= max;
     }
 
-    private String budgetSpentReason() {
-        if (budgetSpentReason == null) {
-            budgetSpentReason = "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
-                    + " pods per cycle is spent";
-        }
-        return budgetSpentReason;
-    }
-
     /** Refusals worded once per cycle (the budgets are fixed for it), for the many jobs they refuse. */
-    private String budgetSpentReason;
+    private final String budgetSpentReason;
     private final Map<String, String> queueBudgetReasons = new HashMap<>();
 
     /**

@@ -22,9 +22,6 @@ final class Task {
     /** Why the rules protect this running task from eviction, or null (always null for a pending task). */
     dev.arbiter.facts.Protected protection;
 
-    /** The pod's key: read once, orders and facts ask often. */
-    private final String id;
-
     /** Resources left out of {@link #share()}. */
     private final java.util.Set<String> ignored;
 
@@ -32,12 +29,12 @@ final class Task {
         this.pod = pod;
         this.job = job;
         this.node = node;
-        this.id = pod.key();
         this.ignored = ignored;
     }
 
+    /** The pod's key ({@code ns/name}; the pod keeps it once worked out). */
     String id() {
-        return id;
+        return pod.key();
     }
 
     boolean leader() {
