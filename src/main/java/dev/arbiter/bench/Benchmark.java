@@ -112,8 +112,10 @@ public final class Benchmark {
         ReferenceScheduler reference = new ReferenceScheduler(config);
         warmUp(engine, reference, options.sizes().get(0));
         List<Row> rows = new ArrayList<>();
-        for (Size size : options.sizes()) {
-            rows.add(measure(size, engine, reference));
+        try {
+            for (Size size : options.sizes()) rows.add(measure(size, engine, reference));
+        } finally {
+            heap.close(); // the collectors' listeners go with this bench (BenchSmokeTest runs it in the test JVM)
         }
         return rows;
     }

@@ -110,10 +110,17 @@ public final class ChurnCurve {
         RuleBook rules;
         try {
             Path pack = java.nio.file.Files.createTempDirectory("arbiter-quiet-pack");
-            java.nio.file.Files.writeString(pack.resolve(RuleBook.PACK_FILE), "name: quiet\nextends: "
+            Path packFile = java.nio.file.Files.writeString(pack.resolve(RuleBook.PACK_FILE), "name: quiet\nextends: "
                     + rulesDir.toAbsolutePath() + "\n");
-            java.nio.file.Files.writeString(pack.resolve(RuleBook.SETTINGS_FILE), "cycle:\n  evictions: []\n");
-            rules = RuleBook.load(pack);
+            Path settings = java.nio.file.Files.writeString(pack.resolve(RuleBook.SETTINGS_FILE), "cycle:\n  evictions: []\n");
+            try {
+                rules = RuleBook.load(pack);
+            } finally {
+                // The compiled rules are in memory: the pack's folder is not needed after loading.
+                java.nio.file.Files.delete(packFile);
+                java.nio.file.Files.delete(settings);
+                java.nio.file.Files.delete(pack);
+            }
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
