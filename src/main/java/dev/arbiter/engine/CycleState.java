@@ -20,7 +20,7 @@ import java.util.Set;
  */
 final class CycleState {
     final List<NodeState> nodes = new ArrayList<>();
-    final Map<String, NodeState> nodesByName = new HashMap<>();
+    Map<String, NodeState> nodesByName = new HashMap<>();
     final Map<String, Job> jobs = new LinkedHashMap<>();
     final Map<String, QueueState> queues = new LinkedHashMap<>();
     final ArrayList<Task> tasks = new ArrayList<>();
@@ -35,35 +35,34 @@ final class CycleState {
      * runs), and the pods bound to a known node (of every scheduler, terminating ones too).
      */
     final List<PodSpec> podsWithPlacement = new ArrayList<>();
-    final Map<PodSpec, NodeState> boundPods = new java.util.IdentityHashMap<>();
+    final Map<PodSpec, NodeState> boundPods;
     /** The labels of a namespace (pod affinity terms select namespaces by label). */
     java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
     /** Volcano's HyperNodes: network domains (see {@link NetworkDomains}). */
     List<dev.arbiter.model.HyperNodeSpec> hyperNodes = List.of();
 
     /** Resources left out of queue shares (the policy's {@code shares.ignoredResources}). */
-    private Set<String> ignoredResources = Set.of("pods");
+    final Set<String> ignoredResources;
 
+    /** A working copy of {@code snap} with no nodes, queues, jobs or pods yet. */
+    CycleState(ClusterSnapshot snap, Set<String> ignoredResources, Map<PodSpec, NodeState> boundPods) {
+        this.ignoredResources = ignoredResources;
+        this.boundPods = boundPods;
+        this.now = snap.now();
+        this.namespaceLabels = snap::labelsOfNamespace;
+        this.hyperNodes = snap.hyperNodes();
+    }
+
+    /** A new working copy of {@code snap}, every object made afresh ({@link WorkingCopy} keeps one across cycles). */
     static CycleState index(ClusterSnapshot snap, Set<String> schedulerNames, Set<String> ignoredResources) {
-        CycleState s = new CycleState();
-        s.ignoredResources = ignoredResources;
-        s.now = snap.now();
-        s.namespaceLabels = snap::labelsOfNamespace;
-        s.hyperNodes = snap.hyperNodes();
+        CycleState s = new CycleState(snap, ignoredResources, new java.util.IdentityHashMap<>());
         for (NodeSpec n : snap.nodes()) {
             NodeState ns = new NodeState(n, s.nodes.size());
             s.nodes.add(ns);
             s.nodesByName.put(n.name(), ns);
             if (!n.unschedulable()) s.clusterTotal = s.clusterTotal.add(n.allocatable());
         }
-        for (QueueSpec q : snap.queues()) {
-            if (q.name().equals(QueueSpec.ROOT)) continue; // the implicit root of the tree, owning the cluster
-            s.queues.put(q.name(), new QueueState(q));
-        }
-        s.linkTree();
-        s.fitGuaranteesToCluster();
-        for (QueueState q : s.queues.values()) q.effectiveGuarantee = s.effectiveGuarantee(q);
-        for (QueueState q : s.queues.values()) if (q.parent == null) s.guaranteed = s.guaranteed.add(q.effectiveGuarantee);
+        s.indexQueues(snap.queues());
         for (PodGroupSpec pg : snap.podGroups()) {
             Job j = new Job(pg, false);
             s.jobs.put(j.id, j);
@@ -74,13 +73,42 @@ final class CycleState {
             s.addPod(p, schedulerNames);
         }
         for (NodeState n : s.nodes) n.boundPodsCounted();
-        s.holdNominatedRoom(snap.nominations());
-        for (Job j : s.jobs.values()) {
-            if (j.minResources == null) j.minResources = derivedMinResources(j);
-            QueueState q = s.queues.get(j.queue);
+        s.finish(snap.nominations(), false);
+        return s;
+    }
+
+    /** The queues, linked into their tree, with their guarantees (the nodes are indexed: they bound guarantees). */
+    void indexQueues(List<QueueSpec> specs) {
+        for (QueueSpec q : specs) {
+            if (q.name().equals(QueueSpec.ROOT)) continue; // the implicit root of the tree, owning the cluster
+            queues.put(q.name(), new QueueState(q));
+        }
+        linkTree();
+        fitGuaranteesToCluster();
+        for (QueueState q : queues.values()) q.effectiveGuarantee = effectiveGuarantee(q);
+        for (QueueState q : queues.values()) if (q.parent == null) guaranteed = guaranteed.add(q.effectiveGuarantee);
+    }
+
+    /**
+     * The last steps, once every pod is in: room held for nominated tasks, minimum resources derived for the jobs
+     * without, and each queue's jobs. With {@code reuseDerived}, a job whose tasks are those of the last cycle keeps
+     * the minimum resources derived then.
+     */
+    void finish(Map<String, String> nominations, boolean reuseDerived) {
+        holdNominatedRoom(nominations);
+        for (Job j : jobs.values()) {
+            if (j.minResources == null) {
+                int members = j.running.size() + j.pending.size();
+                if (!reuseDerived || j.membersChanged || j.lastMembers != members || j.derivedMinResources == null) {
+                    j.derivedMinResources = derivedMinResources(j);
+                }
+                j.minResources = j.derivedMinResources;
+            }
+            j.lastMembers = j.running.size() + j.pending.size();
+            j.membersChanged = false;
+            QueueState q = queues.get(j.queue);
             if (q != null) q.jobs.add(j);
         }
-        return s;
     }
 
     /**
@@ -127,7 +155,7 @@ final class CycleState {
     }
 
     /** Holds each nominated pending task's request on its node, out of everyone else's reach. */
-    private void holdNominatedRoom(Map<String, String> nominations) {
+    void holdNominatedRoom(Map<String, String> nominations) {
         if (nominations.isEmpty()) return;
         for (Task t : tasks) {
             String node = t.running() ? null : nominations.get(t.id());
@@ -176,42 +204,71 @@ final class CycleState {
         }
     }
 
+    /** What a pod is to the cycle: gone (it succeeded or failed), ... */
+    static final byte GONE = 0;
+    /** ... terminating (its node gets its room back once it is gone), ... */
+    static final byte TERMINATING = 1;
+    /** ... another scheduler's, or bound to a node the snapshot does not have (it only takes room), ... */
+    static final byte OTHERS = 2;
+    /** ... or this scheduler's: a task, when it has a job. */
+    static final byte OURS = 3;
+
+    /** The kind of a pod that is not {@link #gone}, bound to {@code node} (null: unbound, or an unknown node). */
+    static byte kindOf(PodSpec p, NodeState node, Set<String> schedulerNames) {
+        if (p.terminating()) return TERMINATING;
+        if (!schedulerNames.contains(p.schedulerName()) || (p.isBound() && node == null)) return OTHERS;
+        return OURS;
+    }
+
+    static boolean gone(PodSpec p) {
+        return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
+    }
+
+    /** Counts a bound pod's request on its node (a terminating pod's as room the node gets back). */
+    static void countOnNode(PodSpec p, byte kind, NodeState node) {
+        if (node == null) return;
+        if (kind == TERMINATING) node.releaseBound(p.requests());
+        else node.takeBound(p.requests());
+    }
+
     private void addPod(PodSpec p, Set<String> schedulerNames) {
-        if ("Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) return;
-        boolean ours = schedulerNames.contains(p.schedulerName());
+        if (gone(p)) return;
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
         if (node != null) boundPods.put(p, node);
-        if (p.terminating()) {
-            if (node != null) node.releaseBound(p.requests());
-            return;
-        }
-        if (node != null) node.takeBound(p.requests());
-        if (!ours || (p.isBound() && node == null)) return;
+        byte kind = kindOf(p, node, schedulerNames);
+        countOnNode(p, kind, node);
+        if (kind != OURS) return;
         Job job = jobFor(p);
         if (job == null) {
             if (!p.isBound()) orphans.add(p);
             return;
         }
-        Task t = new Task(p, job, node, ignoredResources);
+        if (job.implicit) jobs.put(job.id, job);
+        addTask(new Task(p, job, node, ignoredResources));
+    }
+
+    /** Files a task with its job, and a running one on its node. */
+    void addTask(Task t) {
         tasks.add(t);
-        if (node != null) {
-            node.tasks.add(t);
-            job.running.add(t);
+        if (t.node != null) {
+            t.node.tasks.add(t);
+            t.job.running.add(t);
         } else {
-            job.pending.add(t);
+            t.job.pending.add(t);
         }
     }
 
-    /** The pod's PodGroup, or for a pod without one its implicit gang of one (as Volcano's controller would make). */
-    private Job jobFor(PodSpec p) {
+    /**
+     * The pod's PodGroup, or for a pod without one a new implicit gang of one (as Volcano's controller would make),
+     * which the caller files among the jobs.
+     */
+    Job jobFor(PodSpec p) {
         String group = p.groupName();
         if (group != null) return jobs.get(p.jobId());
         String queue = p.annotations().getOrDefault(PodSpec.QUEUE_ANNOTATION, QueueSpec.DEFAULT);
         PodGroupSpec implicit = new PodGroupSpec(p.namespace(), p.groupOrImplicit(), queue, 1, Map.of(), null,
                 p.priorityClassName(), p.isBound() ? "Running" : "Pending", p.arrivalCycle(), p.creationOrder());
-        Job j = new Job(implicit, true);
-        jobs.put(j.id, j);
-        return j;
+        return new Job(implicit, true);
     }
 
     /** Without minResources, a job needs what its first minMember tasks request. */

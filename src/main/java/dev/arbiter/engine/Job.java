@@ -55,6 +55,38 @@ final class Job {
         this.phase = initialPhase;
         this.minResources = pg.minResources();
         this.networkTopology = pg.networkTopology();
+        this.specMinResources = pg.minResources();
+    }
+
+    // ---- kept across cycles (WorkingCopy) ----------------------------------------------------------------------
+
+    /** The PodGroup's own {@code spec.minResources}, or null (then {@link #minResources} is derived from the tasks). */
+    private final Resources specMinResources;
+    /** Its PodGroup left the snapshot, or changed: a new job stands for it, and its tasks are made again. */
+    boolean retired;
+    /** A task joined since the last cycle (a task only leaves, and then the count drops). */
+    boolean membersChanged = true;
+    /** The last cycle whose snapshot had its PodGroup (a kept job). */
+    int lastSeen;
+    /** How many tasks it had in the last cycle, and the minimum resources derived from them. */
+    int lastMembers = -1;
+    Resources derivedMinResources;
+
+    /** Forgets what the last cycle concluded: the job as the snapshot alone makes it, with no tasks yet. */
+    void startCycle() {
+        pending.clear();
+        running.clear();
+        minResources = specMinResources;
+        nominated = false;
+        domain = null;
+        priority = 0;
+        phase = initialPhase;
+        reason = null;
+        reasonRule = null;
+        pipelined = false;
+        gang = null;
+        gangOf = null;
+        bound = 0;
     }
 
 

@@ -104,6 +104,41 @@ final class NodeState {
         usedBalance = freeBalance = releasingBalance = null;
     }
 
+    // ---- kept across cycles (WorkingCopy) ----------------------------------------------------------------------
+
+    /** The usage its bound pods alone give it (what {@link #boundPodsCounted} last left), for the next cycle. */
+    private Resources baseUsed = Resources.NONE, baseFree, baseReleasing = Resources.NONE;
+    /** Its bound pods changed since {@link #keepBase}: count them again. */
+    boolean recount = true;
+
+    /** Remembers the usage its bound pods give it, the state every later cycle starts from until they change. */
+    void keepBase() {
+        baseUsed = used;
+        baseFree = free;
+        baseReleasing = releasing;
+        recount = false;
+    }
+
+    /**
+     * Starts a new cycle on this node: no tasks, in no index, and the usage of its bound pods — as last counted, or,
+     * when they changed, none yet (the caller counts them again and calls {@link #boundPodsCounted}).
+     */
+    void startCycle() {
+        tasks.clear();
+        indexes.clear();
+        freeDim = null;
+        usedBalance = freeBalance = releasingBalance = null;
+        if (recount) {
+            used = Resources.NONE;
+            free = spec.allocatable();
+            releasing = Resources.NONE;
+        } else {
+            used = baseUsed;
+            free = baseFree;
+            releasing = baseReleasing;
+        }
+    }
+
     boolean hasReleasing() {
         return !releasing.isEmpty();
     }

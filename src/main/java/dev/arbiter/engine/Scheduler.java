@@ -36,6 +36,8 @@ public final class Scheduler {
     private final boolean traced;
     /** The last cycle, answered again while nothing changes ({@link #answeringUnchanged}); null: every cycle decides. */
     private final LastCycle last;
+    /** The working copy kept across cycles ({@link #keepingWorkingCopy}), or null when every cycle indexes afresh. */
+    private final WorkingCopy copy;
 
     /**
      * The longest a cycle's answer is repeated while only the clock moves, in snapshot seconds: rules that read the
@@ -45,22 +47,23 @@ public final class Scheduler {
     public static final long UNCHANGED_AT_MOST_SECONDS = 30;
 
     public Scheduler(RuleBook rules, SchedulerConfig config) {
-        this(rules, config, SessionHook.NONE, null, true, null);
+        this(rules, config, SessionHook.NONE, null, true, null, null);
     }
 
     private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper, boolean traced,
-                      LastCycle last) {
+                      LastCycle last, WorkingCopy copy) {
         this.rules = rules;
         this.config = config;
         this.hook = hook;
         this.keeper = keeper;
         this.traced = traced;
         this.last = last;
+        this.copy = copy;
     }
 
     /** The same scheduler, with {@code hook} watching each cycle's rules session (tools that observe the engine). */
     public Scheduler withHook(SessionHook hook) {
-        return configured(rules, hook, false, traced, false);
+        return configured(rules, hook, false, traced, false, copy != null);
     }
 
     /**
@@ -70,7 +73,7 @@ public final class Scheduler {
      * same, and still name the rule that made each one.
      */
     public Scheduler withoutTrace() {
-        return configured(rules, hook, keeper != null, false, last != null);
+        return configured(rules, hook, keeper != null, false, last != null, copy != null);
     }
 
     /**
@@ -84,7 +87,7 @@ public final class Scheduler {
      * scheduler; simulations and specs decide every cycle.
      */
     public Scheduler answeringUnchanged() {
-        return configured(rules, hook, keeper != null, traced, true);
+        return configured(rules, hook, keeper != null, traced, true, copy != null);
     }
 
     /**
@@ -96,7 +99,22 @@ public final class Scheduler {
      * still holds from an earlier cycle does not fire again.)
      */
     public Scheduler keepingSession() {
-        return configured(rules, hook, true, traced, last != null);
+        return configured(rules, hook, true, traced, last != null, copy != null);
+    }
+
+    /**
+     * The same scheduler, keeping its working copy across cycles: each cycle brings the last one up to date with what
+     * changed in the snapshot instead of indexing every node, job and pod again ({@link WorkingCopy}). The decisions
+     * are those of a fresh index; a failed cycle, and {@link #withRules} (hot reload), start afresh. Cycles of a
+     * keeping scheduler must not run concurrently.
+     */
+    public Scheduler keepingWorkingCopy() {
+        return configured(rules, hook, keeper != null, traced, last != null, true);
+    }
+
+    /** True when this scheduler keeps its working copy across cycles. */
+    public boolean keepsWorkingCopy() {
+        return copy != null;
     }
 
     /** True when this scheduler keeps its rules session across cycles. */
@@ -110,21 +128,24 @@ public final class Scheduler {
 
     /** The same scheduler with another policy (hot reload swaps it in between cycles). */
     public Scheduler withRules(RuleBook newRules) {
-        return configured(newRules, hook, keeper != null, traced, last != null);
+        return configured(newRules, hook, keeper != null, traced, last != null, copy != null);
     }
 
     /**
      * A scheduler configured so, with a new kept session and a new last cycle where it keeps them (nothing carries
      * over); this one's kept session, if any, is closed (its next cycle, if any, opens a new one).
      */
-    private Scheduler configured(RuleBook rules, SessionHook hook, boolean keep, boolean traced, boolean answer) {
-        if (keeper != null) keeper.close();
-        return new Scheduler(rules, config, hook, keep ? new SessionKeeper() : null, traced, answer ? new LastCycle() : null);
+    private Scheduler configured(RuleBook rules, SessionHook hook, boolean keep, boolean traced, boolean answer,
+                                 boolean keepCopy) {
+        dropSession();
+        return new Scheduler(rules, config, hook, keep ? new SessionKeeper() : null, traced, answer ? new LastCycle() : null,
+                keepCopy ? new WorkingCopy(config.schedulerNames(), rules.settings().shares().ignoredResources()) : null);
     }
 
-    /** Disposes the kept rules session, if any; the next cycle opens a new one. */
+    /** Disposes the kept rules session and working copy, if any; the next cycle starts afresh. */
     public void dropSession() {
         if (keeper != null) keeper.close();
+        if (copy != null) copy.drop();
     }
 
     public CycleResult schedule(ClusterSnapshot snapshot, int cycle) {
@@ -138,11 +159,11 @@ public final class Scheduler {
     }
 
     private CycleResult decide(ClusterSnapshot snapshot, int cycle) {
-        if (keeper == null) return cycle(snapshot, cycle, null);
+        if (keeper == null && copy == null) return cycle(snapshot, cycle, null);
         try {
             return cycle(snapshot, cycle, keeper);
         } catch (RuntimeException | Error e) {
-            keeper.close(); // a failed cycle may have left the session half-updated: the next one starts afresh
+            dropSession(); // a failed cycle may have left what it keeps half-updated: the next one starts afresh
             throw e;
         }
     }
@@ -152,7 +173,8 @@ public final class Scheduler {
         long t0 = System.nanoTime();
 
         // 1. Index the immutable snapshot into this cycle's working copy.
-        CycleState state = CycleState.index(snapshot, config.schedulerNames(), rules.settings().shares().ignoredResources());
+        CycleState state = copy != null ? copy.next(snapshot)
+                : CycleState.index(snapshot, config.schedulerNames(), rules.settings().shares().ignoredResources());
         long t1 = lap(timings, "snapshot", t0);
 
         // 2. Fire the rules.

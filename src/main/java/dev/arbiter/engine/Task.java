@@ -56,6 +56,17 @@ final class Task {
         return s;
     }
 
+    /** Forgets what the last cycle did with it (a task kept across cycles by {@link WorkingCopy}). */
+    void startCycle() {
+        priority = 0;
+        evicted = false;
+        placed = false;
+        bound = false;
+        nominated = null;
+        holding = false;
+        protection = null;
+    }
+
     boolean running() {
         return node != null;
     }

@@ -1,0 +1,239 @@
+package dev.arbiter.engine;
+
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.Placement;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.Resources;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The working copy a scheduler keeps from cycle to cycle, brought up to date from the difference between snapshots
+ * instead of indexed afresh. A snapshot shares the objects of what did not change, so the difference is by identity:
+ * an unchanged pod keeps its {@link Task}, an unchanged PodGroup its {@link Job}, and a node whose bound pods are the
+ * same keeps the usage they gave it; only what changed is worked out again (a new or changed pod's kind, node and job,
+ * a changed node's usage, the minimum resources of a job whose tasks changed). What the last cycle did with them —
+ * placements, evictions, held room, reasons, phases — is forgotten at the start of the next ({@code startCycle}), so
+ * each cycle starts from the snapshot alone, exactly as a fresh index would ({@code WorkingCopyTest} holds it to that
+ * over random sequences of changes, and every spec runs both ways).
+ *
+ * <p>Nodes are kept while the snapshot's node list is the same (a change to any node indexes the whole snapshot
+ * afresh, as does input no real cluster gives: one pod object listed twice, two PodGroups of one name, a pod's
+ * implicit job named like a PodGroup). A failed cycle drops the copy ({@link #drop}): the next one starts afresh.
+ *
+ * <p>Cycles of one copy must not overlap; the cycle's objects are the copy's, valid until its next cycle begins.
+ */
+final class WorkingCopy {
+    private final Set<String> schedulerNames;
+    private final Set<String> ignoredResources;
+
+    /** The node list the kept nodes were made from (null: nothing kept), and what was made of it. */
+    private List<NodeSpec> nodeSpecs;
+    private List<NodeState> nodes;
+    private Map<String, NodeState> nodesByName;
+    private Resources clusterTotal;
+    /** The jobs of the last snapshot's PodGroups, by PodGroup object. */
+    private final IdentityHashMap<PodGroupSpec, Job> jobs = new IdentityHashMap<>();
+    /** What each pod of the last snapshot was to its cycle, by pod object. */
+    private final IdentityHashMap<PodSpec, Entry> pods = new IdentityHashMap<>();
+    /** Pods bound to a known node, kept up to date (the cycle's {@link CycleState#boundPods}). */
+    private final IdentityHashMap<PodSpec, NodeState> boundPods = new IdentityHashMap<>();
+    private int cycle;
+
+    /** What indexing found a pod to be; see {@link CycleState#kindOf}. */
+    private static final class Entry {
+        final PodSpec pod;
+        final byte kind;
+        /** Its node, when bound to a known one. */
+        final NodeState node;
+        /** Its task (kind {@link CycleState#OURS} with a job), else null. */
+        final Task task;
+        final boolean placement;
+        int seen;
+
+        Entry(PodSpec pod, byte kind, NodeState node, Task task) {
+            this.pod = pod;
+            this.kind = kind;
+            this.node = node;
+            this.task = task;
+            this.placement = pod.placement() != Placement.NONE;
+        }
+    }
+
+    /** A kind for pods that never enter a cycle ({@link CycleState#gone}). */
+    private static final byte GONE = CycleState.GONE;
+
+    WorkingCopy(Set<String> schedulerNames, Set<String> ignoredResources) {
+        this.schedulerNames = schedulerNames;
+        this.ignoredResources = ignoredResources;
+    }
+
+    /** Forgets everything: the next cycle indexes its snapshot afresh. */
+    void drop() {
+        nodeSpecs = null;
+        nodes = null;
+        nodesByName = null;
+        jobs.clear();
+        pods.clear();
+        boundPods.clear();
+    }
+
+    /** The working copy of {@code snap}: the last one brought up to date, or (nothing kept) one made afresh. */
+    CycleState next(ClusterSnapshot snap) {
+        cycle++;
+        if (nodeSpecs == null || !sameNodes(snap.nodes())) keepNodes(snap.nodes());
+        CycleState s = update(snap);
+        if (s != null) return s;
+        // Input no real cluster gives (see the class comment): index it afresh, and keep nothing of it.
+        drop();
+        return CycleState.index(snap, schedulerNames, ignoredResources);
+    }
+
+    private boolean sameNodes(List<NodeSpec> now) {
+        if (now == nodeSpecs) return true;
+        if (now.size() != nodeSpecs.size()) return false;
+        for (int i = 0; i < now.size(); i++) if (now.get(i) != nodeSpecs.get(i)) return false;
+        return true;
+    }
+
+    /** New nodes, and so nothing else kept: every task and bound pod refers to its node. */
+    private void keepNodes(List<NodeSpec> specs) {
+        drop();
+        nodeSpecs = specs;
+        nodes = new ArrayList<>(specs.size());
+        nodesByName = new HashMap<>();
+        clusterTotal = Resources.NONE;
+        for (NodeSpec n : specs) {
+            NodeState ns = new NodeState(n, nodes.size());
+            nodes.add(ns);
+            nodesByName.put(n.name(), ns);
+            if (!n.unschedulable()) clusterTotal = clusterTotal.add(n.allocatable());
+        }
+    }
+
+    /** The snapshot's working copy made from the kept one, or null for input it cannot keep. */
+    private CycleState update(ClusterSnapshot snap) {
+        CycleState s = new CycleState(snap, ignoredResources, boundPods);
+        s.nodes.addAll(nodes);
+        s.nodesByName = nodesByName;
+        s.clusterTotal = clusterTotal;
+        s.indexQueues(snap.queues());
+
+        // PodGroups: an unchanged one keeps its job; a changed or gone one's job is retired (its tasks with it).
+        for (PodGroupSpec pg : snap.podGroups()) {
+            Job j = jobs.get(pg);
+            if (j == null) {
+                j = new Job(pg, false);
+                jobs.put(pg, j);
+            }
+            if (j.lastSeen == cycle) return null; // the same object twice
+            j.lastSeen = cycle;
+            j.startCycle();
+            if (s.jobs.put(j.id, j) != null) return null; // two PodGroups of one name
+        }
+        for (Iterator<Job> it = jobs.values().iterator(); it.hasNext(); ) {
+            Job j = it.next();
+            if (j.lastSeen != cycle) {
+                j.retired = true;
+                it.remove();
+            }
+        }
+
+        // Pods: an unchanged one keeps what it was, unless its job was retired or its missing PodGroup appeared.
+        List<PodSpec> list = snap.pods();
+        Entry[] entries = new Entry[list.size()];
+        for (int i = 0; i < entries.length; i++) {
+            PodSpec p = list.get(i);
+            Entry e = pods.get(p);
+            if (e != null && e.seen == cycle) return null; // the same object twice
+            if (e != null && !stillHolds(e, s)) {
+                forget(e);
+                e = null;
+            }
+            if (e == null) {
+                e = entryFor(p, s);
+                pods.put(p, e);
+                if (e.node != null) {
+                    e.node.recount = true;
+                    boundPods.put(p, e.node);
+                }
+            }
+            e.seen = cycle;
+            entries[i] = e;
+        }
+        for (Iterator<Entry> it = pods.values().iterator(); it.hasNext(); ) {
+            Entry e = it.next();
+            if (e.seen != cycle) {
+                it.remove();
+                forget(e);
+            }
+        }
+
+        // Every node starts from its bound pods' usage, counted again where they changed; then every pod, in order.
+        for (NodeState n : nodes) n.startCycle();
+        s.tasks.ensureCapacity(entries.length);
+        List<PodSpec> jobless = new ArrayList<>();
+        for (Entry e : entries) {
+            if (e.placement) s.podsWithPlacement.add(e.pod);
+            if (e.kind == GONE) continue;
+            if (e.node != null && e.node.recount) CycleState.countOnNode(e.pod, e.kind, e.node);
+            if (e.kind != CycleState.OURS) continue;
+            Task t = e.task;
+            if (t == null) {
+                if (!e.pod.isBound()) s.orphans.add(e.pod);
+                jobless.add(e.pod);
+                continue;
+            }
+            t.startCycle();
+            if (t.job.implicit) {
+                t.job.startCycle();
+                if (s.jobs.put(t.job.id, t.job) != null) return null; // an implicit job named like another job
+            }
+            s.addTask(t);
+        }
+        for (NodeState n : nodes) {
+            if (n.recount) {
+                n.boundPodsCounted();
+                n.keepBase();
+            }
+        }
+        // A pod that found no job must find none among the implicit jobs either (a fresh index could file it there).
+        for (PodSpec p : jobless) if (s.jobs.containsKey(p.jobId())) return null;
+        s.finish(snap.nominations(), true);
+        return s;
+    }
+
+    /** Whether what a kept pod was still holds: its job is still the snapshot's, or it still has none. */
+    private static boolean stillHolds(Entry e, CycleState s) {
+        if (e.kind != CycleState.OURS) return true;
+        if (e.task != null) return !e.task.job.retired;
+        return !s.jobs.containsKey(e.pod.jobId());
+    }
+
+    /** A pod leaves the copy: its node counts its bound pods again. */
+    private void forget(Entry e) {
+        if (e.node != null) {
+            e.node.recount = true;
+            boundPods.remove(e.pod);
+        }
+    }
+
+    /** What a new or changed pod is, as {@link CycleState#index} would file it (a new task joins its job). */
+    private Entry entryFor(PodSpec p, CycleState s) {
+        if (CycleState.gone(p)) return new Entry(p, GONE, null, null);
+        NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
+        byte kind = CycleState.kindOf(p, node, schedulerNames);
+        if (kind != CycleState.OURS) return new Entry(p, kind, node, null);
+        Job job = s.jobFor(p);
+        if (job == null) return new Entry(p, kind, node, null);
+        job.membersChanged = true;
+        return new Entry(p, kind, node, new Task(p, job, node, ignoredResources));
+    }
+}

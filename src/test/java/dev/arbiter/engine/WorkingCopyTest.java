@@ -1,0 +1,239 @@
+package dev.arbiter.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.decision.CycleResult;
+import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.NodeSpec;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.synth.ClusterGenerator;
+import dev.arbiter.synth.ClusterWorld;
+import dev.arbiter.synth.SynthSpec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The differential test of the working copy kept across cycles ({@link WorkingCopy}): over generated clusters and
+ * random sequences of changes — cycles executed (pods bound, evicted, recreated at the end of the list; PodGroups
+ * changing phase), jobs finishing and arriving, nominations carried over, pods turning terminating, finishing or
+ * passing to another scheduler, PodGroups vanishing under their pods and coming back, nodes cordoned and uncordoned,
+ * a pod moved within the list, a snapshot given twice, input no real cluster gives (a pod listed twice) — a scheduler
+ * keeping its working copy, with or without a kept rules session, decides exactly what a fresh index decides on the
+ * same snapshot: the same bindings, evictions, statuses and nominations.
+ */
+class WorkingCopyTest {
+    private static final SchedulerConfig CONFIG = SchedulerConfig.simulatorDefault();
+
+    @Property(tries = 50, seed = "20261202", shrinking = ShrinkingMode.OFF)
+    void aKeptWorkingCopyDecidesAsAFreshIndexAfterAnySequenceOfChanges(
+            @ForAll @LongRange(min = 1, max = 1_000_000_000L) long seed,
+            @ForAll @IntRange(min = 2, max = 20) int nodes,
+            @ForAll @IntRange(min = 0, max = 150) int pods,
+            @ForAll @IntRange(min = 1, max = 5) int queues,
+            @ForAll @IntRange(min = 0, max = 95) int fillPercent) {
+        SynthSpec spec = SynthSpec.small(nodes, pods, queues, seed, fillPercent / 100.0);
+        ClusterGenerator generator = ClusterGenerator.create(spec);
+        Random rnd = new Random(seed);
+        ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations();
+        if (rnd.nextBoolean()) world.recreatingEvicted();
+        Edits edits = new Edits(rnd);
+        Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
+        Scheduler copying = fresh.keepingWorkingCopy();
+        Scheduler keeping = fresh.withoutTrace().keepingSession().keepingWorkingCopy();
+        try {
+            ClusterSnapshot snap = edits.applyTo(world.snapshot());
+            for (int cycle = 1; cycle <= 14; cycle++) {
+                String at = spec + ", cycle " + cycle + " after " + edits.log;
+                CycleResult expected = fresh.schedule(snap, cycle);
+                KeptSessionTest.assertSameDecisions(expected, copying.schedule(snap, cycle), at);
+                KeptSessionTest.assertSameDecisions(expected, keeping.schedule(snap, cycle), at + " (kept session too)");
+                if (rnd.nextInt(8) == 0) {
+                    edits.log.add("the same snapshot again");
+                    continue;
+                }
+                world.apply(expected);
+                edits.next(world, generator);
+                snap = edits.applyTo(world.snapshot());
+            }
+        } finally {
+            copying.dropSession();
+            keeping.dropSession();
+        }
+    }
+
+    @Test
+    void anUnchangedPodOfAnUnchangedJobKeepsItsTaskAndAChangedOneGetsANewOne() {
+        ClusterGenerator generator = ClusterGenerator.create(SynthSpec.small(8, 80, 2, 11, 0.5));
+        ClusterWorld world = new ClusterWorld(generator.manifests());
+        WorkingCopy copy = new WorkingCopy(CONFIG.schedulerNames(), Shipped.RULES.settings().shares().ignoredResources());
+        CycleState first = copy.next(world.snapshot());
+        Map<String, Task> before = new java.util.HashMap<>();
+        for (Task t : first.tasks) before.put(t.id(), t);
+        world.apply(new Scheduler(Shipped.RULES, CONFIG).schedule(world.snapshot(), 1));
+        ClusterSnapshot next = world.snapshot();
+        CycleState second = copy.next(next);
+        int kept = 0, made = 0;
+        for (Task t : second.tasks) {
+            Task old = before.get(t.id());
+            if (old != null && old.pod == t.pod && !old.job.retired) {
+                assertSame(old, t, t.id());
+                kept++;
+            } else {
+                if (old != null) assertNotSame(old, t, t.id());
+                made++;
+            }
+        }
+        assertTrue(kept > 0 && made > 0, kept + " kept, " + made + " made again");
+        assertEquals(CycleState.index(next, CONFIG.schedulerNames(), Shipped.RULES.settings().shares().ignoredResources())
+                .tasks.size(), second.tasks.size());
+    }
+
+    @Test
+    void aFailedCycleDropsTheCopyAndTheNextStartsAfresh() {
+        ClusterGenerator generator = ClusterGenerator.create(SynthSpec.small(6, 60, 2, 4, 0.4));
+        ClusterWorld world = new ClusterWorld(generator.manifests());
+        Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
+        Scheduler copying = fresh.keepingWorkingCopy();
+        assertTrue(copying.keepsWorkingCopy());
+        ClusterSnapshot snap = world.snapshot();
+        copying.schedule(snap, 1);
+        // A snapshot naming a node twice fails the cycle (the index cannot file two nodes of one name)...
+        List<NodeSpec> twice = new ArrayList<>(snap.nodes());
+        twice.add(twice.get(0));
+        ClusterSnapshot broken = new ClusterSnapshot(twice, snap.pods(), snap.podGroups(), snap.queues(),
+                snap.priorityClasses(), snap.now(), snap.nominations());
+        try {
+            copying.schedule(broken, 2);
+        } catch (RuntimeException expected) {
+            // whether it fails or not, the next cycle must decide as a fresh index does
+        }
+        KeptSessionTest.assertSameDecisions(fresh.schedule(snap, 3), copying.schedule(snap, 3), "after the failed cycle");
+        assertThrows(NullPointerException.class, () -> copying.schedule(null, 4));
+        KeptSessionTest.assertSameDecisions(fresh.schedule(snap, 5), copying.schedule(snap, 5), "after a null snapshot");
+    }
+
+    /**
+     * Changes the world does not make, laid over each of its snapshots: each object it changes stays the same object
+     * from cycle to cycle while unchanged (as an informer cache hands them out).
+     */
+    private static final class Edits {
+        private final Random rnd;
+        final List<String> log = new ArrayList<>();
+        private final Set<String> terminating = new HashSet<>();
+        private final Set<String> finished = new HashSet<>();
+        private final Set<String> foreign = new HashSet<>();
+        private final Set<String> hiddenGroups = new HashSet<>();
+        private final Set<String> cordoned = new HashSet<>();
+        private String movedToEnd;
+        private String listedTwice;
+        private final Map<Object, Object> made = new IdentityHashMap<>();
+
+        Edits(Random rnd) {
+            this.rnd = rnd;
+        }
+
+        void next(ClusterWorld world, ClusterGenerator generator) {
+            ClusterSnapshot s = world.snapshot();
+            movedToEnd = null;
+            listedTwice = null;
+            switch (rnd.nextInt(12)) {
+                case 0, 1 -> log.add("nothing");
+                case 2, 3 -> log.add("churn " + world.churn(new double[] {0.02, 0.1, 0.3}[rnd.nextInt(3)], rnd, generator));
+                case 4 -> pick(s.pods(), p -> p.isBound(), terminating, "terminating");
+                case 5 -> pick(s.pods(), p -> true, finished, "succeeded");
+                case 6 -> pick(s.pods(), p -> true, foreign, "another scheduler's");
+                case 7 -> toggle(s.podGroups().stream().map(PodGroupSpec::key).toList(), hiddenGroups, "PodGroup hidden");
+                case 8 -> toggle(s.nodes().stream().map(NodeSpec::name).toList(), cordoned, "node cordoned");
+                case 9 -> {
+                    if (!s.pods().isEmpty()) movedToEnd = s.pods().get(rnd.nextInt(s.pods().size())).key();
+                    log.add("moved " + movedToEnd);
+                }
+                case 10 -> {
+                    if (!s.pods().isEmpty() && rnd.nextInt(3) == 0) listedTwice = s.pods().get(rnd.nextInt(s.pods().size())).key();
+                    log.add("listed twice " + listedTwice);
+                }
+                default -> {
+                    terminating.clear();
+                    finished.clear();
+                    foreign.clear();
+                    hiddenGroups.clear();
+                    cordoned.clear();
+                    log.add("edits undone");
+                }
+            }
+        }
+
+        private void pick(List<PodSpec> pods, java.util.function.Predicate<PodSpec> which, Set<String> into, String what) {
+            List<PodSpec> candidates = pods.stream().filter(which).toList();
+            if (candidates.isEmpty()) return;
+            String key = candidates.get(rnd.nextInt(candidates.size())).key();
+            into.add(key);
+            log.add(what + " " + key);
+        }
+
+        private void toggle(List<String> keys, Set<String> set, String what) {
+            if (keys.isEmpty()) return;
+            String key = keys.get(rnd.nextInt(keys.size()));
+            if (!set.remove(key)) set.add(key);
+            log.add(what + " " + key + " " + set.contains(key));
+        }
+
+        ClusterSnapshot applyTo(ClusterSnapshot s) {
+            List<NodeSpec> nodes = s.nodes();
+            if (!cordoned.isEmpty()) {
+                nodes = new ArrayList<>();
+                for (NodeSpec n : s.nodes()) nodes.add(cordoned.contains(n.name()) ? edited(n, () -> new NodeSpec(n.name(),
+                        n.labels(), n.taints(), true, n.allocatable(), n.arrivalCycle())) : n);
+            }
+            List<PodGroupSpec> groups = new ArrayList<>();
+            for (PodGroupSpec g : s.podGroups()) if (!hiddenGroups.contains(g.key())) groups.add(g);
+            List<PodSpec> pods = new ArrayList<>();
+            PodSpec moved = null;
+            for (PodSpec p : s.pods()) {
+                PodSpec q = p;
+                if (terminating.contains(p.key()) && p.isBound()) q = edited(q, q::withTerminating);
+                if (finished.contains(p.key())) {
+                    PodSpec from = q;
+                    q = edited(from, () -> from.withNode(from.nodeName(), "Succeeded"));
+                }
+                if (foreign.contains(p.key())) {
+                    PodSpec from = q;
+                    q = edited(from, () -> new PodSpec(from.namespace(), from.name(), "default-scheduler", from.nodeName(),
+                            from.phase(), from.priorityClassName(), from.priority(), from.preemptionPolicy(), from.requests(),
+                            from.nodeSelector(), from.tolerations(), from.labels(), from.annotations(), from.arrivalCycle(),
+                            from.creationOrder(), from.terminating(), from.startedAt(), from.placement()));
+                }
+                if (p.key().equals(movedToEnd)) {
+                    moved = q;
+                    continue;
+                }
+                pods.add(q);
+                if (p.key().equals(listedTwice)) pods.add(q);
+            }
+            if (moved != null) pods.add(moved);
+            return new ClusterSnapshot(nodes, pods, groups, s.queues(), s.priorityClasses(), s.now(), s.nominations(),
+                    s.namespaceLabels(), s.hyperNodes());
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> T edited(T original, java.util.function.Supplier<T> edit) {
+            return (T) made.computeIfAbsent(original, k -> edit.get());
+        }
+    }
+}
