@@ -54,7 +54,7 @@ public final class ChurnCurve {
         ClusterGenerator generator = ClusterGenerator.create(SynthSpec.fleet(nodes, pods, queues, seed));
         ClusterWorld world = new ClusterWorld(generator.manifests());
         Scheduler fresh = new Scheduler(rules, config).withoutTrace(); // as `run` has it
-        Scheduler kept = fresh.keepingSession();
+        Scheduler kept = fresh.keepingSession().keepingWorkingCopy();
         Random rnd = new Random(seed + 1);
         ClusterSnapshot snap = world.snapshot();
         CycleResult first = fresh.schedule(snap, 1);
@@ -124,7 +124,7 @@ public final class ChurnCurve {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        Scheduler live = new Scheduler(rules, config).withoutTrace().keepingSession().answeringUnchanged();
+        Scheduler live = new Scheduler(rules, config).withoutTrace().keepingSession().keepingWorkingCopy().answeringUnchanged();
         ClusterWorld world = new ClusterWorld(generator.manifests());
         ClusterSnapshot s = world.snapshot();
         int cycle = 0;
@@ -197,7 +197,7 @@ public final class ChurnCurve {
         ClusterGenerator g = ClusterGenerator.create(SynthSpec.fleet(500, 5_000, 20, 3));
         ClusterWorld w = new ClusterWorld(g.manifests());
         Scheduler fresh = new Scheduler(rules, config);
-        Scheduler kept = fresh.keepingSession();
+        Scheduler kept = fresh.keepingSession().keepingWorkingCopy();
         Random rnd = new Random(3);
         for (int i = 1; i <= 6; i++) {
             ClusterSnapshot s = w.snapshot();

@@ -125,10 +125,11 @@ final class RunCommand implements Callable<Integer> {
                     + "terminationGracePeriodSeconds (default: ${DEFAULT-VALUE}).")
     String shutdownGrace;
 
-    @Option(names = "--fresh-rules-session",
-            description = "Open a new rules session every cycle instead of keeping one that takes only the facts that"
-                    + " changed (the decisions are the same; this costs more CPU per cycle).")
-    boolean freshRulesSession;
+    @Option(names = {"--fresh-cycles", "--fresh-rules-session"},
+            description = "Start every cycle afresh — a new rules session, the snapshot indexed anew — instead of keeping"
+                    + " both across cycles and bringing them up to date with what changed (the decisions are the same;"
+                    + " this costs more CPU per cycle).")
+    boolean freshCycles;
 
     @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
             description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
@@ -231,7 +232,7 @@ final class RunCommand implements Callable<Integer> {
         LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every).withScoring(scoring)
                 .withWriters(Actuator.Writers.standard().withBinders(binders).withEvents(eventQps, eventBurst))
                 .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace)
-                .withKeptRulesSession(!freshRulesSession);
+                .withKeptRulesSession(!freshCycles);
         if (leaderElect) {
             String ns = leaseNamespace != null ? leaseNamespace : envOr("POD_NAMESPACE", "arbiter-system");
             config = config.withLeaderElection(ns, leaseName, LeaderElection.Timing.standard());

@@ -97,14 +97,14 @@ final class CycleState {
     void finish(Map<String, String> nominations, boolean reuseDerived) {
         holdNominatedRoom(nominations);
         for (Job j : jobs.values()) {
+            int members = j.running.size() + j.pending.size();
+            j.sameTasks = reuseDerived && !j.membersChanged && j.lastMembers == members;
+            if (!j.sameTasks) j.tasksChanged();
             if (j.minResources == null) {
-                int members = j.running.size() + j.pending.size();
-                if (!reuseDerived || j.membersChanged || j.lastMembers != members || j.derivedMinResources == null) {
-                    j.derivedMinResources = derivedMinResources(j);
-                }
+                if (!j.sameTasks || j.derivedMinResources == null) j.derivedMinResources = derivedMinResources(j);
                 j.minResources = j.derivedMinResources;
             }
-            j.lastMembers = j.running.size() + j.pending.size();
+            j.lastMembers = members;
             j.membersChanged = false;
             QueueState q = queues.get(j.queue);
             if (q != null) q.jobs.add(j);
@@ -290,13 +290,16 @@ final class CycleState {
         return r.toResources();
     }
 
-    /** What the running tasks of a queue's subtree hold. */
+    /**
+     * What the running tasks of a queue's subtree hold. (Summed job by job: shares are never negative, so a sum that
+     * saturates does so however it is grouped, and these are the sums task by task.)
+     */
     Resources allocatedOf(QueueState q) {
         return addAllocated(q, new Resources.Sum()).toResources();
     }
 
     private static Resources.Sum addAllocated(QueueState q, Resources.Sum r) {
-        for (Job j : q.jobs) for (Task t : j.running) r.add(t.share());
+        for (Job j : q.jobs) r.add(j.runningShare());
         for (QueueState c : q.children) addAllocated(c, r);
         return r;
     }
@@ -308,8 +311,8 @@ final class CycleState {
 
     private static Resources.Sum addRequested(QueueState q, Resources.Sum r) {
         for (Job j : q.jobs) {
-            for (Task t : j.running) r.add(t.share());
-            for (Task t : j.pending) r.add(t.share());
+            r.add(j.runningShare());
+            r.add(j.pendingShare());
         }
         for (QueueState c : q.children) addRequested(c, r);
         return r;
@@ -321,9 +324,7 @@ final class CycleState {
         for (QueueState c : q.children) r = r.add(inqueueOf(c));
         for (Job j : q.jobs) {
             if (!"Inqueue".equals(j.initialPhase)) continue;
-            Resources held = Resources.NONE;
-            for (Task t : j.running) held = held.add(t.share());
-            r = r.add(j.minResources.subtract(held).clampNonNegative());
+            r = r.add(j.minResources.subtract(j.runningShare()).clampNonNegative());
         }
         return r;
     }

@@ -72,6 +72,42 @@ final class Job {
     int lastMembers = -1;
     Resources derivedMinResources;
 
+    /**
+     * Its tasks are the very ones of the last cycle (a kept job, {@link CycleState#finish}): what was worked out from
+     * them then still holds.
+     */
+    boolean sameTasks;
+    /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
+    dev.arbiter.facts.JobFact fact;
+    /** What its running and its pending tasks count for in queue shares, summed; null until asked. */
+    private Resources runningShare, pendingShare;
+
+    /** What its running tasks count for in queue shares (evicted or not), summed once per set of tasks. */
+    Resources runningShare() {
+        Resources r = runningShare;
+        if (r == null) runningShare = r = sum(running);
+        return r;
+    }
+
+    /** What its pending tasks count for in queue shares, summed once per set of tasks. */
+    Resources pendingShare() {
+        Resources r = pendingShare;
+        if (r == null) pendingShare = r = sum(pending);
+        return r;
+    }
+
+    private static Resources sum(List<Task> tasks) {
+        Resources.Sum s = new Resources.Sum();
+        for (Task t : tasks) s.add(t.share());
+        return s.toResources();
+    }
+
+    /** Its tasks changed: what was summed of them no longer holds. */
+    void tasksChanged() {
+        runningShare = pendingShare = null;
+        fact = null;
+    }
+
     /** Forgets what the last cycle concluded: the job as the snapshot alone makes it, with no tasks yet. */
     void startCycle() {
         pending.clear();

@@ -203,19 +203,30 @@ final class PolicyEvaluation {
         s.sweep(queues);
         RulesSession.Table jobs = s.table(JobFact.class);
         for (Job j : state.jobs.values()) {
-            int never = 0;
-            for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
-            s.put(jobs, j.id, new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
-                    JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
-                    j.priority, never));
+            // A kept job whose tasks and priority are those of the last cycle has the same fact (the rest is its
+            // PodGroup's, and a changed PodGroup is another job).
+            JobFact f = j.fact;
+            if (f == null || !j.sameTasks || f.getPriority() != j.priority) {
+                int never = 0;
+                for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
+                j.fact = f = new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
+                        JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
+                        j.priority, never);
+            }
+            s.put(jobs, j.id, f);
             n++;
         }
         s.sweep(jobs);
         RulesSession.Table tasks = s.table(TaskFact.class);
         for (Task t : state.tasks) {
             if (!t.running()) continue;
-            s.put(tasks, t.id(), new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
-                    PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt()));
+            // Everything but the priority is the pod's and its job's, which a task keeps for life.
+            TaskFact f = t.fact;
+            if (f == null || f.getPriority() != t.priority) {
+                t.fact = f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
+                        PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt());
+            }
+            s.put(tasks, t.id(), f);
             n++;
         }
         s.sweep(tasks);

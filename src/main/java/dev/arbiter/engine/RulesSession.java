@@ -155,7 +155,7 @@ final class RulesSession implements AutoCloseable {
             return;
         }
         e.seen = cycle;
-        if (e.fact.equals(fact)) return;
+        if (e.fact == fact || e.fact.equals(fact)) return;
         // Every property counts as modified: a consequence may read any of them ($s.getDeserved()), and property
         // reactivity only sees the ones a pattern constrains.
         session.update(e.handle, fact);

@@ -22,6 +22,9 @@ final class Task {
     /** Why the rules protect this running task from eviction, or null (always null for a pending task). */
     dev.arbiter.facts.Protected protection;
 
+    /** The rules' fact for it while running, kept while its priority stays the same ({@code PolicyEvaluation}). */
+    dev.arbiter.facts.TaskFact fact;
+
     /** Resources left out of {@link #share()}. */
     private final java.util.Set<String> ignored;
 

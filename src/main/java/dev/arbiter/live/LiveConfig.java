@@ -17,7 +17,8 @@ import java.util.Set;
  * @param rulesFallbackAfter consecutive failed cycles after which the loop returns to the last rules that worked
  * @param shutdownGrace      how long shutdown may take, whatever the API server does (below the pod's
  *                           terminationGracePeriodSeconds)
- * @param keepRulesSession   one rules session across cycles, updated with what changed (else a fresh one per cycle)
+ * @param keepRulesSession   one rules session and one working copy across cycles, updated with what changed (else
+ *                           each cycle opens a fresh session and indexes its snapshot anew)
  */
 public record LiveConfig(Set<String> schedulerNames, Duration period, boolean leaderElect, String leaseNamespace,
                          String leaseName, String identity, LeaderElection.Timing leaseTiming, Backoff backoff,
@@ -86,7 +87,9 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
 
     /**
      * With {@code keep} (the default), one rules session serves cycle after cycle and takes only the facts that
-     * changed ({@link dev.arbiter.engine.Scheduler#keepingSession}); without, every cycle opens a fresh one.
+     * changed ({@link dev.arbiter.engine.Scheduler#keepingSession}), and one working copy of the cluster is brought up
+     * to date from each snapshot ({@link dev.arbiter.engine.Scheduler#keepingWorkingCopy}); without, every cycle opens
+     * a fresh session and indexes its snapshot anew.
      */
     public LiveConfig withKeptRulesSession(boolean keep) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,

@@ -50,7 +50,7 @@ public final class LiveScheduler implements AutoCloseable {
         // cycle that could only repeat the last one's answer (a quiet cluster) repeats it without deciding.
         Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring()))
                 .withoutTrace().answeringUnchanged();
-        if (config.keepRulesSession()) scheduler = scheduler.keepingSession();
+        if (config.keepRulesSession()) scheduler = scheduler.keepingSession().keepingWorkingCopy();
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
                 config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",
                         "rules generation " + broken + " failed " + failures + " cycles in a row (" + error

@@ -95,9 +95,12 @@ public final class SchedulingLoop implements AutoCloseable {
         this.acting = true;
     }
 
-    /** True when cycles share one kept rules session ({@code run}'s default; {@code --fresh-rules-session} turns it off). */
+    /**
+     * True when cycles share one kept rules session and working copy ({@code run}'s default; {@code --fresh-cycles}
+     * turns it off).
+     */
     public boolean keepsRulesSession() {
-        return scheduler.keepsSession();
+        return scheduler.keepsSession() && scheduler.keepsWorkingCopy();
     }
 
     /** Hot reload: {@code rules} replace the running policy from the next cycle on (never during one). */

@@ -246,15 +246,16 @@ final class ScenarioWorld {
     }
 
     /**
-     * With {@value #COMPARE_KEPT_SESSION} set (the build sets it), the simulation again with one rules session kept
-     * across its cycles: any decision that differs from the fresh sessions' fails the scenario.
+     * With {@value #COMPARE_KEPT_SESSION} set (the build sets it), the simulation again with one rules session and one
+     * working copy kept across its cycles (as {@code run} has them): any decision that differs from the fresh cycles'
+     * fails the scenario.
      */
     private static void sameWithKeptSession(RuleBook rules, Manifests m, Simulator.Options options, SimulationResult fresh) {
-        Scheduler kept = new Scheduler(rules, SchedulerConfig.simulatorDefault()).keepingSession();
+        Scheduler kept = new Scheduler(rules, SchedulerConfig.simulatorDefault()).keepingSession().keepingWorkingCopy();
         try {
             SimulationResult k = new Simulator(kept).run(m, options);
             String diff = dev.arbiter.sim.KeptSessionCheck.firstDifference(fresh, k);
-            if (diff != null) throw new AssertionError("a rules session kept across cycles decided differently: " + diff);
+            if (diff != null) throw new AssertionError("a rules session and working copy kept across cycles decided differently: " + diff);
         } finally {
             kept.dropSession();
         }
