@@ -108,10 +108,11 @@ final class Job {
         fact = null;
     }
 
-    /** Forgets what the last cycle concluded: the job as the snapshot alone makes it, with no tasks yet. */
+    /**
+     * Forgets what the last cycle concluded: the job as the snapshot alone makes it (its task lists are the caller's:
+     * kept while its tasks stay the same).
+     */
     void startCycle() {
-        pending.clear();
-        running.clear();
         minResources = specMinResources;
         nominated = false;
         domain = null;

@@ -120,15 +120,15 @@ final class NodeState {
     }
 
     /**
-     * Starts a new cycle on this node: no tasks, in no index, and the usage of its bound pods — as last counted, or,
-     * when they changed, none yet (the caller counts them again and calls {@link #boundPodsCounted}).
+     * Starts a new cycle on this node: in no index, with the usage of its bound pods and its tasks as last counted,
+     * or, when they changed, none yet (the caller counts and files them again, then calls {@link #boundPodsCounted}).
      */
     void startCycle() {
-        tasks.clear();
         indexes.clear();
         freeDim = null;
         usedBalance = freeBalance = releasingBalance = null;
         if (recount) {
+            tasks.clear();
             used = Resources.NONE;
             free = spec.allocatable();
             releasing = Resources.NONE;

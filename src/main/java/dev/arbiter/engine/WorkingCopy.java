@@ -7,6 +7,7 @@ import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
@@ -43,6 +44,10 @@ final class WorkingCopy {
     private final IdentityHashMap<PodGroupSpec, Job> jobs = new IdentityHashMap<>();
     /** What each pod of the last snapshot was to its cycle, by pod object. */
     private final IdentityHashMap<PodSpec, Entry> pods = new IdentityHashMap<>();
+    /** The last snapshot's pods, and what each was, in its order; and those of ours that found no job. */
+    private PodSpec[] prevPods = new PodSpec[0];
+    private Entry[] prevEntries = new Entry[0];
+    private List<Entry> jobless = List.of();
     /** Pods bound to a known node, kept up to date (the cycle's {@link CycleState#boundPods}). */
     private final IdentityHashMap<PodSpec, NodeState> boundPods = new IdentityHashMap<>();
     private int cycle;
@@ -56,7 +61,9 @@ final class WorkingCopy {
         /** Its task (kind {@link CycleState#OURS} with a job), else null. */
         final Task task;
         final boolean placement;
+        /** The last cycle that filed it, and its place in that snapshot's list. */
         int seen;
+        int pos;
 
         Entry(PodSpec pod, byte kind, NodeState node, Task task) {
             this.pod = pod;
@@ -83,6 +90,9 @@ final class WorkingCopy {
         jobs.clear();
         pods.clear();
         boundPods.clear();
+        prevPods = new PodSpec[0];
+        prevEntries = new Entry[0];
+        jobless = List.of();
     }
 
     /** The working copy of {@code snap}: the last one brought up to date, or (nothing kept) one made afresh. */
@@ -125,78 +135,104 @@ final class WorkingCopy {
         s.nodesByName = nodesByName;
         s.clusterTotal = clusterTotal;
         s.indexQueues(snap.queues());
+        List<Job> changedJobs = new ArrayList<>();
 
-        // PodGroups: an unchanged one keeps its job; a changed or gone one's job is retired (its tasks with it).
+        // PodGroups: an unchanged one keeps its job; a changed or gone one's job is retired, and its tasks with it.
         for (PodGroupSpec pg : snap.podGroups()) {
             Job j = jobs.get(pg);
             if (j == null) {
                 j = new Job(pg, false);
                 jobs.put(pg, j);
+                changed(j, changedJobs);
             }
             if (j.lastSeen == cycle) return null; // the same object twice
             j.lastSeen = cycle;
             j.startCycle();
             if (s.jobs.put(j.id, j) != null) return null; // two PodGroups of one name
         }
+        BitSet stale = new BitSet(prevPods.length);
         for (Iterator<Job> it = jobs.values().iterator(); it.hasNext(); ) {
             Job j = it.next();
-            if (j.lastSeen != cycle) {
-                j.retired = true;
-                it.remove();
-            }
+            if (j.lastSeen == cycle) continue;
+            j.retired = true;
+            it.remove();
+            for (Task t : j.running) unkeep(pods.get(t.pod), stale);
+            for (Task t : j.pending) unkeep(pods.get(t.pod), stale);
         }
+        // A pod whose PodGroup was missing is filed again when it appears.
+        for (Entry e : jobless) if (s.jobs.containsKey(e.pod.jobId())) unkeep(e, stale);
 
-        // Pods: an unchanged one keeps what it was, unless its job was retired or its missing PodGroup appeared.
+        // Pods, by walking both lists: where the last snapshot's pod is the same object at the same place (most of
+        // them), it is what it was; the rest are new, changed (a new object), moved (filed again), or gone.
         List<PodSpec> list = snap.pods();
         Entry[] entries = new Entry[list.size()];
+        int j = 0;
         for (int i = 0; i < entries.length; i++) {
             PodSpec p = list.get(i);
-            Entry e = pods.get(p);
-            if (e != null && e.seen == cycle) return null; // the same object twice
-            if (e != null && !stillHolds(e, s)) {
-                forget(e);
-                e = null;
+            while (j < prevPods.length && stale.get(j)) j++;
+            Entry e = null;
+            if (j < prevPods.length && prevPods[j] == p) {
+                e = prevEntries[j++];
+            } else if (pods.containsKey(p)) {
+                // Kept further on (those in between are gone), or moved: then it is filed again here.
+                int k = j;
+                while (k < prevPods.length && k - j < LOOK_AHEAD && (prevPods[k] != p || stale.get(k))) k++;
+                if (k < prevPods.length && prevPods[k] == p && !stale.get(k)) {
+                    for (; j < k; j++) if (!stale.get(j)) gone(prevEntries[j], changedJobs);
+                    e = prevEntries[j++];
+                } else {
+                    Entry moved = pods.get(p);
+                    if (moved.pos < j) return null; // listed twice
+                    stale.set(moved.pos);
+                    gone(moved, changedJobs);
+                }
             }
             if (e == null) {
-                e = entryFor(p, s);
+                e = entryFor(p, s, changedJobs);
                 pods.put(p, e);
                 if (e.node != null) {
                     e.node.recount = true;
                     boundPods.put(p, e.node);
                 }
             }
-            e.seen = cycle;
             entries[i] = e;
         }
-        for (Iterator<Entry> it = pods.values().iterator(); it.hasNext(); ) {
-            Entry e = it.next();
-            if (e.seen != cycle) {
-                it.remove();
-                forget(e);
-            }
+        for (; j < prevPods.length; j++) if (!stale.get(j)) gone(prevEntries[j], changedJobs);
+        for (Job c : changedJobs) {
+            c.pending.clear();
+            c.running.clear();
         }
 
-        // Every node starts from its bound pods' usage, counted again where they changed; then every pod, in order.
+        // Every node starts from its bound pods' usage (counted again where they changed) and keeps its tasks (filed
+        // again where they changed); each job whose tasks changed files them again; then every pod, in order.
         for (NodeState n : nodes) n.startCycle();
         s.tasks.ensureCapacity(entries.length);
-        List<PodSpec> jobless = new ArrayList<>();
-        for (Entry e : entries) {
+        List<Entry> nowJobless = new ArrayList<>();
+        for (int i = 0; i < entries.length; i++) {
+            Entry e = entries[i];
+            if (e.seen == cycle) return null; // listed twice
+            e.seen = cycle;
+            e.pos = i;
             if (e.placement) s.podsWithPlacement.add(e.pod);
             if (e.kind == GONE) continue;
-            if (e.node != null && e.node.recount) CycleState.countOnNode(e.pod, e.kind, e.node);
+            NodeState n = e.node;
+            if (n != null && n.recount) CycleState.countOnNode(e.pod, e.kind, n);
             if (e.kind != CycleState.OURS) continue;
             Task t = e.task;
             if (t == null) {
                 if (!e.pod.isBound()) s.orphans.add(e.pod);
-                jobless.add(e.pod);
+                nowJobless.add(e);
                 continue;
             }
             t.startCycle();
-            if (t.job.implicit) {
-                t.job.startCycle();
-                if (s.jobs.put(t.job.id, t.job) != null) return null; // an implicit job named like another job
+            Job job = t.job;
+            if (job.implicit) {
+                job.startCycle();
+                if (s.jobs.put(job.id, job) != null) return null; // an implicit job named like another job
             }
-            s.addTask(t);
+            s.tasks.add(t);
+            if (n != null && n.recount) n.tasks.add(t);
+            if (job.membersChanged) (n != null ? job.running : job.pending).add(t);
         }
         for (NodeState n : nodes) {
             if (n.recount) {
@@ -205,16 +241,37 @@ final class WorkingCopy {
             }
         }
         // A pod that found no job must find none among the implicit jobs either (a fresh index could file it there).
-        for (PodSpec p : jobless) if (s.jobs.containsKey(p.jobId())) return null;
+        for (Entry e : nowJobless) if (s.jobs.containsKey(e.pod.jobId())) return null;
+        jobless = nowJobless;
+        prevPods = list.toArray(new PodSpec[0]);
+        prevEntries = entries;
         s.finish(snap.nominations(), true);
         return s;
     }
 
-    /** Whether what a kept pod was still holds: its job is still the snapshot's, or it still has none. */
-    private static boolean stillHolds(Entry e, CycleState s) {
-        if (e.kind != CycleState.OURS) return true;
-        if (e.task != null) return !e.task.job.retired;
-        return !s.jobs.containsKey(e.pod.jobId());
+    /** How far ahead the walk looks for a kept pod before it takes it for moved. */
+    private static final int LOOK_AHEAD = 64;
+
+    /** A kept pod is to be filed again (its job was retired, or its missing PodGroup appeared). */
+    private void unkeep(Entry e, BitSet stale) {
+        if (e == null || stale.get(e.pos)) return;
+        stale.set(e.pos);
+        forget(e);
+        pods.remove(e.pod);
+    }
+
+    /** A kept pod is no longer in the snapshot (or no longer where it was): its job's tasks changed. */
+    private void gone(Entry e, List<Job> changedJobs) {
+        forget(e);
+        pods.remove(e.pod);
+        if (e.task != null) changed(e.task.job, changedJobs);
+    }
+
+    private static void changed(Job j, List<Job> changedJobs) {
+        if (!j.membersChanged) {
+            j.membersChanged = true;
+            changedJobs.add(j);
+        }
     }
 
     /** A pod leaves the copy: its node counts its bound pods again. */
@@ -226,14 +283,14 @@ final class WorkingCopy {
     }
 
     /** What a new or changed pod is, as {@link CycleState#index} would file it (a new task joins its job). */
-    private Entry entryFor(PodSpec p, CycleState s) {
+    private Entry entryFor(PodSpec p, CycleState s, List<Job> changedJobs) {
         if (CycleState.gone(p)) return new Entry(p, GONE, null, null);
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
         byte kind = CycleState.kindOf(p, node, schedulerNames);
         if (kind != CycleState.OURS) return new Entry(p, kind, node, null);
         Job job = s.jobFor(p);
         if (job == null) return new Entry(p, kind, node, null);
-        job.membersChanged = true;
+        changed(job, changedJobs);
         return new Entry(p, kind, node, new Task(p, job, node, ignoredResources));
     }
 }
