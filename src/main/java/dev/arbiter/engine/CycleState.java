@@ -73,7 +73,7 @@ final class CycleState {
             s.addPod(p, schedulerNames);
         }
         for (NodeState n : s.nodes) n.boundPodsCounted();
-        s.finish(snap.nominations(), false);
+        s.finish(snap.nominations(), null, 0);
         return s;
     }
 
@@ -91,11 +91,26 @@ final class CycleState {
 
     /**
      * The last steps, once every pod is in: room held for nominated tasks, minimum resources derived for the jobs
-     * without, and each queue's jobs. With {@code reuseDerived}, a job whose tasks are those of the last cycle keeps
-     * the minimum resources derived then.
+     * without, and each queue's jobs. Given the last cycle's queues ({@link WorkingCopy}; null for a fresh index), a
+     * job whose tasks are those of the last cycle keeps the minimum resources derived then, and each queue lists its
+     * jobs in the last cycle's job order first (the order is total, so sorting them comes to the same; nearly sorted
+     * already, they sort faster), {@code cycle} marking the jobs of this one.
      */
-    void finish(Map<String, String> nominations, boolean reuseDerived) {
+    void finish(Map<String, String> nominations, Map<String, QueueState> lastQueues, int cycle) {
+        boolean reuseDerived = lastQueues != null;
         holdNominatedRoom(nominations);
+        if (lastQueues != null) {
+            for (QueueState q : queues.values()) {
+                QueueState was = lastQueues.get(q.name());
+                if (was == null) continue;
+                for (Job j : was.jobs) {
+                    if (j.lastSeen == cycle && j.filed != cycle) {
+                        q.jobs.add(j);
+                        j.filed = cycle;
+                    }
+                }
+            }
+        }
         for (Job j : jobs.values()) {
             int members = j.running.size() + j.pending.size();
             j.sameTasks = reuseDerived && !j.membersChanged && j.lastMembers == members;
@@ -106,6 +121,7 @@ final class CycleState {
             }
             j.lastMembers = members;
             j.membersChanged = false;
+            if (reuseDerived && j.filed == cycle) continue;
             QueueState q = queues.get(j.queue);
             if (q != null) q.jobs.add(j);
         }

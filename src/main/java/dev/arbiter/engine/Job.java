@@ -66,8 +66,9 @@ final class Job {
     boolean retired;
     /** A task joined since the last cycle (a task only leaves, and then the count drops). */
     boolean membersChanged = true;
-    /** The last cycle whose snapshot had its PodGroup (a kept job). */
+    /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */
     int lastSeen;
+    int filed;
     /** How many tasks it had in the last cycle, and the minimum resources derived from them. */
     int lastMembers = -1;
     Resources derivedMinResources;

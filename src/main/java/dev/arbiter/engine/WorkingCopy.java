@@ -48,6 +48,8 @@ final class WorkingCopy {
     private PodSpec[] prevPods = new PodSpec[0];
     private Entry[] prevEntries = new Entry[0];
     private List<Entry> jobless = List.of();
+    /** The last cycle's queues: their job lists are in that cycle's job order. */
+    private Map<String, QueueState> lastQueues = Map.of();
     /** Pods bound to a known node, kept up to date (the cycle's {@link CycleState#boundPods}). */
     private final IdentityHashMap<PodSpec, NodeState> boundPods = new IdentityHashMap<>();
     private int cycle;
@@ -93,6 +95,7 @@ final class WorkingCopy {
         prevPods = new PodSpec[0];
         prevEntries = new Entry[0];
         jobless = List.of();
+        lastQueues = Map.of();
     }
 
     /** The working copy of {@code snap}: the last one brought up to date, or (nothing kept) one made afresh. */
@@ -228,6 +231,7 @@ final class WorkingCopy {
             Job job = t.job;
             if (job.implicit) {
                 job.startCycle();
+                job.lastSeen = cycle;
                 if (s.jobs.put(job.id, job) != null) return null; // an implicit job named like another job
             }
             s.tasks.add(t);
@@ -245,7 +249,8 @@ final class WorkingCopy {
         jobless = nowJobless;
         prevPods = list.toArray(new PodSpec[0]);
         prevEntries = entries;
-        s.finish(snap.nominations(), true);
+        s.finish(snap.nominations(), lastQueues, cycle);
+        lastQueues = s.queues;
         return s;
     }
 
