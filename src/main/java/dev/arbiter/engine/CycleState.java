@@ -38,6 +38,8 @@ final class CycleState {
     final Map<PodSpec, NodeState> boundPods;
     /** The labels of a namespace (pod affinity terms select namespaces by label). */
     java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
+    /** What the node fitter worked out from these very nodes in an earlier cycle ({@link WorkingCopy}), or null. */
+    NodeFitter.Statics fitterStatics;
     /** Volcano's HyperNodes: network domains (see {@link NetworkDomains}). */
     List<dev.arbiter.model.HyperNodeSpec> hyperNodes = List.of();
 

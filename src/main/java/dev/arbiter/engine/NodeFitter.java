@@ -133,8 +133,70 @@ final class NodeFitter {
         }
     }
 
+    /**
+     * What the fitter works out from the nodes alone — their labels, cordons and taints, and the nodes each set of
+     * static constraints admits — kept across cycles with the nodes ({@link WorkingCopy}) while the node list is the
+     * same. Classes confined to a network domain (a cycle's own) are not kept.
+     */
+    static final class Statics {
+        /** Beyond this many kept classes or tolerations, the oldest are forgotten (a cluster churning pod shapes). */
+        private static final int MOST = 4096;
+        private final List<NodeState> nodes;
+        private final LabelIndex labels;
+        private final BitSet unschedulable = new BitSet();
+        private final BitSet untainted = new BitSet();
+        private final Map<List<Toleration>, BitSet> toleratedBy = new HashMap<>();
+        private final Map<Constraints, StaticClass> classes = new HashMap<>();
+
+        Statics(List<NodeState> nodes) {
+            this.nodes = List.copyOf(nodes);
+            this.labels = new LabelIndex(this.nodes);
+            for (NodeState n : this.nodes) {
+                if (n.spec.unschedulable()) unschedulable.set(n.index);
+                boolean clean = true;
+                for (Taint t : n.spec.taints()) clean &= !blocks(t);
+                if (clean) untainted.set(n.index);
+            }
+        }
+
+        /** Whether these statics were worked out from {@code these} nodes (the same objects, in the same order). */
+        boolean of(List<NodeState> these) {
+            if (these.size() != nodes.size()) return false;
+            for (int i = 0; i < these.size(); i++) if (these.get(i) != nodes.get(i)) return false;
+            return true;
+        }
+
+        StaticClass staticClass(Constraints c) {
+            StaticClass sc = classes.get(c);
+            if (sc == null) {
+                sc = new StaticClass(this, c);
+                if (c.within() == null) {
+                    if (classes.size() >= MOST) classes.clear();
+                    classes.put(c, sc);
+                }
+            }
+            return sc;
+        }
+
+        /** The nodes whose NoSchedule and NoExecute taints the tolerations all tolerate. */
+        BitSet tolerated(List<Toleration> tolerations) {
+            if (toleratedBy.size() >= MOST && !toleratedBy.containsKey(tolerations)) toleratedBy.clear();
+            return (BitSet) toleratedBy.computeIfAbsent(tolerations, k -> {
+                BitSet b = (BitSet) untainted.clone();
+                for (NodeState n : nodes) {
+                    if (b.get(n.index)) continue;
+                    boolean ok = true;
+                    for (Taint t : n.spec.taints()) if (blocks(t) && !tolerates(k, t)) ok = false;
+                    if (ok) b.set(n.index);
+                }
+                return b;
+            }).clone();
+        }
+    }
+
     /** The nodes a static class admits, and its preferred node-affinity weight per node. */
-    private final class StaticClass {
+    private static final class StaticClass {
+        final Statics statics;
         final Constraints c;
         /** Passing nodeSelector and required node affinity (what topology spread honors by default). */
         final BitSet affinityNodes;
@@ -148,14 +210,17 @@ final class NodeFitter {
         final long[] tiers;
         private List<NodeState> list;
 
-        StaticClass(Constraints c) {
+        StaticClass(Statics statics, Constraints c) {
+            this.statics = statics;
             this.c = c;
+            LabelIndex labels = statics.labels;
+            List<NodeState> nodes = statics.nodes;
             affinityNodes = labels.matchingLabels(c.selector());
             if (c.affinity().required() != null) affinityNodes.and(labels.matchingAny(c.affinity().required()));
-            tolerated = tolerated(c.tolerations());
+            tolerated = statics.tolerated(c.tolerations());
             eligible = (BitSet) affinityNodes.clone();
             eligible.and(tolerated);
-            if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(unschedulable);
+            if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(statics.unschedulable);
             if (c.blocked() != null) eligible.clear();
             if (c.within() != null) eligible.and(c.within().nodes);
             if (c.affinity().preferred().isEmpty()) {
@@ -180,7 +245,7 @@ final class NodeFitter {
         List<NodeState> list() {
             if (list == null) {
                 list = new ArrayList<>();
-                for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) list.add(nodes.get(i));
+                for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) list.add(statics.nodes.get(i));
             }
             return list;
         }
@@ -191,7 +256,7 @@ final class NodeFitter {
         Map<String, Integer> staticCounts() {
             if (staticCounts == null) {
                 staticCounts = new HashMap<>();
-                for (NodeState n : nodes) {
+                for (NodeState n : statics.nodes) {
                     String r = reason(n);
                     if (r != null) staticCounts.merge(r, 1, Integer::sum);
                 }
@@ -225,12 +290,8 @@ final class NodeFitter {
     private final Scoring scoring;
     /** Per-resource weights of Volcano's binpack score (the policy's {@code scoring.weights}); empty for none. */
     private final Map<String, Integer> weights;
-    private final LabelIndex labels;
+    private final Statics statics;
     private final Topology topology;
-    private final BitSet unschedulable = new BitSet();
-    private final BitSet untainted = new BitSet();
-    private final Map<List<Toleration>, BitSet> toleratedBy = new HashMap<>();
-    private final Map<Constraints, StaticClass> classes = new HashMap<>();
     private final Map<PodSpec, Demand> demands;
     private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
     /** The cycle's network domains (the packing order's tie-break), or null. */
@@ -270,7 +331,7 @@ final class NodeFitter {
 
     /** A fitter over nodes on which no pod's placement depends on other pods (tests of the bookkeeping). */
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
-        this(nodes, scoring, Map.of(), List.of(), Map.of(), ns -> Map.of(ClusterSnapshot.NAMESPACE_NAME_LABEL, ns));
+        this(nodes, scoring, Map.of(), List.of(), Map.of(), ns -> Map.of(ClusterSnapshot.NAMESPACE_NAME_LABEL, ns), null);
     }
 
     /**
@@ -278,24 +339,19 @@ final class NodeFitter {
      * nodes; {@code weights} per resource for Volcano's binpack score, or empty.
      */
     NodeFitter(CycleState state, Scoring scoring, Map<String, Integer> weights) {
-        this(state.nodes, scoring, weights, state.podsWithPlacement, state.boundPods, state.namespaceLabels);
+        this(state.nodes, scoring, weights, state.podsWithPlacement, state.boundPods, state.namespaceLabels,
+                state.fitterStatics);
     }
 
     private NodeFitter(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights, Collection<PodSpec> pods,
                        Map<PodSpec, NodeState> bound,
-                       java.util.function.Function<String, Map<String, String>> namespaceLabels) {
+                       java.util.function.Function<String, Map<String, String>> namespaceLabels, Statics kept) {
         this.nodes = nodes;
         this.scoring = scoring;
         this.weights = weights;
-        this.labels = new LabelIndex(nodes);
-        for (NodeState n : nodes) {
-            if (n.hasReleasing()) releasing.add(n);
-            if (n.spec.unschedulable()) unschedulable.set(n.index);
-            boolean clean = true;
-            for (Taint t : n.spec.taints()) clean &= !blocks(t);
-            if (clean) untainted.set(n.index);
-        }
-        this.topology = new Topology(nodes, labels, namespaceLabels, pods, bound);
+        this.statics = kept != null && kept.of(nodes) ? kept : new Statics(nodes);
+        for (NodeState n : nodes) if (n.hasReleasing()) releasing.add(n);
+        this.topology = new Topology(nodes, statics.labels, namespaceLabels, pods, bound);
         this.demands = new IdentityHashMap<>(); // grows with the pods that have rules (most have none)
     }
 
@@ -805,26 +861,7 @@ final class NodeFitter {
     }
 
     private StaticClass staticClass(Constraints c) {
-        StaticClass sc = classes.get(c);
-        if (sc == null) {
-            sc = new StaticClass(c);
-            classes.put(c, sc);
-        }
-        return sc;
-    }
-
-    /** The nodes whose NoSchedule and NoExecute taints the tolerations all tolerate. */
-    private BitSet tolerated(List<Toleration> tolerations) {
-        return (BitSet) toleratedBy.computeIfAbsent(tolerations, k -> {
-            BitSet b = (BitSet) untainted.clone();
-            for (NodeState n : nodes) {
-                if (b.get(n.index)) continue;
-                boolean ok = true;
-                for (Taint t : n.spec.taints()) if (blocks(t) && !tolerates(k, t)) ok = false;
-                if (ok) b.set(n.index);
-            }
-            return b;
-        }).clone();
+        return statics.staticClass(c);
     }
 
     /** A taint that keeps pods out (NoSchedule, NoExecute, or an unknown effect); PreferNoSchedule only scores. */

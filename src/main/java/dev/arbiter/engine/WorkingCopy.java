@@ -40,6 +40,8 @@ final class WorkingCopy {
     private List<NodeState> nodes;
     private Map<String, NodeState> nodesByName;
     private Resources clusterTotal;
+    /** What the node fitter works out from the kept nodes alone (labels, taints, eligible nodes per constraints). */
+    private NodeFitter.Statics fitterStatics;
     /** The jobs of the last snapshot's PodGroups, by PodGroup object. */
     private final IdentityHashMap<PodGroupSpec, Job> jobs = new IdentityHashMap<>();
     /** What each pod of the last snapshot was to its cycle, by pod object. */
@@ -89,6 +91,7 @@ final class WorkingCopy {
         nodeSpecs = null;
         nodes = null;
         nodesByName = null;
+        fitterStatics = null;
         jobs.clear();
         pods.clear();
         boundPods.clear();
@@ -137,6 +140,8 @@ final class WorkingCopy {
         s.nodes.addAll(nodes);
         s.nodesByName = nodesByName;
         s.clusterTotal = clusterTotal;
+        if (fitterStatics == null) fitterStatics = new NodeFitter.Statics(nodes);
+        s.fitterStatics = fitterStatics;
         s.indexQueues(snap.queues());
         List<Job> changedJobs = new ArrayList<>();
 
