@@ -166,6 +166,39 @@ final class NodeFitter {
             return true;
         }
 
+        /** Sorted node indexes kept across cycles, and whether each was used since the last {@link #sweep}. */
+        private final Map<KeptIndex, TreeSet<NodeState>> kept = new HashMap<>();
+        private final Set<KeptIndex> usedSinceSweep = new java.util.HashSet<>();
+
+        private record KeptIndex(IndexKey key, Scoring scoring) {}
+
+        TreeSet<NodeState> keptIndex(IndexKey key, Scoring scoring) {
+            KeptIndex k = new KeptIndex(key, scoring);
+            TreeSet<NodeState> set = kept.get(k);
+            if (set != null) usedSinceSweep.add(k);
+            return set;
+        }
+
+        void keepIndex(IndexKey key, Scoring scoring, TreeSet<NodeState> set) {
+            KeptIndex k = new KeptIndex(key, scoring);
+            kept.put(k, set);
+            usedSinceSweep.add(k);
+        }
+
+        /**
+         * Drops the kept indexes no cycle used since the last sweep (every change of free capacity re-files a node in
+         * each index it is in, so an index nobody reads is not kept for nothing). Called as a cycle begins.
+         */
+        void sweep() {
+            for (java.util.Iterator<Map.Entry<KeptIndex, TreeSet<NodeState>>> it = kept.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<KeptIndex, TreeSet<NodeState>> e = it.next();
+                if (usedSinceSweep.contains(e.getKey())) continue;
+                for (NodeState n : e.getValue()) n.unindexed(e.getValue());
+                it.remove();
+            }
+            usedSinceSweep.clear();
+        }
+
         StaticClass staticClass(Constraints c) {
             StaticClass sc = classes.get(c);
             if (sc == null) {
@@ -647,20 +680,30 @@ final class NodeFitter {
     }
 
     private TreeSet<NodeState> index(StaticClass sc, long tier, String dim) {
-        return indexes.computeIfAbsent(new IndexKey(sc.c, tier, dim), k -> {
+        IndexKey key = new IndexKey(sc.c, tier, dim);
+        TreeSet<NodeState> set = indexes.get(key);
+        if (set != null) return set;
+        // Among nodes equally free, those in fuller network domains first (fixed for the cycle; probes first).
+        int[] rank = domains == null ? null : domains.fullerFirst(dim);
+        // Without that cycle's own tie-break, the order depends on the nodes' free capacity alone: an index kept with
+        // the nodes stays right, as every change of free capacity re-files a node (NodeState#change).
+        boolean keep = rank == null && sc.c.within() == null;
+        set = keep ? statics.keptIndex(key, scoring) : null;
+        if (set == null) {
             Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.freeMilli(dim));
             if (scoring == Scoring.SPREAD) byFree = byFree.reversed();
-            // Among nodes equally free, those in fuller network domains first (fixed for the cycle; probes first).
-            int[] rank = domains == null ? null : domains.fullerFirst(dim);
             if (rank != null) byFree = byFree.thenComparingInt(n -> n.index < 0 ? Integer.MIN_VALUE : rank[n.index]);
-            TreeSet<NodeState> set = new TreeSet<>(byFree.thenComparingInt(n -> n.index));
+            set = new TreeSet<>(byFree.thenComparingInt(n -> n.index));
             for (NodeState n : sc.list()) {
                 if (tier != ALL_TIERS && sc.points(n) != tier) continue;
                 set.add(n);
-                n.indexedIn(set);
+                if (keep) n.indexedInKept(set);
+                else n.indexedIn(set);
             }
-            return set;
-        });
+            if (keep) statics.keepIndex(key, scoring, set);
+        }
+        indexes.put(key, set);
+        return set;
     }
 
     /**

@@ -24,8 +24,12 @@ final class NodeState {
         this.free = spec.allocatable();
     }
 
-    /** Sorted node indexes this node is in; they are keyed on free capacity, so every change re-files the node. */
+    /**
+     * Sorted node indexes this node is in, this cycle's and those kept across cycles ({@link NodeFitter.Statics});
+     * they are keyed on free capacity, so every change re-files the node.
+     */
     private final List<java.util.TreeSet<NodeState>> indexes = new ArrayList<>(2);
+    private final List<java.util.TreeSet<NodeState>> keptIndexes = new ArrayList<>(2);
 
     /** A search key for sorted node indexes: a node-less state whose free capacity is {@code milli} of {@code dim}. */
     static NodeState probe(String dim, long milli) {
@@ -35,6 +39,22 @@ final class NodeState {
 
     void indexedIn(java.util.TreeSet<NodeState> index) {
         indexes.add(index);
+    }
+
+    /** Files the node in a sorted index kept across cycles (until {@link #unindexed}). */
+    void indexedInKept(java.util.TreeSet<NodeState> index) {
+        keptIndexes.add(index);
+    }
+
+    /** The kept index is dropped. */
+    void unindexed(java.util.TreeSet<NodeState> index) {
+        // By identity: two indexes of the same nodes are equal sets.
+        for (int i = 0; i < keptIndexes.size(); i++) {
+            if (keptIndexes.get(i) == index) {
+                keptIndexes.remove(i);
+                return;
+            }
+        }
     }
 
     void take(Resources r) {
@@ -47,10 +67,12 @@ final class NodeState {
 
     private void change(Resources newUsed, Resources newFree) {
         for (java.util.TreeSet<NodeState> idx : indexes) idx.remove(this);
+        for (java.util.TreeSet<NodeState> idx : keptIndexes) idx.remove(this);
         used = newUsed;
         free = newFree;
         freeDim = null;
         for (java.util.TreeSet<NodeState> idx : indexes) idx.add(this);
+        for (java.util.TreeSet<NodeState> idx : keptIndexes) idx.add(this);
     }
 
     /**
@@ -125,18 +147,16 @@ final class NodeState {
      */
     void startCycle() {
         indexes.clear();
-        freeDim = null;
         usedBalance = freeBalance = releasingBalance = null;
-        if (recount) {
-            tasks.clear();
-            used = Resources.NONE;
-            free = spec.allocatable();
-            releasing = Resources.NONE;
+        if (recount) tasks.clear();
+        Resources newFree = recount ? spec.allocatable() : baseFree;
+        if (newFree != free && !newFree.equals(free)) {
+            change(recount ? Resources.NONE : baseUsed, newFree); // re-filed in the kept indexes
         } else {
-            used = baseUsed;
-            free = baseFree;
-            releasing = baseReleasing;
+            used = recount ? Resources.NONE : baseUsed;
+            freeDim = null;
         }
+        releasing = recount ? Resources.NONE : baseReleasing;
     }
 
     boolean hasReleasing() {

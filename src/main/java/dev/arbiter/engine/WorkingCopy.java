@@ -141,6 +141,7 @@ final class WorkingCopy {
         s.nodesByName = nodesByName;
         s.clusterTotal = clusterTotal;
         if (fitterStatics == null) fitterStatics = new NodeFitter.Statics(nodes);
+        fitterStatics.sweep();
         s.fitterStatics = fitterStatics;
         s.indexQueues(snap.queues());
         List<Job> changedJobs = new ArrayList<>();
