@@ -138,7 +138,7 @@ final class PolicyEvaluation {
         for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
         String last = null;
         for (Task t : state.tasks) {
-            String name = t.pod.priorityClassName();
+            String name = t.priorityClassName;
             if (name != null && name.equals(last)) continue;
             lookups.computeIfAbsent(name, PriorityLookup::new);
             last = name;
@@ -156,11 +156,11 @@ final class PolicyEvaluation {
         String lastName = null;
         int lastValue = 0;
         for (Task t : state.tasks) {
-            if (t.pod.priority() != null) {
-                t.priority = t.pod.priority();
+            if (t.podPriority != null) {
+                t.priority = t.podPriority;
                 continue;
             }
-            String name = t.pod.priorityClassName();
+            String name = t.priorityClassName;
             if (name == null || !name.equals(lastName)) {
                 lastName = name;
                 lastValue = value(decided, name);

@@ -28,11 +28,20 @@ final class Task {
     /** Resources left out of {@link #share()}. */
     private final java.util.Set<String> ignored;
 
+    /**
+     * The pod's {@code priorityClassName} and {@code spec.priority}, copied here: every cycle reads them for every task,
+     * and reading them from the task spares a visit to the pod.
+     */
+    final String priorityClassName;
+    final Integer podPriority;
+
     Task(PodSpec pod, Job job, NodeState node, java.util.Set<String> ignored) {
         this.pod = pod;
         this.job = job;
         this.node = node;
         this.ignored = ignored;
+        this.priorityClassName = pod.priorityClassName();
+        this.podPriority = pod.priority();
     }
 
     /** The pod's key ({@code ns/name}; the pod keeps it once worked out). */
