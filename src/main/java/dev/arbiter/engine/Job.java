@@ -80,6 +80,8 @@ final class Job {
     boolean sameTasks;
     /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
     dev.arbiter.facts.JobFact fact;
+    /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
+    Object rulesEntry;
     /** What its running and its pending tasks count for in queue shares, summed; null until asked. */
     private Resources runningShare, pendingShare;
 

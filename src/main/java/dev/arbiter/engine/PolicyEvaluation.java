@@ -213,7 +213,7 @@ final class PolicyEvaluation {
                         JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
                         j.priority, never);
             }
-            s.put(jobs, j.id, f);
+            j.rulesEntry = s.put(jobs, j.id, f, j.rulesEntry);
             n++;
         }
         s.sweep(jobs);
@@ -226,7 +226,7 @@ final class PolicyEvaluation {
                 t.fact = f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
                         PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt());
             }
-            s.put(tasks, t.id(), f);
+            t.rulesEntry = s.put(tasks, t.id(), f, t.rulesEntry);
             n++;
         }
         s.sweep(tasks);

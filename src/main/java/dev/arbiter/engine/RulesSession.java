@@ -145,22 +145,32 @@ final class RulesSession implements AutoCloseable {
 
     /** Puts one fact of a streamed table (a fresh session just inserts it). */
     void put(Table t, String key, Object fact) {
+        put(t, key, fact, null);
+    }
+
+    /**
+     * {@link #put}, for a subject kept across cycles (a job, a task) that remembers what the last put returned for
+     * it ({@code known}, or null): its entry is then found without a lookup. Returns what to remember.
+     */
+    Object put(Table t, String key, Object fact, Object known) {
         if (!kept) {
             session.insert(fact);
-            return;
+            return null;
         }
-        Entry e = t.entries.get(key);
+        Entry e = known instanceof Entry k && k.table == t && k.live ? k : t.entries.get(key);
         if (e == null) {
-            t.entries.put(key, new Entry(session.insert(fact), fact, cycle));
-            return;
+            e = new Entry(t, session.insert(fact), fact, cycle);
+            t.entries.put(key, e);
+            return e;
         }
         e.seen = cycle;
-        if (e.fact == fact || e.fact.equals(fact)) return;
+        if (e.fact == fact || e.fact.equals(fact)) return e;
         // Every property counts as modified: a consequence may read any of them ($s.getDeserved()), and property
         // reactivity only sees the ones a pattern constrains.
         session.update(e.handle, fact);
         e.fact = fact;
         t.updated++;
+        return e;
     }
 
     /** Deletes the facts of a streamed table that this cycle did not put. */
@@ -170,6 +180,7 @@ final class RulesSession implements AutoCloseable {
             Entry e = it.next();
             if (e.seen != cycle) {
                 session.delete(e.handle);
+                e.live = false;
                 it.remove();
             }
         }
@@ -187,11 +198,15 @@ final class RulesSession implements AutoCloseable {
     }
 
     private static final class Entry {
+        final Table table;
         final FactHandle handle;
         Object fact;
         int seen;
+        /** Still in its table (a subject may remember an entry its table has since deleted). */
+        boolean live = true;
 
-        Entry(FactHandle handle, Object fact, int seen) {
+        Entry(Table table, FactHandle handle, Object fact, int seen) {
+            this.table = table;
             this.handle = handle;
             this.fact = fact;
             this.seen = seen;

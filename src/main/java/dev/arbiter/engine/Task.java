@@ -24,6 +24,8 @@ final class Task {
 
     /** The rules' fact for it while running, kept while its priority stays the same ({@code PolicyEvaluation}). */
     dev.arbiter.facts.TaskFact fact;
+    /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
+    Object rulesEntry;
 
     /** Resources left out of {@link #share()}. */
     private final java.util.Set<String> ignored;
