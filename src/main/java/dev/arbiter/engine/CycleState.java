@@ -303,7 +303,7 @@ final class CycleState {
         List<Task> all = new ArrayList<>(size);
         all.addAll(j.running);
         all.addAll(j.pending);
-        all.sort(java.util.Comparator.comparingLong(t -> t.pod.creationOrder()));
+        all.sort(java.util.Comparator.comparingLong(t -> t.creationOrder));
         for (int i = 0; i < j.minMember; i++) r.add(all.get(i).share());
         return r.toResources();
     }

@@ -31,7 +31,7 @@ final class Orders {
         return build(keys, k -> switch (k) {
             case PRIORITY -> Comparator.comparingInt(t -> t.priority);
             case LEADER -> Comparator.comparing(t -> t.leader() ? 0 : 1);
-            case CREATION -> Comparator.comparingLong(t -> t.pod.creationOrder());
+            case CREATION -> Comparator.comparingLong(t -> t.creationOrder);
             case NAME -> Comparator.comparing(Task::id);
         }, Comparator.comparing(Task::id));
     }

@@ -629,8 +629,8 @@ final class VictimSelector {
                 case PRIORITY_ASC -> Comparator.comparingInt(t -> t.priority);
                 case PRIORITY_DESC -> Comparator.<Task>comparingInt(t -> t.priority).reversed();
                 case LEADER_LAST -> Comparator.comparing(t -> t.leader() ? 1 : 0);
-                case NEWEST_FIRST -> Comparator.<Task>comparingLong(t -> t.pod.creationOrder()).reversed();
-                case OLDEST_FIRST -> Comparator.comparingLong(t -> t.pod.creationOrder());
+                case NEWEST_FIRST -> Comparator.<Task>comparingLong(t -> t.creationOrder).reversed();
+                case OLDEST_FIRST -> Comparator.comparingLong(t -> t.creationOrder);
             };
             c = c.thenComparing(k);
         }
