@@ -130,6 +130,11 @@ final class RunCommand implements Callable<Integer> {
                     + " changed (the decisions are the same; this costs more CPU per cycle).")
     boolean freshRulesSession;
 
+    @Option(names = "--no-warm-up",
+            description = "Do not warm the engine up on a small synthetic cluster while the informers list the cluster"
+                    + " (by default it does, so the first real cycle runs compiled code; the decisions are the same).")
+    boolean noWarmUp;
+
     @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
             description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
     String logLevel;
@@ -231,7 +236,7 @@ final class RunCommand implements Callable<Integer> {
         LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every).withScoring(scoring)
                 .withWriters(Actuator.Writers.standard().withBinders(binders).withEvents(eventQps, eventBurst))
                 .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace)
-                .withKeptRulesSession(!freshRulesSession);
+                .withKeptRulesSession(!freshRulesSession).withWarmUp(!noWarmUp);
         if (leaderElect) {
             String ns = leaseNamespace != null ? leaseNamespace : envOr("POD_NAMESPACE", "arbiter-system");
             config = config.withLeaderElection(ns, leaseName, LeaderElection.Timing.standard());
