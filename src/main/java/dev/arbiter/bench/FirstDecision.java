@@ -23,9 +23,9 @@ import java.nio.file.Path;
  * {@link RulesCache#fromEnvironment} finds.
  *
  * <p>While it generates the cluster (which stands in for the informers' first lists), it warms up as {@code run} does
- * ({@link WarmUp}), and stops the warm-up when the snapshot is ready; {@code -Darbiter.warmUp=off} does without (as
- * {@code run --no-warm-up}), {@code -Darbiter.warmUp=NODESxPODS} warms up on a fleet of that size instead. The line
- * ends with {@code warmup=<cycles>} (or {@code off}).
+ * ({@link WarmUp}, by default when {@link WarmUp#paysInThisJvm}), and stops the warm-up when the snapshot is ready;
+ * {@code -Darbiter.warmUp=on|off} forces it (as {@code run --warm-up|--no-warm-up}), {@code -Darbiter.warmUp=NODESxPODS}
+ * warms up on a fleet of that size instead. The line ends with {@code warmup=<cycles>} (or {@code off}).
  *
  * <p>Usage: {@code java -cp <classpath> dev.arbiter.bench.FirstDecision RULES_DIR NODES PODS QUEUES SEED [MEMORY_DIVISOR [no-reclaimable-queues]]}.
  */
@@ -46,8 +46,10 @@ public final class FirstDecision {
         RuleBook rules = RuleBook.load(Path.of(args[0]), RulesCache.fromEnvironment(System.getProperty("arbiter.rulesCache")));
         long rulesAt = System.currentTimeMillis() - jvmStart;
         SchedulerConfig config = SchedulerConfig.simulatorDefault();
-        // As `run` does while its informers list the cluster: the generation stands in for that listing.
-        String warm = System.getProperty("arbiter.warmUp", "on");
+        // As `run` does while its informers list the cluster (by default: unless an AOT cache is mapped): the
+        // generation stands in for that listing.
+        String warm = System.getProperty("arbiter.warmUp", "auto");
+        if (warm.equals("auto")) warm = WarmUp.paysInThisJvm() ? "on" : "off";
         WarmUp warmUp = warm.equals("off") ? null : WarmUp.start(rules, config, false, plan(warm), () -> false);
         long g0 = System.nanoTime();
         SynthSpec spec = SynthSpec.fleet(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),

@@ -30,8 +30,9 @@ import picocli.CommandLine.Spec;
  * {@code arbiter train-jvm} (hidden): the training run of the image's ahead-of-time cache (deploy/Dockerfile, on JDK
  * 25: {@code java -XX:AOTCacheOutput=... -jar arbiter.jar train-jvm}). It does, on a synthetic cluster, what a start of
  * {@code run} does before and in its first cycles, so that the JVM records those classes and method profiles: compile
- * the rules into a rules cache (a first start) and read them back (a restart), check them as {@code run} does, warm up
- * ({@link WarmUp}), then a few cycles of {@code run}'s scheduler (untraced, kept session) at {@code --nodes} x
+ * the rules into a rules cache (a first start) and read them back (a restart), check them as {@code run} does, run the
+ * warm-up's cycles ({@link WarmUp}: more of the engine's paths, profiled on a small cluster; a JVM that maps the
+ * cache then does without a warm-up of its own), then a few cycles of {@code run}'s scheduler (untraced, kept session) at {@code --nodes} x
  * {@code --pods}, each applied before the next. Writes nothing but a temporary rules cache, deleted at the end; prints
  * one line.
  */

@@ -95,7 +95,8 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
     }
 
     /**
-     * With {@code warm} (the default), the engine runs a few cycles on a small synthetic cluster while the informers
+     * With {@code warm} (the default here; {@code run} turns it off in a JVM that maps an AOT cache, see
+     * {@link WarmUp#paysInThisJvm}), the engine runs a few cycles on a small synthetic cluster while the informers
      * list the cluster, so the first real cycle runs compiled code ({@link WarmUp}); without, it waits idle.
      */
     public LiveConfig withWarmUp(boolean warm) {

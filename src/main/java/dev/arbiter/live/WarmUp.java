@@ -52,6 +52,23 @@ public final class WarmUp implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether warming up pays in this JVM, for {@code run}'s default: not when it maps an AOT cache ({@code -XX:AOTCache},
+     * JDK 25+, as the image does), whose training already left method profiles for the engine's code. Measured at 10k
+     * x 100k on 2 cores (docs/benchmarks.md, "Cold start"): without such a cache the warm-up brought the first decision
+     * about a fifth sooner; with one, it saved under a tenth of the time after the listing and, taking a core from the
+     * listing, delayed the first decision.
+     */
+    public static boolean paysInThisJvm() {
+        try {
+            String cache = java.lang.management.ManagementFactory
+                    .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("AOTCache").getValue();
+            return cache == null || cache.isBlank();
+        } catch (RuntimeException | LinkageError e) {
+            return true; // a JVM without the option (JDK 17-24 has no AOTCache; other VMs)
+        }
+    }
+
     private final Thread thread;
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicInteger cycles = new AtomicInteger();
