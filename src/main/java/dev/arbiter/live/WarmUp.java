@@ -56,8 +56,8 @@ public final class WarmUp implements AutoCloseable {
      * Whether warming up pays in this JVM, for {@code run}'s default: not when it maps an AOT cache ({@code -XX:AOTCache},
      * JDK 25+, as the image does), whose training already left method profiles for the engine's code. Measured at 10k
      * x 100k on 2 cores (docs/benchmarks.md, "Cold start"): without such a cache the warm-up brought the first decision
-     * about a fifth sooner; with one, it saved under a tenth of the time after the listing and, taking a core from the
-     * listing, delayed the first decision.
+     * about a sixth sooner; with one, it saved about a tenth of the time after the listing but, taking a core from the
+     * listing, delayed the first decision overall.
      */
     public static boolean paysInThisJvm() {
         try {
