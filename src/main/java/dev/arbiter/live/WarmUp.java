@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * opens independent sessions), on a snapshot generated here. It shares no mutable state with the real scheduler, and
  * it neither writes to the cluster, nor records metrics, nor emits events: nothing but a log line at debug level.
  *
- * <p>When it stops: before each cycle it asks {@code done} (the real scheduler has a snapshot to decide: the caches
- * have synced), and it stops at {@link Plan#maxCycles} cycles or after {@link Plan#maxTime}, whichever comes first; a
+ * <p>When it stops: before each cycle it asks {@code done} (the real scheduler is about to decide: in {@code run},
+ * the informers' first lists have returned; in the cold-start probe, the snapshot is ready), and it stops at {@link Plan#maxCycles} cycles or after {@link Plan#maxTime}, whichever comes first; a
  * failing cycle (broken rules) stops it too, quietly: the real cycle reports the failure. So the first real cycle is
  * delayed by at most the rest of one small warm-up cycle running beside it. {@link #stop()} asks it to stop at the
  * next cycle boundary without waiting.
