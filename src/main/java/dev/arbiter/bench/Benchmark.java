@@ -272,21 +272,36 @@ public final class Benchmark {
     private static final Pattern COLD = Pattern.compile("cold-start rules=(\\d+) snapshot=(\\d+) decision=(\\d+) generate=(\\d+)");
 
     /**
-     * Two fresh JVMs sharing a new, empty rules cache: the first compiles the rules (a first start) and writes the
-     * classes it loaded to a class-data archive, the second reads the rules back and maps the archive (a restart, as
-     * the image starts: deploy/Dockerfile trains its archive at build time). A classpath with directories (a Maven
-     * run) cannot be archived; the restart then loads its classes as usual. Returns {restart's total, restart's rules loaded, first start's total, first start's rules
-     * loaded}, each as {@link #coldStart} gives it.
+     * Two fresh JVMs sharing a new, empty rules cache: the first compiles the rules (a first start), the second reads
+     * them back (a restart). Their classes come as the image's do:
+     * <ul>
+     *   <li>on JDK 25 and later, from an AOT cache (classes loaded and linked, method profiles) that a training run
+     *       of {@code train-jvm} writes before either start, as deploy/Dockerfile does at build time; both starts
+     *       map it;</li>
+     *   <li>on older JVMs, from a class-data archive the first start writes at its exit and the restart maps.</li>
+     * </ul>
+     * A classpath with directories (a Maven run) can be neither cached nor archived; the starts then load their classes
+     * as usual. Returns {restart's total, restart's rules loaded, first start's total, first start's rules loaded},
+     * each as {@link #coldStart} gives it.
      */
     private Long[] coldStarts(Size size) {
         Path cache = null;
         try {
             cache = java.nio.file.Files.createTempDirectory("arbiter-bench-rules-cache");
-            Path classes = cache.resolve("classes.jsa");
-            Long[] compiling = coldStart(size, cache, "-XX:ArchiveClassesAtExit=" + classes, "compiling the rules");
-            // As the image does (deploy/Dockerfile): the restart maps the classes the first start loaded.
-            String archive = java.nio.file.Files.isRegularFile(classes) ? "-XX:SharedArchiveFile=" + classes : "-Xshare:auto";
-            Long[] restart = coldStart(size, cache, archive, "restart, compiled rules and class data from the caches");
+            Long[] compiling;
+            String classData;
+            if (aotCache()) {
+                Path aot = cache.resolve("classes.aot");
+                trainAotCache(aot);
+                classData = java.nio.file.Files.isRegularFile(aot) ? "-XX:AOTCache=" + aot : "-Xshare:auto";
+                compiling = coldStart(size, cache, classData, "compiling the rules, classes from the AOT cache");
+            } else {
+                Path classes = cache.resolve("classes.jsa");
+                compiling = coldStart(size, cache, "-XX:ArchiveClassesAtExit=" + classes, "compiling the rules");
+                // As the JDK 17 image did: the restart maps the classes the first start loaded.
+                classData = java.nio.file.Files.isRegularFile(classes) ? "-XX:SharedArchiveFile=" + classes : "-Xshare:auto";
+            }
+            Long[] restart = coldStart(size, cache, classData, "restart, compiled rules and classes from the caches");
             return new Long[] {restart[0], restart[1], compiling[0], compiling[1]};
         } catch (java.io.IOException e) {
             say("cold start failed: " + e);
@@ -302,12 +317,38 @@ public final class Benchmark {
         }
     }
 
+    /** True when the JVM running the bench writes AOT caches ({@code -XX:AOTCacheOutput}, JDK 25+), as the image's does. */
+    static boolean aotCache() {
+        return Runtime.version().feature() >= 25;
+    }
+
+    /** The image's training run (deploy/Dockerfile): {@code train-jvm} in a fresh JVM writing an AOT cache to {@code aot}. */
+    private void trainAotCache(Path aot) {
+        say("training an AOT cache in a fresh JVM (train-jvm, as the image's build does)");
+        List<String> cmd = List.of(javaCommand(), heapFlag(), "-XX:AOTCacheOutput=" + aot, "-cp",
+                System.getProperty("java.class.path"), "dev.arbiter.cli.Main", "train-jvm", "--rules",
+                options.rules().toString());
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(10, TimeUnit.MINUTES)) p.destroyForcibly();
+            else if (p.exitValue() != 0) say("AOT cache training failed (exit " + p.exitValue() + "); the starts load their classes as usual");
+        } catch (Exception e) {
+            say("AOT cache training failed: " + e);
+        }
+    }
+
+    private static String javaCommand() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static String heapFlag() {
+        return "-Xmx" + Math.max(2, Runtime.getRuntime().maxMemory() >> 30) + "g";
+    }
+
     /** {total JVM start → first decision less cluster generation, JVM start → rules loaded}, or nulls on failure. */
     private Long[] coldStart(Size size, Path rulesCache, String classData, String what) {
         say(size.nodes() + " nodes x " + size.pendingPods() + " pending pods: cold start in a fresh JVM, " + what);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "-Xmx" + Math.max(2, Runtime.getRuntime().maxMemory() >> 30) + "g",
-                "-Xlog:cds=off", "-Xlog:cds+dynamic=off", classData, "-Darbiter.rulesCache=" + rulesCache, "-cp",
+        List<String> cmd = List.of(javaCommand(), heapFlag(), "-Xlog:cds=off", "-Xlog:cds+dynamic=off", classData, "-Darbiter.rulesCache=" + rulesCache, "-cp",
                 System.getProperty("java.class.path"), FirstDecision.class.getName(), options.rules().toString(),
                 Integer.toString(size.nodes()), Integer.toString(size.pendingPods()), Integer.toString(size.queues()),
                 Long.toString(options.seed()), Integer.toString(options.memoryDivisor()),

@@ -21,7 +21,8 @@ import picocli.CommandLine.Command;
 @Command(name = "arbiter", mixinStandardHelpOptions = true, version = "arbiter 0.1.0",
         description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
         subcommands = {SimulateCommand.class, VerifyCommand.class, RunCommand.class, GenerateCommand.class, BenchCommand.class,
-                ValidateCommand.class, ExplainCommand.class, DiffCommand.class, SnapshotCommand.class, CommandLine.HelpCommand.class})
+                ValidateCommand.class, ExplainCommand.class, DiffCommand.class, SnapshotCommand.class, TrainCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main {
     public static final int INVALID_INPUT = 2;
     public static final int RULES_BROKEN = 3;

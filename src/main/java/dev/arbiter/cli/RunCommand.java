@@ -10,6 +10,7 @@ import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.LiveConfig;
 import dev.arbiter.live.LiveScheduler;
 import dev.arbiter.live.MetricsServer;
+import dev.arbiter.live.WarmUp;
 import dev.arbiter.runtime.KubeClients;
 import dev.arbiter.sim.TerminalText;
 import io.fabric8.kubernetes.client.Config;
@@ -131,6 +132,12 @@ final class RunCommand implements Callable<Integer> {
                     + " this costs more CPU per cycle).")
     boolean freshCycles;
 
+    @Option(names = "--warm-up", negatable = true,
+            description = "Warm the engine up on a small synthetic cluster while the informers list the cluster, so the first"
+                    + " real cycle runs compiled code (the decisions are the same). Default: on, unless the JVM maps an AOT"
+                    + " cache (-XX:AOTCache, as the image does), whose profiles make it pointless.")
+    Boolean warmUp;
+
     @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
             description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
     String logLevel;
@@ -232,7 +239,7 @@ final class RunCommand implements Callable<Integer> {
         LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every).withScoring(scoring)
                 .withWriters(Actuator.Writers.standard().withBinders(binders).withEvents(eventQps, eventBurst))
                 .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace)
-                .withKeptRulesSession(!freshCycles);
+                .withKeptRulesSession(!freshCycles).withWarmUp(warmUp != null ? warmUp : WarmUp.paysInThisJvm());
         if (leaderElect) {
             String ns = leaseNamespace != null ? leaseNamespace : envOr("POD_NAMESPACE", "arbiter-system");
             config = config.withLeaderElection(ns, leaseName, LeaderElection.Timing.standard());

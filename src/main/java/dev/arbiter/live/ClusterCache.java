@@ -123,7 +123,11 @@ public final class ClusterCache implements AutoCloseable {
         handled.put(hyperNodes, ConcurrentHashMap.newKeySet());
     }
 
-    /** Starts the six informers (list, then watch); returns at once. See {@link #hasSynced()}. */
+    /**
+     * Starts the six informers (list, then watch), one after the other; returns once each has listed and started
+     * watching (fabric8's {@code inform} waits for that), holding this cache's lock meanwhile. The handlers may still
+     * be translating what was listed: see {@link #hasSynced()}.
+     */
     public synchronized void start() {
         if (!informers.isEmpty()) return;
         informers.add(client.nodes().inform(new ResourceEventHandler<>() {

@@ -19,11 +19,12 @@ import java.util.Set;
  *                           terminationGracePeriodSeconds)
  * @param keepRulesSession   one rules session and one working copy across cycles, updated with what changed (else
  *                           each cycle opens a fresh session and indexes its snapshot anew)
+ * @param warmUp             while the caches sync, warm the engine on a small synthetic cluster ({@link WarmUp})
  */
 public record LiveConfig(Set<String> schedulerNames, Duration period, boolean leaderElect, String leaseNamespace,
                          String leaseName, String identity, LeaderElection.Timing leaseTiming, Backoff backoff,
                          Duration assumeTtl, String scoring, Actuator.Writers writers, Duration cycleDeadline,
-                         int rulesFallbackAfter, Duration shutdownGrace, boolean keepRulesSession) {
+                         int rulesFallbackAfter, Duration shutdownGrace, boolean keepRulesSession, boolean warmUp) {
     public LiveConfig {
         schedulerNames = Set.copyOf(schedulerNames);
         if (schedulerNames.isEmpty()) throw new IllegalArgumentException("at least one scheduler name is needed");
@@ -37,52 +38,52 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
     public static LiveConfig defaults(Set<String> schedulerNames, String identity) {
         return new LiveConfig(schedulerNames, Duration.ofSeconds(1), false, "arbiter-system", "arbiter", identity,
                 LeaderElection.Timing.standard(), Backoff.standard(), Duration.ofSeconds(30), null,
-                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true);
+                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true, true);
     }
 
     public LiveConfig withPeriod(Duration p) {
         return new LiveConfig(schedulerNames, p, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withLeaderElection(String namespace, String name, LeaderElection.Timing timing) {
         return new LiveConfig(schedulerNames, period, true, namespace, name, identity, timing, backoff, assumeTtl, scoring,
-                writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withBackoff(Backoff b) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, b,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withAssumeTtl(Duration ttl) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                ttl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                ttl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withScoring(String s) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, s, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                assumeTtl, s, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withWriters(Actuator.Writers w) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, w, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                assumeTtl, scoring, w, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withCycleDeadline(Duration d) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, d, rulesFallbackAfter, shutdownGrace, keepRulesSession);
+                assumeTtl, scoring, writers, d, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withRulesFallbackAfter(int failures) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, failures, shutdownGrace, keepRulesSession);
+                assumeTtl, scoring, writers, cycleDeadline, failures, shutdownGrace, keepRulesSession, warmUp);
     }
 
     public LiveConfig withShutdownGrace(Duration grace) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, grace, keepRulesSession);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, grace, keepRulesSession, warmUp);
     }
 
     /**
@@ -93,7 +94,17 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
      */
     public LiveConfig withKeptRulesSession(boolean keep) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keep);
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keep, warmUp);
+    }
+
+    /**
+     * With {@code warm} (the default here; {@code run} turns it off in a JVM that maps an AOT cache, see
+     * {@link WarmUp#paysInThisJvm}), the engine runs a few cycles on a small synthetic cluster while the informers
+     * list the cluster, so the first real cycle runs compiled code ({@link WarmUp}); without, it waits idle.
+     */
+    public LiveConfig withWarmUp(boolean warm) {
+        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
+                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warm);
     }
 
     /** The name events are reported under: the first scheduler name in sorted order. */

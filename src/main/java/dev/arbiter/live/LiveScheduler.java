@@ -32,8 +32,13 @@ public final class LiveScheduler implements AutoCloseable {
     private final SchedulingLoop loop;
     private final Metrics metrics;
     private final LeaderElection election;
+    private final RuleBook rules;
+    private final SchedulerConfig schedulerConfig;
     private RulesWatcher watcher;
+    private WarmUp warmUp;
     private volatile boolean closed;
+    /** Set once the informers' first lists have returned: the warm-up ends then. */
+    private volatile boolean informersListed;
 
     public LiveScheduler(KubernetesClient client, RuleBook rules, LiveConfig config, MeterRegistry registry) {
         this.config = config;
@@ -48,8 +53,9 @@ public final class LiveScheduler implements AutoCloseable {
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
         // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded; and a
         // cycle that could only repeat the last one's answer (a quiet cluster) repeats it without deciding.
-        Scheduler scheduler = new Scheduler(rules, new SchedulerConfig(config.schedulerNames(), config.scoring()))
-                .withoutTrace().answeringUnchanged();
+        this.rules = rules;
+        this.schedulerConfig = new SchedulerConfig(config.schedulerNames(), config.scoring());
+        Scheduler scheduler = new Scheduler(rules, schedulerConfig).withoutTrace().answeringUnchanged();
         if (config.keepRulesSession()) scheduler = scheduler.keepingSession().keepingWorkingCopy();
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),
                 config.rulesFallbackAfter(), (broken, good, failures, error) -> actuator.schedulerEvent(selfPod(), "RulesFallback",
@@ -95,19 +101,49 @@ public final class LiveScheduler implements AutoCloseable {
         }
     }
 
-    /** Starts the informers, then either campaigns for the Lease or starts scheduling. */
+    /**
+     * Starts the informers, then either campaigns for the Lease or starts scheduling. Starting the informers returns
+     * once each has listed its objects, which for a large cluster takes seconds: meanwhile, unless the config says not
+     * to, a {@link WarmUp} runs the engine on a small synthetic cluster.
+     */
     public void start() {
-        cache.start();
+        startInformers();
         if (election != null) election.start();
         else startLeading();
     }
 
     /**
-     * Starts the informers only: no campaign, no timer; cycles run when the caller calls {@code loop().runOnce()}.
-     * For tests and tools that drive cycles themselves.
+     * Starts the informers only (with the warm-up while they list): no campaign, no timer; cycles run when the caller
+     * calls {@code loop().runOnce()}. For tests and tools that drive cycles themselves.
      */
     public void startInformersOnly() {
-        cache.start();
+        startInformers();
+    }
+
+    /**
+     * The informers' first lists block (fabric8's {@code inform} waits for each list and watch to start), so the
+     * warm-up starts before them and stops once they have returned, or at close: it never asks the cache, whose lock
+     * the lists hold. A standby replica warms up too: a failover then meets a warm engine.
+     */
+    private void startInformers() {
+        if (config.warmUp()) {
+            synchronized (this) {
+                if (warmUp == null && !closed) {
+                    warmUp = WarmUp.start(rules, schedulerConfig, config.keepRulesSession(), WarmUp.Plan.standard(),
+                            () -> closed || informersListed);
+                }
+            }
+        }
+        try {
+            cache.start();
+        } finally {
+            informersListed = true;
+        }
+    }
+
+    /** The warm-up started with the informers, or null when there was none (turned off, or not started yet). */
+    public synchronized WarmUp warmUp() {
+        return warmUp;
     }
 
     private void startLeading() {
@@ -213,6 +249,7 @@ public final class LiveScheduler implements AutoCloseable {
         RulesWatcher w;
         synchronized (this) {
             w = watcher;
+            if (warmUp != null) warmUp.stop();
         }
         if (w != null) w.close(Duration.ofMillis(Math.min(1000, grace.toMillis() / 10)));
         // 1. No new cycle, and a cycle still running acts no more.

@@ -17,7 +17,10 @@
  *   <li>Drive: {@link dev.arbiter.live.SchedulingLoop} (one thread, periodic and change-triggered cycles, survives
  *       any Throwable), {@link dev.arbiter.live.LeaderElection}, {@link dev.arbiter.live.LiveScheduler} (wiring,
  *       health, bounded shutdown), {@link dev.arbiter.live.MetricsServer} and {@link dev.arbiter.live.Metrics}.</li>
+ *   <li>Start: {@link dev.arbiter.live.WarmUp} runs the engine on a small synthetic cluster while the informers list
+ *       the real one, so that the first real cycle runs compiled code.</li>
  * </ul>
- * Depends on {@code engine}, {@code manifest}, {@code model} and {@code runtime}; {@code cli} depends on it.
+ * Depends on {@code engine}, {@code manifest}, {@code model}, {@code runtime} and {@code synth} (the warm-up's
+ * cluster); {@code cli} depends on it.
  */
 package dev.arbiter.live;

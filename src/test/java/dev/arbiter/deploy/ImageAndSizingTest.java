@@ -72,8 +72,8 @@ class ImageAndSizingTest {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 for (String line : Files.readAllLines(f)) {
                     String code = line.replaceAll("#.*$", "");
-                    // The build-time training run that writes the class-data archive is not a runtime flag.
-                    if (code.startsWith("RUN java -XX:ArchiveClassesAtExit=")) continue;
+                    // The build-time training run that writes the AOT cache is not a runtime flag.
+                    if (code.startsWith("RUN java -XX:AOTCacheOutput=")) continue;
                     if (code.contains("-XX:") || code.contains("-Xmx") || code.contains("JAVA_TOOL_OPTIONS") || code.contains("JAVA_OPTS")) {
                         mentions.add(f + ": " + line.strip());
                     }
@@ -86,19 +86,23 @@ class ImageAndSizingTest {
     }
 
     /**
-     * The image trains a class-data archive at build time and every start maps that very file; the training run is a
-     * command the jar has.
+     * The image trains an AOT cache at build time and every start maps that very file; the training run is a command
+     * the jar has, and the base image a JRE that has the flags (JDK 25: {@code -XX:AOTCacheOutput}).
      */
     @Test
-    void theImageMapsTheClassDataArchiveItsBuildWrote() throws IOException {
+    void theImageMapsTheAotCacheItsBuildWrote() throws IOException {
         String docker = Files.readString(DOCKERFILE);
-        Matcher written = Pattern.compile("RUN java -XX:ArchiveClassesAtExit=(\\S+) -jar /opt/arbiter/arbiter.jar (\\w+)")
+        Matcher written = Pattern.compile("RUN java -XX:AOTCacheOutput=(\\S+) -jar /opt/arbiter/arbiter.jar ([\\w-]+)")
                 .matcher(docker);
-        assertTrue(written.find(), "a training run writes the archive");
-        assertTrue(docker.contains("\"-XX:SharedArchiveFile=" + written.group(1) + "\""), "the ENTRYPOINT maps the same file");
-        assertEquals("validate", written.group(2));
-        assertTrue(docker.indexOf("ArchiveClassesAtExit") < docker.indexOf("USER 10001"),
-                "the archive is written as root, before the image drops to the arbiter user");
+        assertTrue(written.find(), "a training run writes the cache");
+        assertTrue(docker.contains("\"-XX:AOTCache=" + written.group(1) + "\""), "the ENTRYPOINT maps the same file");
+        assertEquals("train-jvm", written.group(2));
+        assertTrue(new picocli.CommandLine(new dev.arbiter.cli.Main()).getSubcommands().containsKey(written.group(2)),
+                "the training command is one the jar has");
+        assertTrue(docker.indexOf("AOTCacheOutput") < docker.indexOf("USER 10001"),
+                "the cache is written as root, before the image drops to the arbiter user");
+        Matcher jre = Pattern.compile("(?m)^FROM eclipse-temurin:(\\d+)\\.").matcher(docker);
+        assertTrue(jre.find() && Integer.parseInt(jre.group(1)) >= 25, "a JRE with -XX:AOTCacheOutput (25+)");
     }
 
     @Test
