@@ -64,7 +64,7 @@ final class Job {
     private final Resources specMinResources;
     /** Its PodGroup left the snapshot, or changed: a new job stands for it, and its tasks are made again. */
     boolean retired;
-    /** A task joined since the last cycle (a task only leaves, and then the count drops). */
+    /** A task joined or left since the last cycle (a kept job): its task lists are filed again. */
     boolean membersChanged = true;
     /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */
     int lastSeen;

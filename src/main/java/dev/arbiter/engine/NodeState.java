@@ -142,8 +142,9 @@ final class NodeState {
     }
 
     /**
-     * Starts a new cycle on this node: in no index, with the usage of its bound pods and its tasks as last counted,
-     * or, when they changed, none yet (the caller counts and files them again, then calls {@link #boundPodsCounted}).
+     * Starts a new cycle on this node: in none of the last cycle's indexes (re-filed in the kept ones if its free
+     * capacity moves), with the usage of its bound pods and its tasks as last counted, or, when they changed, none yet
+     * (the caller counts and files them again, then calls {@link #boundPodsCounted}).
      */
     void startCycle() {
         indexes.clear();
