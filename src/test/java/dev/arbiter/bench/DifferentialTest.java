@@ -37,11 +37,15 @@ class DifferentialTest {
     @Test
     void theEngineAndTheReferenceAgreeOnEveryCycleOfManyRandomClusters() {
         SchedulerConfig config = SchedulerConfig.simulatorDefault();
-        Scheduler engine = new Scheduler(RULES, config);
+        Scheduler fresh = new Scheduler(RULES, config);
+        // As run has it, for every other cluster: one rules session and working copy kept from cycle to cycle (and
+        // from cluster to cluster: a new node list starts the copy afresh, the session takes the new facts).
+        Scheduler kept = fresh.keepingSession().keepingWorkingCopy();
         ReferenceScheduler reference = new ReferenceScheduler(config);
         List<String> failures = new ArrayList<>();
         int cycles = 0;
         for (long seed = 1; seed <= SEEDS; seed++) {
+            Scheduler engine = seed % 2 == 0 ? kept : fresh;
             ClusterWorld world = new ClusterWorld(ClusterGenerator.generate(spec(seed)));
             for (int cycle = 1; cycle <= CYCLES; cycle++) {
                 ClusterSnapshot snap = world.snapshot();
@@ -56,6 +60,7 @@ class DifferentialTest {
                 if (!world.apply(e)) break;
             }
         }
+        kept.dropSession();
         System.out.println("differential: " + SEEDS + " clusters, " + cycles + " cycles compared, "
                 + failures.size() + " disagreements");
         assertTrue(failures.isEmpty(), failures.size() + " of " + SEEDS + " clusters disagree:\n"
@@ -70,7 +75,8 @@ class DifferentialTest {
     @Test
     void theyAgreeOnFleetsWhereTheEvictionBudgetsBind() {
         SchedulerConfig config = SchedulerConfig.simulatorDefault();
-        Scheduler engine = new Scheduler(RULES, config);
+        // As run has it: the rules session and the working copy kept across cycles, through the churn.
+        Scheduler engine = new Scheduler(RULES, config).keepingSession().keepingWorkingCopy();
         ReferenceScheduler reference = new ReferenceScheduler(config);
         List<String> failures = new ArrayList<>();
         int budgetBound = 0;
@@ -92,6 +98,7 @@ class DifferentialTest {
                 world.churn(0.02, new Random(seed * 31 + cycle), generator);
             }
         }
+        engine.dropSession();
         assertTrue(failures.isEmpty(), String.join("\n", failures));
         assertTrue(budgetBound > 0, "no cycle reached an eviction budget: the test no longer covers them");
     }

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.jqwik.api.ForAll;
+import net.jqwik.api.lifecycle.AfterTry;
 import net.jqwik.api.Property;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.constraints.IntRange;
@@ -52,8 +53,25 @@ class SchedulerPropertiesTest {
         return SynthSpec.small(nodes, pods, queues, seed, fillPercent / 100.0);
     }
 
-    private static Scheduler engine() {
-        return new Scheduler(RULES, SchedulerConfig.simulatorDefault());
+    /** Schedulers of the current try that keep state across cycles, disposed of after it. */
+    private static final List<Scheduler> KEPT = new java.util.ArrayList<>();
+
+    /**
+     * The engine for a try: for an odd seed as {@code run} has it, keeping its rules session and working copy across
+     * cycles; for an even one, fresh every cycle. The properties hold for both.
+     */
+    private static Scheduler engine(long seed) {
+        Scheduler fresh = new Scheduler(RULES, SchedulerConfig.simulatorDefault());
+        if (seed % 2 == 0) return fresh;
+        Scheduler kept = fresh.keepingSession().keepingWorkingCopy();
+        KEPT.add(kept);
+        return kept;
+    }
+
+    @AfterTry
+    void dropKeptState() {
+        KEPT.forEach(Scheduler::dropSession);
+        KEPT.clear();
     }
 
     /**
@@ -74,7 +92,7 @@ class SchedulerPropertiesTest {
         SynthSpec spec = spec(seed, nodes, pods, queues, fillPercent);
         ClusterGenerator generator = ClusterGenerator.create(spec);
         ClusterWorld world = new ClusterWorld(generator.manifests());
-        Scheduler engine = engine();
+        Scheduler engine = engine(seed);
         Random churn = new Random(seed);
         for (int cycle = 1; cycle <= 10; cycle++) {
             ClusterSnapshot snap = world.snapshot();
@@ -104,7 +122,7 @@ class SchedulerPropertiesTest {
         SynthSpec spec = spec(seed, nodes, pods, queues, fillPercent);
         ClusterGenerator generator = ClusterGenerator.create(spec);
         ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations().recreatingEvicted();
-        Scheduler engine = engine();
+        Scheduler engine = engine(seed);
         Random churn = new Random(seed);
         for (int cycle = 1; cycle <= 25; cycle++) {
             ClusterSnapshot snap = world.snapshot();
@@ -140,7 +158,7 @@ class SchedulerPropertiesTest {
         RAN.add("starvation");
         SynthSpec spec = spec(seed, nodes, pods, queues, fillPercent);
         ClusterWorld world = new ClusterWorld(ClusterGenerator.generate(spec));
-        Scheduler engine = engine();
+        Scheduler engine = engine(seed);
         ClusterSnapshot last = null;
         CycleResult lastResult = null;
         for (int cycle = 1; cycle <= 60 && last == null; cycle++) {
@@ -198,8 +216,8 @@ class SchedulerPropertiesTest {
         ClusterGenerator generator = ClusterGenerator.create(spec);
         ClusterWorld world = new ClusterWorld(generator.manifests());
         RAN.add("determinism");
-        Scheduler a = engine();
-        Scheduler b = engine();
+        Scheduler a = engine(seed);
+        Scheduler b = engine(seed + 1); // one of the two keeps its state across cycles: they still decide alike
         Random churn = new Random(seed);
         for (int cycle = 1; cycle <= 5; cycle++) {
             ClusterSnapshot snap = world.snapshot();
