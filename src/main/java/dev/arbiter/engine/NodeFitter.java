@@ -190,12 +190,11 @@ final class NodeFitter {
          * each index it is in, so an index nobody reads is not kept for nothing). Called as a cycle begins.
          */
         void sweep() {
-            for (java.util.Iterator<Map.Entry<KeptIndex, TreeSet<NodeState>>> it = kept.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<KeptIndex, TreeSet<NodeState>> e = it.next();
-                if (usedSinceSweep.contains(e.getKey())) continue;
+            kept.entrySet().removeIf(e -> {
+                if (usedSinceSweep.contains(e.getKey())) return false;
                 for (NodeState n : e.getValue()) n.unindexed(e.getValue());
-                it.remove();
-            }
+                return true;
+            });
             usedSinceSweep.clear();
         }
 
