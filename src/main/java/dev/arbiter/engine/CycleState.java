@@ -114,14 +114,12 @@ final class CycleState {
             }
         }
         for (Job j : jobs.values()) {
-            int members = j.running.size() + j.pending.size();
-            j.sameTasks = reuseDerived && !j.membersChanged && j.lastMembers == members;
+            j.sameTasks = reuseDerived && !j.membersChanged;
             if (!j.sameTasks) j.tasksChanged();
             if (j.minResources == null) {
                 if (!j.sameTasks || j.derivedMinResources == null) j.derivedMinResources = derivedMinResources(j);
                 j.minResources = j.derivedMinResources;
             }
-            j.lastMembers = members;
             j.membersChanged = false;
             if (reuseDerived && j.filed == cycle) continue;
             QueueState q = queues.get(j.queue);

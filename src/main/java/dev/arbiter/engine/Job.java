@@ -69,8 +69,7 @@ final class Job {
     /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */
     int lastSeen;
     int filed;
-    /** How many tasks it had in the last cycle, and the minimum resources derived from them. */
-    int lastMembers = -1;
+    /** The minimum resources derived from its tasks in the last cycle that changed them. */
     Resources derivedMinResources;
 
     /**
