@@ -117,6 +117,11 @@ public final class Scheduler {
         return copy != null;
     }
 
+    /** True when a kept working copy holds the last cycle's state (for tests: a failed cycle drops it). */
+    boolean holdsWorkingCopy() {
+        return copy != null && copy.holdsState();
+    }
+
     /** True when this scheduler keeps its rules session across cycles. */
     public boolean keepsSession() {
         return keeper != null;

@@ -86,6 +86,11 @@ final class WorkingCopy {
         this.ignoredResources = ignoredResources;
     }
 
+    /** True when it holds a cycle's state (nothing was dropped since). */
+    boolean holdsState() {
+        return nodeSpecs != null;
+    }
+
     /** Forgets everything: the next cycle indexes its snapshot afresh. */
     void drop() {
         nodeSpecs = null;

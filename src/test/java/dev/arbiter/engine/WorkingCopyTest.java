@@ -1,6 +1,7 @@
 package dev.arbiter.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -109,22 +110,26 @@ class WorkingCopyTest {
         ClusterGenerator generator = ClusterGenerator.create(SynthSpec.small(6, 60, 2, 4, 0.4));
         ClusterWorld world = new ClusterWorld(generator.manifests());
         Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
-        Scheduler copying = fresh.keepingWorkingCopy();
+        // A cycle that fails after its working copy was brought up to date: the policy phase throws.
+        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean();
+        Scheduler copying = fresh.withHook(new SessionHook() {
+            @Override
+            public void fired(org.kie.api.runtime.KieSession session, String group) {
+                if (fail.get() && group.equals("policy")) throw new IllegalStateException("the policy phase fails");
+            }
+        }).keepingWorkingCopy();
         assertTrue(copying.keepsWorkingCopy());
         ClusterSnapshot snap = world.snapshot();
         copying.schedule(snap, 1);
-        // A snapshot naming a node twice fails the cycle (the index cannot file two nodes of one name)...
-        List<NodeSpec> twice = new ArrayList<>(snap.nodes());
-        twice.add(twice.get(0));
-        ClusterSnapshot broken = new ClusterSnapshot(twice, snap.pods(), snap.podGroups(), snap.queues(),
-                snap.priorityClasses(), snap.now(), snap.nominations());
-        try {
-            copying.schedule(broken, 2);
-        } catch (RuntimeException expected) {
-            // whether it fails or not, the next cycle must decide as a fresh index does
-        }
+        assertTrue(copying.holdsWorkingCopy(), "a cycle leaves its copy kept");
+        fail.set(true);
+        assertThrows(IllegalStateException.class, () -> copying.schedule(snap, 2));
+        assertFalse(copying.holdsWorkingCopy(), "the failed cycle dropped its half-used copy");
+        fail.set(false);
         KeptSessionTest.assertSameDecisions(fresh.schedule(snap, 3), copying.schedule(snap, 3), "after the failed cycle");
+        assertTrue(copying.holdsWorkingCopy(), "the next cycle keeps a new copy");
         assertThrows(NullPointerException.class, () -> copying.schedule(null, 4));
+        assertFalse(copying.holdsWorkingCopy(), "a null snapshot fails the cycle, and drops the copy");
         KeptSessionTest.assertSameDecisions(fresh.schedule(snap, 5), copying.schedule(snap, 5), "after a null snapshot");
     }
 
