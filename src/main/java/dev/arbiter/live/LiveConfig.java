@@ -38,7 +38,7 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
     public static LiveConfig defaults(Set<String> schedulerNames, String identity) {
         return new LiveConfig(schedulerNames, Duration.ofSeconds(1), false, "arbiter-system", "arbiter", identity,
                 LeaderElection.Timing.standard(), Backoff.standard(), Duration.ofSeconds(30), null,
-                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true, true);
+                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true, false);
     }
 
     public LiveConfig withPeriod(Duration p) {
@@ -98,9 +98,10 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
     }
 
     /**
-     * With {@code warm} (the default here; {@code run} turns it off in a JVM that maps an AOT cache, see
-     * {@link WarmUp#paysInThisJvm}), the engine runs a few cycles on a small synthetic cluster while the informers
-     * list the cluster, so the first real cycle runs compiled code ({@link WarmUp}); without, it waits idle.
+     * With {@code warm}, the engine runs a few cycles on a small synthetic cluster while the informers list the
+     * cluster, so the first real cycle runs compiled code ({@link WarmUp}); without (the default here: an embedding
+     * or a test gets no extra thread unless it asks), it waits idle. {@code run} turns it on unless its JVM maps an
+     * AOT cache ({@link WarmUp#paysInThisJvm}; {@code --[no-]warm-up}).
      */
     public LiveConfig withWarmUp(boolean warm) {
         return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,

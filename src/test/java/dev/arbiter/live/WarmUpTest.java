@@ -75,9 +75,9 @@ class WarmUpTest extends LiveClusterTest {
         LiveScheduler off = fx.manualScheduler(LiveFixture.RULES, LiveFixture.config("cold").withWarmUp(false));
         assertNull(off.warmUp(), "--no-warm-up starts none");
 
-        LiveScheduler warm = fx.manualScheduler(LiveFixture.RULES, LiveFixture.config("warm"));
+        LiveScheduler warm = fx.manualScheduler(LiveFixture.RULES, LiveFixture.config("warm").withWarmUp(true));
         WarmUp w = warm.warmUp();
-        assertNotNull(w, "run warms up by default");
+        assertNotNull(w, "--warm-up starts one");
         assertTrue(w.awaitEnd(LiveFixture.WAIT), "the warm-up ends once the informers have listed");
         List<String> meters = meters(warm.metrics().registry());
         assertEquals(meters(off.metrics().registry()), meters, "the warm-up recorded nothing");
