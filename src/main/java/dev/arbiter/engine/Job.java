@@ -62,8 +62,6 @@ final class Job {
 
     /** The PodGroup's own {@code spec.minResources}, or null (then {@link #minResources} is derived from the tasks). */
     private final Resources specMinResources;
-    /** Its PodGroup left the snapshot, or changed: a new job stands for it, and its tasks are made again. */
-    boolean retired;
     /** A task joined or left since the last cycle (a kept job): its task lists are filed again. */
     boolean membersChanged = true;
     /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */

@@ -154,10 +154,9 @@ final class WorkingCopy {
         // PodGroups: an unchanged one keeps its job; a changed or gone one's job is retired, and its tasks with it.
         for (PodGroupSpec pg : snap.podGroups()) {
             Job j = jobs.get(pg);
-            if (j == null) {
+            if (j == null) { // a new job: its tasks are all new, and join it (membersChanged starts true)
                 j = new Job(pg, false);
                 jobs.put(pg, j);
-                changed(j, changedJobs);
             }
             if (j.lastSeen == cycle) return null; // the same object twice
             j.lastSeen = cycle;
@@ -168,7 +167,6 @@ final class WorkingCopy {
         for (Iterator<Job> it = jobs.values().iterator(); it.hasNext(); ) {
             Job j = it.next();
             if (j.lastSeen == cycle) continue;
-            j.retired = true;
             it.remove();
             for (Task t : j.running) unkeep(pods.get(t.pod), stale);
             for (Task t : j.pending) unkeep(pods.get(t.pod), stale);

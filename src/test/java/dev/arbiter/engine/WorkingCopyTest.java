@@ -83,16 +83,25 @@ class WorkingCopyTest {
         ClusterGenerator generator = ClusterGenerator.create(SynthSpec.small(8, 80, 2, 11, 0.5));
         ClusterWorld world = new ClusterWorld(generator.manifests());
         WorkingCopy copy = new WorkingCopy(CONFIG.schedulerNames(), Shipped.RULES.settings().shares().ignoredResources());
-        CycleState first = copy.next(world.snapshot());
+        ClusterSnapshot start = world.snapshot();
+        CycleState first = copy.next(start);
         Map<String, Task> before = new java.util.HashMap<>();
         for (Task t : first.tasks) before.put(t.id(), t);
-        world.apply(new Scheduler(Shipped.RULES, CONFIG).schedule(world.snapshot(), 1));
+        world.apply(new Scheduler(Shipped.RULES, CONFIG).schedule(start, 1));
         ClusterSnapshot next = world.snapshot();
         CycleState second = copy.next(next);
+        // The PodGroups the cycle left as they were: the same object in both snapshots.
+        Set<PodGroupSpec> unchangedGroups = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        unchangedGroups.addAll(start.podGroups());
+        Set<PodGroupSpec> nextGroups = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        nextGroups.addAll(next.podGroups());
+        unchangedGroups.retainAll(nextGroups);
         int kept = 0, made = 0;
         for (Task t : second.tasks) {
             Task old = before.get(t.id());
-            if (old != null && old.pod == t.pod && !old.job.retired) {
+            boolean sameGroup = t.job.implicit || next.podGroups().stream()
+                    .anyMatch(g -> g.key().equals(t.job.id) && unchangedGroups.contains(g));
+            if (old != null && old.pod == t.pod && sameGroup) {
                 assertSame(old, t, t.id());
                 kept++;
             } else {
