@@ -207,6 +207,26 @@ final class VictimSelector {
         return true;
     }
 
+    /** The queues whose floors a victim of {@code victimQueue} must pass: it and its ancestors below the common one. */
+    private List<QueueState> floorPath(QueueState victimQueue, QueueState preemptorQueue) {
+        return floorPaths.computeIfAbsent(new QueuePair(victimQueue, preemptorQueue),
+                k -> victimQueue.pathUpTo(QueueState.commonAncestor(victimQueue, preemptorQueue)));
+    }
+
+    private record QueuePair(QueueState victim, QueueState preemptor) {}
+
+    /** {@link Search#unitFor}'s remembered answer for a gang that cannot go whole. */
+    private static final List<Task> NO_UNIT = new ArrayList<>(0);
+
+    private final Map<QueuePair, List<QueueState>> floorPaths = new HashMap<>();
+
+    /** An ancestor's floor: its deserved share, or its guarantee if larger (fixed for the cycle's eviction steps). */
+    private Resources floorOf(QueueState q) {
+        return ancestorFloors.computeIfAbsent(q, k -> k.deserved().max(k.effectiveGuarantee));
+    }
+
+    private final Map<QueueState, Resources> ancestorFloors = new java.util.IdentityHashMap<>();
+
     /** {@link Search#floorAllows}: the unit may go; its queue is at its floor; its queue could reclaim it back. */
     static final int FLOOR_OK = 0, FLOOR_REACHED = 1, FLOOR_RETURNS = 2;
 
@@ -219,6 +239,13 @@ final class VictimSelector {
         final Set<String> atFloor = new java.util.TreeSet<>();
         final Set<String> wouldReturn = new java.util.TreeSet<>();
         java.util.BitSet candidates = new java.util.BitSet();
+        /**
+         * Per victim queue, whether it is at its floor in every dimension the task needs as each node's search starts
+         * ({@link Search#floorAllows}): the same for every node, since queue allocations do not change during a search.
+         */
+        final Map<QueueState, Boolean> floorReached = new java.util.IdentityHashMap<>();
+        /** {@link #floorPath} from each victim queue to the searching task's queue. */
+        final Map<QueueState, List<QueueState>> floorPaths = new java.util.IdentityHashMap<>();
         /** Candidates that passed a bounded search's bound (and were searched). */
         int withinBound;
 
@@ -589,6 +616,8 @@ final class VictimSelector {
         for (Task t : node.tasks) if (terms.allows(t)) pool.add(t);
         for (Task t : queueWide) if (t.node != node) pool.add(t);
         Search s = new Search(node, task, terms);
+        s.floorReached = tally.floorReached;
+        s.floorPaths = tally.floorPaths;
         if (s.fits()) return new Plan(node, List.of());
         if (planOrder == null) planOrder = victimComparator(() -> searching, () -> searching.node);
         searching = s;
@@ -662,6 +691,9 @@ final class VictimSelector {
         private final Task task;
         private final Terms terms;
         private final List<List<Task>> units = new ArrayList<>();
+        /** The search's {@link Tally#floorReached} and {@link Tally#floorPaths}. */
+        private Map<QueueState, Boolean> floorReached;
+        private Map<QueueState, List<QueueState>> floorPaths;
         /** The tasks chosen so far (few: a search takes victims until one task fits). */
         private final List<Task> takenTasks = new ArrayList<>();
         /** How many members of each job the search has chosen; null until it takes one. */
@@ -701,14 +733,28 @@ final class VictimSelector {
             if (remaining <= 1) return List.of(t);
             // Members bound this cycle cannot be evicted, so a gang that would break cannot go whole either.
             if (t.job.bound > 0) return null;
+            if (gangUnits == null) gangUnits = new java.util.IdentityHashMap<>();
+            List<Task> known = gangUnits.get(t.job);
+            if (known != null) return known == NO_UNIT ? null : known;
             List<Task> gang = new ArrayList<>();
             for (Task m : t.job.running) {
                 if (m.evicted || takenTasks.contains(m)) continue;
-                if (!terms.allows(m)) return null;
+                if (!terms.allows(m)) {
+                    gang = null;
+                    break;
+                }
                 gang.add(m);
             }
+            gangUnits.put(t.job, gang == null ? NO_UNIT : gang);
             return gang;
         }
+
+        /**
+         * Until the next {@link #take}, each gang's whole unit ({@link #NO_UNIT}: it cannot go whole) and what
+         * {@link #floorAllows} said of it, by job: every member of the gang met on the node asks the same.
+         */
+        private Map<Job, List<Task>> gangUnits;
+        private Map<Job, Integer> gangFloors;
 
         /**
          * Reclaim's floors, checked before taking {@code unit} from {@code queue}: that queue, and each ancestor the
@@ -724,27 +770,82 @@ final class VictimSelector {
             Resources floor = terms.floors().get(queue);
             if (floor == null) return FLOOR_OK;
             QueueState victimQueue = state.queues.get(queue);
+            List<QueueState> path = floorPaths.get(victimQueue);
+            if (path == null) floorPaths.put(victimQueue, path = floorPath(victimQueue, terms.preemptorQueue()));
+            // A queue already at its floor in every dimension the task needs turns down every unit of this search
+            // (what it holds only falls as units are taken): asked once per search, not once per unit.
+            Boolean atFloor = floorReached.get(victimQueue);
+            if (atFloor == null) {
+                atFloor = atFloorInAll(victimQueue, floor, path);
+                if (units.isEmpty()) floorReached.put(victimQueue, atFloor);
+            }
+            if (atFloor) return FLOOR_REACHED;
+            if (unit.size() == 1) return unitFloor(victimQueue, floor, path, unit);
+            if (gangFloors == null) gangFloors = new java.util.IdentityHashMap<>();
+            Integer known = gangFloors.get(unit.get(0).job);
+            if (known == null) gangFloors.put(unit.get(0).job, known = unitFloor(victimQueue, floor, path, unit));
+            return known;
+        }
+
+        private int unitFloor(QueueState victimQueue, Resources floor, List<QueueState> path, List<Task> unit) {
+            Resources want = task.share();
             Resources freed = unit.get(0).share();
             if (unit.size() > 1) {
                 Resources.Sum sum = new Resources.Sum();
                 for (Task t : unit) sum.add(t.share());
                 freed = sum.toResources();
             }
-            Resources needed = freed.onlyDimensionsOf(task.share());
-            if (needed.isEmpty()) return FLOOR_REACHED;
-            QueueState stop = QueueState.commonAncestor(victimQueue, terms.preemptorQueue());
-            for (QueueState q : victimQueue.pathUpTo(stop)) {
-                Resources qFloor = q == victimQueue ? floor : q.deserved().max(q.effectiveGuarantee);
+            // The floor is checked in the dimensions the unit frees and the task needs.
+            boolean needed = false;
+            for (int i = 0; i < freed.size() && !needed; i++) needed = want.milli(freed.name(i)) != 0;
+            if (!needed) return FLOOR_REACHED;
+            for (QueueState q : path) {
+                Resources qFloor = q == victimQueue ? floor : floorOf(q);
                 Resources now = allocatedNow(q);
-                if (now.withinIn(qFloor, needed)) return FLOOR_REACHED;
+                boolean within = true;
+                for (int i = 0; i < freed.size() && within; i++) {
+                    String d = freed.name(i);
+                    if (freed.milliAt(i) > 0 && want.milli(d) != 0 && now.milli(d) > qFloor.milli(d)) within = false;
+                }
+                if (within) return FLOOR_REACHED;
             }
             if (terms.hysteresis()) {
-                Resources after = allocatedNow(victimQueue).subtract(freed);
-                Resources deserved = victimQueue.deserved();
                 Resources back = comesBack(unit);
-                if (back != null && after.plusWithinIn(back, deserved, back)) return FLOOR_RETURNS;
+                if (back != null) {
+                    // What the victim queue holds once the unit is gone, plus what the unit's job needs to come back,
+                    // still within its deserved share: it would reclaim its way straight back.
+                    Resources now = allocatedNow(victimQueue);
+                    Resources deserved = victimQueue.deserved();
+                    boolean within = true;
+                    for (int i = 0; i < back.size() && within; i++) {
+                        if (back.milliAt(i) <= 0) continue;
+                        String d = back.name(i);
+                        long after = Resources.subtractSaturated(now.milli(d), freed.milli(d));
+                        if (Resources.addSaturated(after, back.milliAt(i)) > deserved.milli(d)) within = false;
+                    }
+                    if (within) return FLOOR_RETURNS;
+                }
             }
             return FLOOR_OK;
+        }
+
+        /**
+         * Whether the victim queue, or an ancestor on its path, holds no more than its floor in any dimension the task
+         * needs: then every unit from it is refused (the floor is checked in a subset of those dimensions).
+         */
+        private boolean atFloorInAll(QueueState victimQueue, Resources floor, List<QueueState> path) {
+            Resources want = task.share();
+            for (QueueState q : path) {
+                Resources qFloor = q == victimQueue ? floor : floorOf(q);
+                Resources now = allocatedNow(q);
+                boolean within = true;
+                for (int i = 0; i < want.size() && within; i++) {
+                    String d = want.name(i);
+                    if (want.milliAt(i) != 0 && now.milli(d) > qFloor.milli(d)) within = false;
+                }
+                if (within) return true;
+            }
+            return false;
         }
 
         /**
@@ -784,6 +885,8 @@ final class VictimSelector {
         void take(List<Task> unit) {
             units.add(unit);
             freedFrom.clear();
+            if (gangUnits != null) gangUnits.clear();
+            if (gangFloors != null) gangFloors.clear();
             for (Task t : unit) {
                 takenTasks.add(t);
                 if (takenPerJob == null) takenPerJob = new java.util.IdentityHashMap<>(4);

@@ -124,6 +124,11 @@ public final class Resources {
         return r;
     }
 
+    /** {@code a - b}, saturated as {@link #subtract} does it per dimension. */
+    public static long subtractSaturated(long a, long b) {
+        return addSaturated(a, negate(b));
+    }
+
     private static long negate(long v) {
         return v == Long.MIN_VALUE ? Long.MAX_VALUE : -v;
     }
