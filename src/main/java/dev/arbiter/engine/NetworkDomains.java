@@ -142,8 +142,8 @@ final class NetworkDomains {
      */
     NetworkTopology wanted(Job j) {
         if (j.networkTopology != null) return j.networkTopology;
-        for (Task t : j.pending) return NetworkTopology.fromKueue(t.pod.annotations());
-        for (Task t : j.running) return NetworkTopology.fromKueue(t.pod.annotations());
+        for (Task t : j.pending) return t.kueueTopology();
+        for (Task t : j.running) return t.kueueTopology();
         return null;
     }
 

@@ -40,6 +40,9 @@ final class Task {
     final Integer podPriority;
     final long creationOrder;
     private final boolean leader;
+    /** Kueue's topology annotation on the pod, once read ({@link #kueueTopology}). */
+    private dev.arbiter.model.NetworkTopology kueueTopology;
+    private boolean kueueTopologyRead;
 
     Task(PodSpec pod, Job job, NodeState node, java.util.Set<String> ignored) {
         this.pod = pod;
@@ -60,6 +63,18 @@ final class Task {
 
     boolean leader() {
         return leader;
+    }
+
+    /**
+     * Kueue's topology annotation on the pod, or null: {@link NetworkDomains#wanted} asks for every job several times
+     * a cycle, and a kept task answers from what it read once.
+     */
+    dev.arbiter.model.NetworkTopology kueueTopology() {
+        if (!kueueTopologyRead) {
+            kueueTopology = dev.arbiter.model.NetworkTopology.fromKueue(pod.annotations());
+            kueueTopologyRead = true;
+        }
+        return kueueTopology;
     }
 
     Resources request() {

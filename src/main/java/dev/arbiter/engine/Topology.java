@@ -71,7 +71,17 @@ final class Topology {
     private final List<NodeState> nodes;
     private final LabelIndex labels;
     private final Function<String, Map<String, String>> namespaceLabels;
-    private final Map<PodSpec, Present> present = new IdentityHashMap<>();
+    /**
+     * The pods present, by pod; null until something reads them (a view, or the label index), made then from
+     * {@link #bound} and {@link #changes}. Most cycles of a large cluster never read them: no pod there has rules
+     * that count other pods.
+     */
+    private Map<PodSpec, Present> present;
+    /** The pods bound when the cycle began (the cycle's map, read only). */
+    private final Map<PodSpec, NodeState> bound;
+    /** Until {@link #present} is made: pods added since the cycle began, and bound ones gone ({@link #GONE}). */
+    private final Map<PodSpec, Present> changes = new IdentityHashMap<>();
+    private static final Present GONE = new Present(null, null);
     /** Present pods by "key\0value" and by "key"; built when the first view is made. */
     private Map<String, Set<Present>> podsByLabel;
     /** Views by the selector entry they are indexed under ("key\0value" or "key"), and those indexed under none. */
@@ -97,12 +107,32 @@ final class Topology {
         this.nodes = nodes;
         this.labels = labels;
         this.namespaceLabels = namespaceLabels;
+        this.bound = bound;
         for (PodSpec p : all) {
             // Most pods state no placement at all: no iterator for them.
             if (p.placement() == Placement.NONE) continue;
             for (PodAffinityTerm t : p.placement().podAntiAffinity().required()) carrier(Scope.of(p.namespace(), t), t.topologyKey());
         }
-        bound.forEach(this::add);
+        // With no view yet, a bound pod counts only for its own anti-affinity terms and host ports.
+        for (PodSpec p : all) {
+            NodeState n = p.placement() == Placement.NONE ? null : bound.get(p);
+            if (n != null) count(new Present(p, n), +1);
+        }
+    }
+
+    /** {@link #present}, made on first use. */
+    private Map<PodSpec, Present> present() {
+        if (present == null) {
+            Map<PodSpec, Present> all = new IdentityHashMap<>(bound.size() + changes.size());
+            bound.forEach((pod, node) -> all.put(pod, new Present(pod, node)));
+            changes.forEach((pod, p) -> {
+                if (p == GONE) all.remove(pod);
+                else all.put(pod, p);
+            });
+            changes.clear();
+            present = all;
+        }
+        return present;
     }
 
     // ---- changes ----------------------------------------------------------------------------------------------
@@ -110,14 +140,28 @@ final class Topology {
     /** {@code pod} is now on {@code node}: bound when the cycle began, placed, or an eviction undone. */
     void add(PodSpec pod, NodeState node) {
         Present p = new Present(pod, node);
-        present.put(pod, p);
+        if (present != null) present.put(pod, p);
+        else changes.put(pod, p);
         if (podsByLabel != null && notIndexed.remove(p) == null) unindexed.put(p, Boolean.TRUE);
         count(p, +1);
     }
 
     /** {@code pod} has left {@code node}: evicted, or its placement undone. */
     void remove(PodSpec pod, NodeState node) {
-        Present p = present.remove(pod);
+        Present p;
+        if (present != null) {
+            p = present.remove(pod);
+        } else {
+            p = changes.get(pod);
+            if (p == GONE) return;
+            if (p == null) {
+                NodeState n = bound.get(pod);
+                p = n == null ? null : new Present(pod, n);
+            }
+            if (p == null) return;
+            if (bound.containsKey(pod)) changes.put(pod, GONE);
+            else changes.remove(pod);
+        }
         if (p == null) return;
         if (podsByLabel != null && unindexed.remove(p) == null) notIndexed.put(p, Boolean.TRUE);
         count(p, -1);
@@ -335,7 +379,7 @@ final class Topology {
     private Collection<Present> candidatePods(LabelSelector s) {
         if (podsByLabel == null) {
             podsByLabel = new HashMap<>();
-            for (Present p : present.values()) index(p);
+            for (Present p : present().values()) index(p);
         } else {
             for (Present p : notIndexed.keySet()) unindex(p);
             for (Present p : unindexed.keySet()) index(p);
@@ -343,7 +387,7 @@ final class Topology {
             unindexed.clear();
         }
         List<String> keys = indexKeys(s);
-        if (keys == null) return present.values();
+        if (keys == null) return present().values();
         Set<Present> out = new LinkedHashSet<>();
         for (String k : keys) out.addAll(podsByLabel.getOrDefault(k, Set.of()));
         return out;

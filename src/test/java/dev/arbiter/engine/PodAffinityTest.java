@@ -130,6 +130,37 @@ class PodAffinityTest {
         }
     }
 
+    /**
+     * The fitter counts other pods for a rule only once a pod with such a rule is asked about: pods placed and evicted
+     * before then must count as they stand. {@code web} runs on node-1; {@code web2} (pending) is placed on node-2, then
+     * {@code web} is evicted, and only then is a pod refusing app=web per hostname placed: node-1 is free of web pods.
+     */
+    @Test
+    void podsPlacedAndEvictedBeforeAnyRuleIsAskedAboutCountAsTheyStand() {
+        CycleState state = CycleState.index(ClusterBuilder.cluster().nodes(2, "cpu", 4)
+                .barePods("ns/web").label("app", "web").pods(1, "cpu", 1).running("node-1").end()
+                .barePods("ns/web2").label("app", "web").pods(1, "cpu", 1).end()
+                .barePods("ns/p").placement(antiAffinity(podTerm(labels("app", "web"), HOST))).pods(1, "cpu", 1).end()
+                .snapshot(), SchedulerConfig.simulatorDefault().schedulerNames(), Set.of("pods"));
+        NodeFitter fitter = new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of());
+        Map<String, Task> tasks = new java.util.HashMap<>();
+        for (Task t : state.tasks) tasks.put(t.id(), t);
+        NodeState node1 = state.nodesByName.get("node-1"), node2 = state.nodesByName.get("node-2");
+        fitter.podAdded(tasks.get("ns/web2-0").pod, node2);
+        assertEquals(null, fitter.best(tasks.get("ns/p-0").pod), "web on node-1 and web2 on node-2");
+
+        NodeFitter again = new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of());
+        again.podAdded(tasks.get("ns/web2-0").pod, node2);
+        again.podRemoved(tasks.get("ns/web-0").pod, node1);
+        assertEquals(node1, again.best(tasks.get("ns/p-0").pod), "web was evicted from node-1");
+        // Its eviction undone, web is on node-1 again.
+        NodeFitter undone = new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of());
+        undone.podRemoved(tasks.get("ns/web-0").pod, node1);
+        undone.podAdded(tasks.get("ns/web-0").pod, node1);
+        undone.podAdded(tasks.get("ns/web2-0").pod, node2);
+        assertEquals(null, undone.best(tasks.get("ns/p-0").pod), "web is back on node-1");
+    }
+
     @Test
     void anExistingPodsAntiAffinityKeepsOutThePodsItMatches() {
         CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(2, GPU, 8)
