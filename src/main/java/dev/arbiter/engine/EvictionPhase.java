@@ -489,8 +489,10 @@ final class EvictionPhase {
     private Object shape(Job j, GangRequirement gang, VictimSelector.Terms terms, Resources ceiling, String action,
                          String rule) {
         if (!j.running.isEmpty() || gang == null) return null;
-        Tasks tasks = taskShapes.computeIfAbsent(j, job -> Tasks.of(job, gang, fitter));
+        Tasks known = j.evictionShape;
+        Tasks tasks = known != null && known.stillFor(j, gang, fitter) ? known : Tasks.of(j, gang, fitter);
         if (tasks == Tasks.NONE) return null;
+        j.evictionShape = tasks;
         java.util.BitSet placed = new java.util.BitSet();
         for (int i = 0; i < j.pending.size(); i++) {
             Task t = j.pending.get(i);
@@ -501,20 +503,29 @@ final class EvictionPhase {
                 placed, tasks);
     }
 
-    private final Map<Job, Tasks> taskShapes = new java.util.IdentityHashMap<>();
-
     /**
      * A job's gang requirement and, per pending task, its request, share, role and node constraints: what of a job's
-     * shape stays the same for the whole cycle, worked out once, its hash with it.
+     * shape stays the same for the whole cycle, worked out once, its hash with it. It is kept on the job
+     * ({@link Job#evictionShape}) and serves later cycles too while it {@link #stillFor} the job: at 10k × 100k the
+     * eviction steps ask it of some 15,000 starving jobs a cycle.
      */
-    private static final class Tasks {
-        static final Tasks NONE = new Tasks(List.of());
+    static final class Tasks {
+        static final Tasks NONE = new Tasks(List.of(), null, false);
         private final List<Object> parts;
         private final int hash;
+        /** The pending tasks it was worked out from, in task order. */
+        private final Task[] of;
+        /**
+         * None of those pods states a placement rule, and no pod of the cycle had an anti-affinity term: every part
+         * is the pods' own, and stays so in any cycle where that holds.
+         */
+        private final boolean plain;
 
-        private Tasks(List<Object> parts) {
+        private Tasks(List<Object> parts, Task[] of, boolean plain) {
             this.parts = parts;
             this.hash = parts.hashCode();
+            this.of = of;
+            this.plain = plain;
         }
 
         /** {@link #NONE} when a pod's placement depends on other pods. */
@@ -522,14 +533,28 @@ final class EvictionPhase {
             List<Object> parts = new ArrayList<>();
             parts.add(gang.minMember());
             parts.add(gang.minTaskMember());
+            boolean plain = !fitter.anyExistingAntiAffinity();
             for (Task t : j.pending) {
                 if (fitter.dependsOnPods(t.pod)) return NONE;
                 parts.add(t.request());
                 parts.add(t.share());
                 parts.add(String.valueOf(t.pod.taskRole()));
                 parts.add(fitter.constraintsKey(t.pod));
+                plain &= t.pod.placement() == dev.arbiter.model.Placement.NONE;
             }
-            return new Tasks(parts);
+            return new Tasks(parts, j.pending.toArray(new Task[0]), plain);
+        }
+
+        /**
+         * Whether it is still the job's shape: the same pending tasks in the same order, the same gang requirement,
+         * and pods whose fit depends on no other pod (no rule of their own, and no pod of the cycle's with an
+         * anti-affinity term that could match them).
+         */
+        boolean stillFor(Job j, GangRequirement gang, NodeFitter fitter) {
+            if (!plain || fitter.anyExistingAntiAffinity() || of.length != j.pending.size()) return false;
+            if (!parts.get(0).equals(gang.minMember()) || !parts.get(1).equals(gang.minTaskMember())) return false;
+            for (int i = 0; i < of.length; i++) if (of[i] != j.pending.get(i)) return false;
+            return true;
         }
 
         @Override

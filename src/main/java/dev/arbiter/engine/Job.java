@@ -79,6 +79,11 @@ final class Job {
     dev.arbiter.facts.JobFact fact;
     /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
     Object rulesEntry;
+    /**
+     * Its shape for the eviction steps' remembered refusals ({@link EvictionPhase.Tasks}), kept across cycles while it
+     * still holds; null until asked.
+     */
+    EvictionPhase.Tasks evictionShape;
     /** What its running and its pending tasks count for in queue shares, summed; null until asked. */
     private Resources runningShare, pendingShare;
 

@@ -487,6 +487,11 @@ final class NodeFitter {
         return d.shape.dynamic == null ? d.constraints : List.of(d.constraints, d.shape.dynamic);
     }
 
+    /** Whether a pod of the cycle has a required anti-affinity term (one that may keep other pods out). */
+    boolean anyExistingAntiAffinity() {
+        return topology.hasCarriers();
+    }
+
     /** Whether the pod's placement depends on other pods (its own rules, or an existing pod's anti-affinity). */
     boolean dependsOnPods(PodSpec pod) {
         return demand(pod).dependsOnPods();

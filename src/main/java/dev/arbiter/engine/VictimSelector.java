@@ -532,12 +532,21 @@ final class VictimSelector {
      */
     private boolean better(Plan a, Plan b, Terms terms) {
         if (a.victims().size() != b.victims().size()) return a.victims().size() < b.victims().size();
-        Search s = new Search(a.node(), null, terms);
-        Comparator<Task> order = victimComparator(() -> s, () -> null);
+        if (terms != comparedUnder) {
+            // The order plans are compared in depends on the terms alone (no victim taken, no node preferred).
+            Search s = new Search(a.node(), null, terms);
+            planComparison = victimComparator(() -> s, () -> null);
+            comparedUnder = terms;
+        }
+        Comparator<Task> order = planComparison;
         int c = order.compare(mostPrecious(a, order), mostPrecious(b, order));
         if (c != 0) return c < 0;
         return a.node().index < b.node().index;
     }
+
+    /** The order {@link #better} compares plans in, and the terms it was made for (the searches of one job share them). */
+    private Comparator<Task> planComparison;
+    private Terms comparedUnder;
 
     private static Task mostPrecious(Plan p, Comparator<Task> order) {
         return p.victims().stream().max(order).orElse(null);
