@@ -38,6 +38,7 @@ final class GangTransaction {
 
     void evict(Task victim) {
         victim.evicted = true;
+        victim.job.evictedMembers++;
         victim.node.give(victim.request());
         fitter.podRemoved(victim.pod, victim.node);
         QueueState q = queues.get(victim.job.queue);
@@ -86,6 +87,7 @@ final class GangTransaction {
             QueueState q = queues.get(s.task().job.queue);
             if (s.eviction()) {
                 s.task().evicted = false;
+                s.task().job.evictedMembers--;
                 s.node().take(s.task().request());
                 fitter.podAdded(s.task().pod, s.node());
                 if (q != null) q.charge(s.task().share());

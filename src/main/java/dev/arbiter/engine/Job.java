@@ -129,6 +129,7 @@ final class Job {
         gang = null;
         gangOf = null;
         bound = 0;
+        evictedMembers = 0;
     }
 
 
@@ -142,10 +143,14 @@ final class Job {
 
     /** Running members not evicted this cycle. */
     int liveRunning() {
-        int n = 0;
-        for (Task t : running) if (!t.evicted) n++;
-        return n;
+        return running.size() - evictedMembers;
     }
+
+    /**
+     * Running members evicted this cycle, counted as {@link GangTransaction} evicts them and undoes it (the only
+     * writer of {@link Task#evicted}): {@link #liveRunning} is asked per starving job and per victim, many times a cycle.
+     */
+    int evictedMembers;
 
     /** Live members per task role: running and not evicted, plus bound this cycle. */
     Map<String, Integer> liveRunningByRole() {

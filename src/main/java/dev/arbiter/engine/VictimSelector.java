@@ -561,15 +561,21 @@ final class VictimSelector {
         if (most <= 0) return task.request().fitsIn(node.free());
         Resources request = task.request();
         Resources free = node.free();
-        // The node's tasks give at most one amount each: slots beyond them would only ever hold zeros.
-        long[] largest = new long[Math.min(most, node.tasks.size())];
+        // The node's victims that could go within the bound, found once for every dimension the task lacks there.
+        List<Task> usable = null;
+        long[] largest = null;
         for (int i = 0; i < request.size(); i++) {
             String dim = request.name(i);
             long missing = request.milliAt(i) - free.milli(dim);
             if (missing <= 0) continue;
+            if (usable == null) {
+                usable = new ArrayList<>();
+                for (Task t : node.tasks) if (terms.allows(t) && leastUnit(t) <= most) usable.add(t);
+                // Each gives at most one amount: slots beyond them would only ever hold zeros.
+                largest = new long[Math.min(most, usable.size())];
+            }
             java.util.Arrays.fill(largest, 0);
-            for (Task t : node.tasks) {
-                if (!terms.allows(t) || leastUnit(t) > most) continue;
+            for (Task t : usable) {
                 long amount = t.request().milli(dim);
                 // keep the most largest amounts, smallest first
                 if (amount <= largest[0]) continue;
