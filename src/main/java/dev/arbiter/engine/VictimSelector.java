@@ -813,17 +813,7 @@ final class VictimSelector {
             // The floor is checked in the dimensions the unit frees and the task needs.
             boolean needed = false;
             for (int i = 0; i < freed.size() && !needed; i++) needed = want.milli(freed.name(i)) != 0;
-            if (!needed) return FLOOR_REACHED;
-            for (QueueState q : path) {
-                Resources qFloor = q == victimQueue ? floor : floorOf(q);
-                Resources now = allocatedNow(q);
-                boolean within = true;
-                for (int i = 0; i < freed.size() && within; i++) {
-                    String d = freed.name(i);
-                    if (freed.milliAt(i) > 0 && want.milli(d) != 0 && now.milli(d) > qFloor.milli(d)) within = false;
-                }
-                if (within) return FLOOR_REACHED;
-            }
+            if (!needed || withinFloors(victimQueue, floor, path, freed)) return FLOOR_REACHED;
             if (terms.hysteresis()) {
                 Resources back = comesBack(unit);
                 if (back != null) {
@@ -849,14 +839,22 @@ final class VictimSelector {
          * needs: then every unit from it is refused (the floor is checked in a subset of those dimensions).
          */
         private boolean atFloorInAll(QueueState victimQueue, Resources floor, List<QueueState> path) {
+            return withinFloors(victimQueue, floor, path, task.share());
+        }
+
+        /**
+         * Whether the victim queue, or an ancestor on its path, holds no more than its floor in every dimension that
+         * {@code dims} frees (is positive in) and the task needs.
+         */
+        private boolean withinFloors(QueueState victimQueue, Resources floor, List<QueueState> path, Resources dims) {
             Resources want = task.share();
             for (QueueState q : path) {
                 Resources qFloor = q == victimQueue ? floor : floorOf(q);
                 Resources now = allocatedNow(q);
                 boolean within = true;
-                for (int i = 0; i < want.size() && within; i++) {
-                    String d = want.name(i);
-                    if (want.milliAt(i) != 0 && now.milli(d) > qFloor.milli(d)) within = false;
+                for (int i = 0; i < dims.size() && within; i++) {
+                    String d = dims.name(i);
+                    if (dims.milliAt(i) > 0 && want.milli(d) != 0 && now.milli(d) > qFloor.milli(d)) within = false;
                 }
                 if (within) return true;
             }
