@@ -68,6 +68,8 @@ final class WorkingCopy {
         /** The last cycle that filed it, and its place in that snapshot's list. */
         int seen;
         int pos;
+        /** The last cycle whose walk took it for a place in the list (a pod listed twice is taken twice). */
+        int taken;
 
         Entry(PodSpec pod, byte kind, NodeState node, Task task) {
             this.pod = pod;
@@ -194,7 +196,8 @@ final class WorkingCopy {
                     e = prevEntries[j++];
                 } else {
                     Entry moved = pods.get(p);
-                    if (moved.pos < j) return null; // listed twice
+                    // Listed twice: taken earlier in this walk (a pod new to it, too), or kept at a place passed.
+                    if (moved.taken == cycle || moved.pos < j) return null;
                     stale.set(moved.pos);
                     gone(moved, changedJobs);
                 }
@@ -207,6 +210,8 @@ final class WorkingCopy {
                     boundPods.put(p, e.node);
                 }
             }
+            if (e.taken == cycle) return null; // listed twice
+            e.taken = cycle;
             entries[i] = e;
         }
         for (; j < prevPods.length; j++) if (!stale.get(j)) gone(prevEntries[j], changedJobs);
