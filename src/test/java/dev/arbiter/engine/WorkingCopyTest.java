@@ -115,16 +115,19 @@ class WorkingCopyTest {
     }
 
     /**
-     * The result with each pod bound once. A pod listed twice (an edit below; input no real cluster gives: informers
-     * and the manifest loader have each object once) is two tasks to a fresh index, which may bind both; the world
-     * takes the first.
+     * The result with each pod bound and evicted once. A pod listed twice (an edit below; input no real cluster gives:
+     * informers and the manifest loader have each object once) is two tasks to a fresh index, which may bind or evict
+     * both; the world takes the first.
      */
     private static CycleResult onceEach(CycleResult r) {
-        Set<String> seen = new HashSet<>();
-        List<dev.arbiter.decision.Binding> once = new ArrayList<>();
-        for (dev.arbiter.decision.Binding b : r.bindings()) if (seen.add(b.pod())) once.add(b);
-        return once.size() == r.bindings().size() ? r : new CycleResult(r.cycle(), r.rulesGeneration(), once, r.evictions(),
-                r.podGroups(), r.queues(), r.phaseMillis(), r.rulesFired(), r.nominations(), r.wakeAt());
+        Set<String> bound = new HashSet<>(), evicted = new HashSet<>();
+        List<dev.arbiter.decision.Binding> bindings = new ArrayList<>();
+        for (dev.arbiter.decision.Binding b : r.bindings()) if (bound.add(b.pod())) bindings.add(b);
+        List<dev.arbiter.decision.Eviction> evictions = new ArrayList<>();
+        for (dev.arbiter.decision.Eviction e : r.evictions()) if (evicted.add(e.pod())) evictions.add(e);
+        if (bindings.size() == r.bindings().size() && evictions.size() == r.evictions().size()) return r;
+        return new CycleResult(r.cycle(), r.rulesGeneration(), bindings, evictions, r.podGroups(), r.queues(),
+                r.phaseMillis(), r.rulesFired(), r.nominations(), r.wakeAt());
     }
 
     /**
