@@ -207,18 +207,8 @@ final class VictimSelector {
         return true;
     }
 
-    /** The queues whose floors a victim of {@code victimQueue} must pass: it and its ancestors below the common one. */
-    private List<QueueState> floorPath(QueueState victimQueue, QueueState preemptorQueue) {
-        return floorPaths.computeIfAbsent(new QueuePair(victimQueue, preemptorQueue),
-                k -> victimQueue.pathUpTo(QueueState.commonAncestor(victimQueue, preemptorQueue)));
-    }
-
-    private record QueuePair(QueueState victim, QueueState preemptor) {}
-
     /** {@link Search#unitFor}'s remembered answer for a gang that cannot go whole. */
     private static final List<Task> NO_UNIT = new ArrayList<>(0);
-
-    private final Map<QueuePair, List<QueueState>> floorPaths = new HashMap<>();
 
     /** An ancestor's floor: its deserved share, or its guarantee if larger (fixed for the cycle's eviction steps). */
     private Resources floorOf(QueueState q) {
@@ -244,7 +234,10 @@ final class VictimSelector {
          * ({@link Search#floorAllows}): the same for every node, since queue allocations do not change during a search.
          */
         final Map<QueueState, Boolean> floorReached = new java.util.IdentityHashMap<>();
-        /** {@link #floorPath} from each victim queue to the searching task's queue. */
+        /**
+         * Per victim queue, the queues whose floors its victims must pass: it and its ancestors below the one it
+         * shares with the searching task's queue.
+         */
         final Map<QueueState, List<QueueState>> floorPaths = new java.util.IdentityHashMap<>();
         /** Candidates that passed a bounded search's bound (and were searched). */
         int withinBound;
@@ -786,7 +779,10 @@ final class VictimSelector {
             if (floor == null) return FLOOR_OK;
             QueueState victimQueue = state.queues.get(queue);
             List<QueueState> path = floorPaths.get(victimQueue);
-            if (path == null) floorPaths.put(victimQueue, path = floorPath(victimQueue, terms.preemptorQueue()));
+            if (path == null) {
+                path = victimQueue.pathUpTo(QueueState.commonAncestor(victimQueue, terms.preemptorQueue()));
+                floorPaths.put(victimQueue, path);
+            }
             // A queue already at its floor in every dimension the task needs turns down every unit of this search
             // (what it holds only falls as units are taken): asked once per search, not once per unit.
             Boolean atFloor = floorReached.get(victimQueue);
