@@ -7,6 +7,7 @@ import dev.arbiter.runtime.KubeClients;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.TerminalText;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -69,6 +70,20 @@ public final class Main {
     static int usage(picocli.CommandLine.Model.CommandSpec spec, String message) {
         spec.commandLine().getErr().println("error: " + TerminalText.safe(message));
         return INVALID_INPUT;
+    }
+
+    /**
+     * The policy check a command runs before it schedules: rules that compile but loop, throw or leave decisions
+     * unmade ({@link PolicyCheck}). Each finding is one {@code error:} line on stderr, and the exit code is
+     * {@link #RULES_BROKEN}; null when the rules pass.
+     */
+    static Integer brokenRules(picocli.CommandLine.Model.CommandSpec spec, dev.arbiter.engine.RuleBook book) {
+        List<String> findings = dev.arbiter.engine.PolicyCheck.check(book, List.of());
+        if (findings.isEmpty()) return null;
+        PrintWriter err = spec.commandLine().getErr();
+        for (String f : findings) err.println("error: " + TerminalText.safe(f));
+        err.flush();
+        return RULES_BROKEN;
     }
 
     /** One {@code warning:} line on stderr when a simulation stopped at the cycle limit; true if it did. */

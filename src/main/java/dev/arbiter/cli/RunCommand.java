@@ -1,6 +1,5 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.RulesCache;
 import dev.arbiter.engine.SchedulerConfig;
@@ -12,7 +11,6 @@ import dev.arbiter.live.LiveScheduler;
 import dev.arbiter.live.MetricsServer;
 import dev.arbiter.live.WarmUp;
 import dev.arbiter.runtime.KubeClients;
-import dev.arbiter.sim.TerminalText;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -173,12 +171,8 @@ final class RunCommand implements Callable<Integer> {
         Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
         RuleBook book = RuleBook.load(rules, RulesCache.fromEnvironment(rulesCache));
         // Rules that compile but loop, throw or leave decisions unmade never start scheduling (exit 3).
-        List<String> findings = PolicyCheck.check(book, List.of());
-        if (!findings.isEmpty()) {
-            for (String f : findings) spec.commandLine().getErr().println("error: " + TerminalText.safe(f));
-            spec.commandLine().getErr().flush();
-            return Main.RULES_BROKEN;
-        }
+        Integer broken = Main.brokenRules(spec, book);
+        if (broken != null) return broken;
         LiveConfig config = config(every, deadline, grace);
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -1,23 +1,19 @@
 package dev.arbiter.cli;
 
 import dev.arbiter.decision.CycleResult;
-import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.RulesCache;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
 import dev.arbiter.live.WarmUp;
-import dev.arbiter.sim.TerminalText;
 import dev.arbiter.synth.ClusterGenerator;
 import dev.arbiter.synth.ClusterWorld;
 import dev.arbiter.synth.SynthSpec;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -68,13 +64,8 @@ final class TrainCommand implements Callable<Integer> {
         try {
             RuleBook.load(rules, RulesCache.at(cache)); // compiles and writes the cache, as a first start does
             RuleBook book = RuleBook.load(rules, RulesCache.at(cache)); // reads it back, as a restart does
-            List<String> findings = PolicyCheck.check(book, List.of());
-            if (!findings.isEmpty()) {
-                PrintWriter err = spec.commandLine().getErr();
-                for (String f : findings) err.println("error: " + TerminalText.safe(f));
-                err.flush();
-                return Main.RULES_BROKEN;
-            }
+            Integer broken = Main.brokenRules(spec, book);
+            if (broken != null) return broken;
             SchedulerConfig config = new SchedulerConfig(Set.of(ClusterGenerator.SCHEDULER), null);
             WarmUp.Plan standard = WarmUp.Plan.standard();
             WarmUp warmUp = WarmUp.start(book, config, true, new WarmUp.Plan(standard.cluster(), warmUpCycles,

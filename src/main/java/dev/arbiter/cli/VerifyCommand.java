@@ -1,8 +1,6 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.engine.PolicyCheck;
 import dev.arbiter.engine.RuleBook;
-import dev.arbiter.sim.TerminalText;
 import dev.arbiter.specs.SpecListener;
 import dev.arbiter.specs.SpecReport;
 import dev.arbiter.specs.SpecRules;
@@ -76,12 +74,8 @@ final class VerifyCommand implements Callable<Integer> {
         RuleBook book = SpecRules.load(rules);
         // Rules that compile but loop, throw or leave decisions unmade fail here, as `validate` reports them (exit 3),
         // instead of failing every scenario.
-        List<String> findings = PolicyCheck.check(book, List.of());
-        if (!findings.isEmpty()) {
-            for (String f : findings) spec.commandLine().getErr().println("error: " + TerminalText.safe(f));
-            spec.commandLine().getErr().flush();
-            return Main.RULES_BROKEN;
-        }
+        Integer broken = Main.brokenRules(spec, book);
+        if (broken != null) return broken;
 
         if (tags == null) tags = defaultTags(book);
         long before = SpecListener.scenariosStarted();
