@@ -46,6 +46,25 @@ final class CycleState {
     /** Resources left out of queue shares (the policy's {@code shares.ignoredResources}). */
     final Set<String> ignoredResources;
 
+    /**
+     * What a kept working copy ({@link WorkingCopy}) carries over for the rules' priorities; a fresh index leaves them
+     * null, and every task is looked at. {@code newTasks}: the tasks made this cycle (the others were in the last
+     * one). {@code keptPriorities}: the classes' decided priorities the kept tasks took last cycle. {@code
+     * taskClassNames}: the priority class names of every task.
+     */
+    List<Task> newTasks;
+    Map<String, Object> keptPriorities;
+    Set<String> taskClassNames;
+    /** Every running task by its pod's key, when a kept working copy has them so ({@link WorkingCopy}); else null. */
+    Map<String, Task> runningById;
+    /** The classes' decided priorities this cycle's tasks took ({@code PolicyEvaluation}), for the next cycle. */
+    Map<String, Object> priorities;
+    /**
+     * True when every task kept from the last cycle kept its priority too (the classes' priorities did not change):
+     * a job whose tasks are the same keeps its task order.
+     */
+    boolean samePriorities;
+
     /** A working copy of {@code snap} with no nodes, queues, jobs or pods yet. */
     CycleState(ClusterSnapshot snap, Set<String> ignoredResources, Map<PodSpec, NodeState> boundPods) {
         this.ignoredResources = ignoredResources;
@@ -307,41 +326,40 @@ final class CycleState {
     }
 
     /**
-     * What the running tasks of a queue's subtree hold. (Summed job by job: shares are never negative, so a sum that
-     * saturates does so however it is grouped, and these are the sums task by task.)
+     * Each queue's subtree totals: what its running tasks hold, what it asks for (running plus pending tasks, Volcano's
+     * proportion request), and the minimum resources of its admitted jobs not yet allocated (reserved against
+     * admission). One walk of each queue's jobs gives all three. (Summed job by job and then by child: shares are
+     * never negative, so a sum that saturates does so however it is grouped, and these are the sums task by task.)
      */
-    Resources allocatedOf(QueueState q) {
-        return addAllocated(q, new Resources.Sum()).toResources();
+    Map<QueueState, QueueTotals> queueTotals() {
+        Map<QueueState, QueueTotals> out = new HashMap<>();
+        for (QueueState q : queues.values()) totals(q, out);
+        return out;
     }
 
-    private static Resources.Sum addAllocated(QueueState q, Resources.Sum r) {
-        for (Job j : q.jobs) r.add(j.runningShare());
-        for (QueueState c : q.children) addAllocated(c, r);
-        return r;
-    }
+    record QueueTotals(Resources allocated, Resources request, Resources inqueue) {}
 
-    /** What a queue's subtree asks for: running plus pending tasks (Volcano's proportion request). */
-    Resources requestOf(QueueState q) {
-        return addRequested(q, new Resources.Sum()).toResources();
-    }
-
-    private static Resources.Sum addRequested(QueueState q, Resources.Sum r) {
+    private static QueueTotals totals(QueueState q, Map<QueueState, QueueTotals> out) {
+        QueueTotals done = out.get(q);
+        if (done != null) return done;
+        Resources.Sum allocated = new Resources.Sum();
+        Resources.Sum request = new Resources.Sum();
+        Resources inqueue = Resources.NONE;
         for (Job j : q.jobs) {
-            r.add(j.runningShare());
-            r.add(j.pendingShare());
+            Resources running = j.runningShare();
+            allocated.add(running);
+            request.add(running);
+            request.add(j.pendingShare());
+            if ("Inqueue".equals(j.initialPhase)) inqueue = inqueue.add(j.minResources.subtract(running).clampNonNegative());
         }
-        for (QueueState c : q.children) addRequested(c, r);
-        return r;
-    }
-
-    /** Minimum resources of a subtree's admitted jobs that are not yet allocated (reserved against admission). */
-    Resources inqueueOf(QueueState q) {
-        Resources r = Resources.NONE;
-        for (QueueState c : q.children) r = r.add(inqueueOf(c));
-        for (Job j : q.jobs) {
-            if (!"Inqueue".equals(j.initialPhase)) continue;
-            r = r.add(j.minResources.subtract(j.runningShare()).clampNonNegative());
+        for (QueueState c : q.children) {
+            QueueTotals t = totals(c, out);
+            allocated.add(t.allocated());
+            request.add(t.request());
+            inqueue = inqueue.add(t.inqueue());
         }
-        return r;
+        QueueTotals t = new QueueTotals(allocated.toResources(), request.toResources(), inqueue);
+        out.put(q, t);
+        return t;
     }
 }

@@ -47,10 +47,20 @@ final class CycleWork {
             q.limit = policy.limits().get(q.name());
         }
         Comparator<Task> taskOrder = Orders.tasks(settings.orders().tasks());
-        for (Job j : state.jobs.values()) j.pending.sort(taskOrder);
+        // A kept job with the same tasks, of the same priorities, is in the order the last cycle sorted it into.
+        for (Job j : state.jobs.values()) if (!(j.sameTasks && state.samePriorities)) j.pending.sort(taskOrder);
         // Only running tasks can be victims: the only tasks whose protection anyone reads.
         Map<String, dev.arbiter.facts.Protected> protectedTasks = policy.protectedTasks();
-        if (!protectedTasks.isEmpty()) for (Task t : state.tasks) if (t.running()) t.protection = protectedTasks.get(t.id());
+        if (protectedTasks.isEmpty()) {
+            // none: every task starts the cycle unprotected
+        } else if (state.runningById != null && protectedTasks.size() < state.runningById.size()) {
+            protectedTasks.forEach((id, p) -> {
+                Task t = state.runningById.get(id);
+                if (t != null) t.protection = p;
+            });
+        } else {
+            for (Task t : state.tasks) if (t.running()) t.protection = protectedTasks.get(t.id());
+        }
     }
 
     static boolean admitted(Job j) {

@@ -136,12 +136,17 @@ final class PolicyEvaluation {
         s.sync(PriorityClassFact.class, known);
         Map<String, PriorityLookup> lookups = new HashMap<>();
         for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
-        String last = null;
-        for (Task t : state.tasks) {
-            String name = t.priorityClassName;
-            if (name != null && name.equals(last)) continue;
-            lookups.computeIfAbsent(name, PriorityLookup::new);
-            last = name;
+        if (state.taskClassNames != null) {
+            // A kept working copy counts its tasks' class names as they come and go.
+            for (String name : state.taskClassNames) lookups.computeIfAbsent(name, PriorityLookup::new);
+        } else {
+            String last = null;
+            for (Task t : state.tasks) {
+                String name = t.priorityClassName;
+                if (name != null && name.equals(last)) continue;
+                lookups.computeIfAbsent(name, PriorityLookup::new);
+                last = name;
+            }
         }
         return s.sync(PriorityLookup.class, lookups);
     }
@@ -149,13 +154,16 @@ final class PolicyEvaluation {
     /**
      * Every task takes its pod's {@code spec.priority}, else its class's decided value; every job its PodGroup's
      * class's, or (a PodGroup naming none, when the rules say so) the highest of its pods'. A name no rule decided
-     * counts as zero.
+     * counts as zero. A task kept from the last cycle ({@link CycleState#newTasks}) keeps its priority while the
+     * classes' decided values are the same as then.
      */
     private static void assignPriorities(CycleState state, Map<String, Object> decided, PriorityFromPods fromPods) {
+        state.samePriorities = state.newTasks != null && decided.equals(state.keptPriorities);
+        state.priorities = decided;
         // Pods come in runs of the same class: look a class up once per run.
         String lastName = null;
         int lastValue = 0;
-        for (Task t : state.tasks) {
+        for (Task t : state.samePriorities ? state.newTasks : state.tasks) {
             if (t.podPriority != null) {
                 t.priority = t.podPriority;
                 continue;
@@ -191,12 +199,14 @@ final class PolicyEvaluation {
         s.sync(Clock.class, Map.of("", new Clock(state.now)));
         n++;
         RulesSession.Table queues = s.table(QueueFact.class);
+        Map<QueueState, CycleState.QueueTotals> totals = state.queueTotals();
         for (QueueState q : state.queues.values()) {
-            q.allocated = state.allocatedOf(q);
-            q.request = state.requestOf(q);
+            CycleState.QueueTotals t = totals.get(q);
+            q.allocated = t.allocated();
+            q.request = t.request();
             s.put(queues, q.name(), new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(),
                     QueuePhase.of(q.spec.state()), q.open(), q.spec.reclaimable(), q.spec.capability(),
-                    q.effectiveGuarantee, q.request, q.allocated, state.inqueueOf(q),
+                    q.effectiveGuarantee, q.request, q.allocated, t.inqueue(),
                     DequeueStrategy.of(q.spec.dequeueStrategy()), q.spec.deserved()));
             n++;
         }

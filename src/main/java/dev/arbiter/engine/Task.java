@@ -92,9 +92,11 @@ final class Task {
         return s;
     }
 
-    /** Forgets what the last cycle did with it (a task kept across cycles by {@link WorkingCopy}). */
+    /**
+     * Forgets what the last cycle did with it (a task kept across cycles by {@link WorkingCopy}). Its priority stays:
+     * the rules' step sets it again unless the classes' priorities are those it was set from.
+     */
     void startCycle() {
-        priority = 0;
         evicted = false;
         placed = false;
         bound = false;

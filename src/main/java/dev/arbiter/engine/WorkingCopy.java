@@ -54,6 +54,16 @@ final class WorkingCopy {
     private Map<String, QueueState> lastQueues = Map.of();
     /** Pods bound to a known node, kept up to date (the cycle's {@link CycleState#boundPods}). */
     private final IdentityHashMap<PodSpec, NodeState> boundPods = new IdentityHashMap<>();
+    /** How many kept tasks have each priority class name (null for none): the rules look each name up. */
+    private final HashMap<String, int[]> classNames = new HashMap<>();
+    /**
+     * The kept running tasks by pod key, and how many there are: the map has them all while no two share a key (two
+     * pod objects of one name, one of them on its way out, may overlap for a walk).
+     */
+    private final HashMap<String, Task> runningById = new HashMap<>();
+    private int runningTasks;
+    /** The last cycle's working copy: its tasks took the classes' priorities it records. */
+    private CycleState last;
     private int cycle;
 
     /** What indexing found a pod to be; see {@link CycleState#kindOf}. */
@@ -102,6 +112,10 @@ final class WorkingCopy {
         jobs.clear();
         pods.clear();
         boundPods.clear();
+        classNames.clear();
+        runningById.clear();
+        runningTasks = 0;
+        last = null;
         prevPods = new PodSpec[0];
         prevEntries = new Entry[0];
         jobless = List.of();
@@ -151,6 +165,10 @@ final class WorkingCopy {
         fitterStatics.sweep();
         s.fitterStatics = fitterStatics;
         s.indexQueues(snap.queues());
+        s.newTasks = new ArrayList<>();
+        s.taskClassNames = classNames.keySet();
+        s.keptPriorities = last == null ? null : last.priorities;
+        last = null; // not to hold two cycles' states at once
         List<Job> changedJobs = new ArrayList<>();
 
         // PodGroups: an unchanged one keeps its job; a changed or gone one's job is retired, and its tasks with it.
@@ -264,7 +282,9 @@ final class WorkingCopy {
         prevPods = list.toArray(new PodSpec[0]);
         prevEntries = entries;
         s.finish(snap.nominations(), lastQueues, cycle);
+        s.runningById = runningById.size() == runningTasks ? runningById : null;
         lastQueues = s.queues;
+        last = s;
         return s;
     }
 
@@ -299,6 +319,14 @@ final class WorkingCopy {
             e.node.recount = true;
             boundPods.remove(e.pod);
         }
+        if (e.task != null) {
+            String name = e.task.priorityClassName;
+            if (--classNames.get(name)[0] == 0) classNames.remove(name);
+            if (e.task.running()) {
+                runningTasks--;
+                runningById.remove(e.task.id(), e.task);
+            }
+        }
     }
 
     /** What a new or changed pod is, as {@link CycleState#index} would file it (a new task joins its job). */
@@ -310,6 +338,13 @@ final class WorkingCopy {
         Job job = s.jobFor(p);
         if (job == null) return new Entry(p, kind, node, null);
         changed(job, changedJobs);
-        return new Entry(p, kind, node, new Task(p, job, node, ignoredResources));
+        Task t = new Task(p, job, node, ignoredResources);
+        s.newTasks.add(t);
+        classNames.computeIfAbsent(t.priorityClassName, k -> new int[1])[0]++;
+        if (t.running()) {
+            runningTasks++;
+            runningById.put(t.id(), t);
+        }
+        return new Entry(p, kind, node, t);
     }
 }

@@ -122,6 +122,21 @@ class QueueTreeTest {
     }
 
     @Test
+    void aChildsAdmittedJobsHoldTheirParentsRoom() {
+        // t1's admitted job reserves its 8 GPUs of the team's 8 while it waits for a node big enough: t2's job is
+        // not admitted under the team, though the 4-GPU node is free.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 4)
+                .queue("team").capability(GPU, 8).end().queue("t1").parent("team").end().queue("t2").parent("team").end()
+                .job("ns/held").queue("t1").pods(1, GPU, 8).phase("Inqueue").end()
+                .job("ns/late").queue("t2").pods(1, GPU, 4).end().snapshot());
+        assertEquals(java.util.Set.of(), Shipped.bound(r));
+        dev.arbiter.decision.PodGroupStatus late = r.podGroups().stream().filter(g -> g.podGroup().equals("ns/late")).findFirst()
+                .orElseThrow();
+        assertEquals("Pending", late.phase());
+        assertTrue(late.reason().contains("queue \"team\" capability exhausted"), late.reason());
+    }
+
+    @Test
     void aLeafReclaimsFromItsSiblingWhenTheirParentIsAtItsCapability() {
         // ml may hold 16 GPUs; train borrowed them all while serve was idle. Evicting a sibling frees room under ml,
         // so serve takes its 8 back although ml is at its capability.

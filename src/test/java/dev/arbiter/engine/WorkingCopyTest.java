@@ -115,6 +115,100 @@ class WorkingCopyTest {
     }
 
     /**
+     * A kept job keeps its tasks' order only while their priorities stand: when a PriorityClass's value changes, the
+     * kept tasks take the new value, and the job's pending tasks are sorted again.
+     */
+    @Test
+    void aChangedPriorityClassReordersTheTasksOfAKeptJob() {
+        ClusterSnapshot base = dev.arbiter.scenario.ClusterBuilder.cluster().nodes(1, "nvidia.com/gpu", 8)
+                .priorityClass("a", 10).priorityClass("b", 20)
+                .job("ns/mixed").priorityClass("a").minMember(1).pods(2, "nvidia.com/gpu", 8).phase("Inqueue").end()
+                .snapshot();
+        List<PodSpec> pods = new ArrayList<>();
+        for (PodSpec p : base.pods()) {
+            pods.add(!p.name().equals("mixed-1") ? p : new PodSpec(p.namespace(), p.name(), p.schedulerName(), p.nodeName(),
+                    p.phase(), "b", p.priority(), p.preemptionPolicy(), p.requests(), p.nodeSelector(), p.tolerations(),
+                    p.labels(), p.annotations(), p.arrivalCycle(), p.creationOrder(), p.terminating(), p.startedAt(),
+                    p.placement()));
+        }
+        ClusterSnapshot first = new ClusterSnapshot(base.nodes(), pods, base.podGroups(), base.queues(),
+                base.priorityClasses(), base.now(), base.nominations(), base.namespaceLabels(), base.hyperNodes());
+        List<dev.arbiter.model.PriorityClassSpec> raised = new ArrayList<>();
+        for (dev.arbiter.model.PriorityClassSpec c : first.priorityClasses()) {
+            raised.add(c.name().equals("a") ? new dev.arbiter.model.PriorityClassSpec("a", 30, false, c.preemptionPolicy()) : c);
+        }
+        ClusterSnapshot second = new ClusterSnapshot(first.nodes(), first.pods(), first.podGroups(), first.queues(), raised,
+                first.now(), first.nominations(), first.namespaceLabels(), first.hyperNodes());
+        Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
+        Scheduler copying = fresh.keepingWorkingCopy();
+        try {
+            assertEquals(Set.of("ns/mixed-1"), Shipped.bound(copying.schedule(first, 1)), "class b (20) goes before a (10)");
+            CycleResult expected = fresh.schedule(second, 2);
+            assertEquals(Set.of("ns/mixed-0"), Shipped.bound(expected), "raised to 30, class a goes first");
+            KeptSessionTest.assertSameDecisions(expected, copying.schedule(second, 2), "after class a was raised");
+        } finally {
+            copying.dropSession();
+        }
+    }
+
+    /**
+     * What the copy counts as pods come and go agrees with its tasks after every change: the tasks made this cycle,
+     * the priority class names in use, and the running tasks by key (when the copy has them all).
+     */
+    @Property(tries = 25, seed = "20261203", shrinking = ShrinkingMode.OFF)
+    void whatTheCopyCountsAgreesWithItsTasks(
+            @ForAll @LongRange(min = 1, max = 1_000_000_000L) long seed,
+            @ForAll @IntRange(min = 2, max = 12) int nodes,
+            @ForAll @IntRange(min = 0, max = 120) int pods) {
+        ClusterGenerator generator = ClusterGenerator.create(SynthSpec.small(nodes, pods, 3, seed, 0.5));
+        Random rnd = new Random(seed);
+        ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations();
+        if (rnd.nextBoolean()) world.recreatingEvicted();
+        Edits edits = new Edits(rnd);
+        Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
+        WorkingCopy copy = new WorkingCopy(CONFIG.schedulerNames(), Shipped.RULES.settings().shares().ignoredResources());
+        Set<Task> before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        ClusterSnapshot snap = edits.applyTo(world.snapshot());
+        int checked = 0;
+        for (int cycle = 1; cycle <= 12; cycle++) {
+            String at = "cycle " + cycle + " after " + edits.log;
+            CycleState s = copy.next(snap);
+            if (s.newTasks != null) {
+                checked++;
+                Set<Task> now = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+                now.addAll(s.tasks);
+                Set<Task> made = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+                made.addAll(s.newTasks);
+                for (Task t : s.tasks) assertEquals(!before.contains(t), made.contains(t), at + ": made this cycle, " + t);
+                assertTrue(now.containsAll(made), at + ": every task made is one of the cycle's");
+                Set<String> names = new HashSet<>();
+                for (Task t : s.tasks) names.add(t.priorityClassName);
+                assertEquals(names, new HashSet<>(s.taskClassNames), at + ": class names");
+                if (s.runningById != null) {
+                    int running = 0;
+                    for (Task t : s.tasks) {
+                        if (!t.running()) continue;
+                        running++;
+                        assertSame(t, s.runningById.get(t.id()), at + ": running by key");
+                    }
+                    assertEquals(running, s.runningById.size(), at + ": running tasks");
+                }
+            }
+            before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+            before.addAll(s.newTasks == null ? List.of() : s.tasks);
+            CycleResult r = fresh.schedule(snap, cycle);
+            if (rnd.nextInt(8) == 0) {
+                edits.log.add("the same snapshot again");
+                continue;
+            }
+            world.apply(onceEach(r));
+            edits.next(world, generator);
+            snap = edits.applyTo(world.snapshot());
+        }
+        if (pods > 0) assertTrue(checked > 0, "some cycles were kept");
+    }
+
+    /**
      * The result with each pod bound and evicted once. A pod listed twice (an edit below; input no real cluster gives:
      * informers and the manifest loader have each object once) is two tasks to a fresh index, which may bind or evict
      * both; the world takes the first.
@@ -192,8 +286,12 @@ class WorkingCopyTest {
         private final Set<String> terminating = new HashSet<>();
         private final Set<String> finished = new HashSet<>();
         private final Set<String> foreign = new HashSet<>();
+        /** Pods given as a new, equal object in their place (an informer's update that changed nothing we read). */
+        private final Set<String> updated = new HashSet<>();
         private final Set<String> hiddenGroups = new HashSet<>();
         private final Set<String> cordoned = new HashSet<>();
+        /** PriorityClasses whose value is raised, by how much (kept tasks must take their class's new value). */
+        private final Map<String, Integer> raised = new java.util.HashMap<>();
         private String movedToEnd;
         private String listedTwice;
         private final Map<Object, Object> made = new IdentityHashMap<>();
@@ -206,7 +304,7 @@ class WorkingCopyTest {
             ClusterSnapshot s = world.snapshot();
             movedToEnd = null;
             listedTwice = null;
-            switch (rnd.nextInt(12)) {
+            switch (rnd.nextInt(14)) {
                 case 0, 1 -> log.add("nothing");
                 case 2, 3 -> log.add("churn " + world.churn(new double[] {0.02, 0.1, 0.3}[rnd.nextInt(3)], rnd, generator));
                 case 4 -> pick(s.pods(), p -> p.isBound(), terminating, "terminating");
@@ -222,7 +320,17 @@ class WorkingCopyTest {
                     if (!s.pods().isEmpty() && rnd.nextInt(3) == 0) listedTwice = s.pods().get(rnd.nextInt(s.pods().size())).key();
                     log.add("listed twice " + listedTwice);
                 }
+                case 11 -> {
+                    if (s.priorityClasses().isEmpty()) break;
+                    String name = s.priorityClasses().get(rnd.nextInt(s.priorityClasses().size())).name();
+                    int by = new int[] {-2_000_000, 1, 5_000_000}[rnd.nextInt(3)];
+                    raised.merge(name, by, Integer::sum);
+                    log.add("priority class " + name + " raised by " + by);
+                }
+                case 12 -> pick(s.pods(), p -> true, updated, "updated in place");
                 default -> {
+                    raised.clear();
+                    updated.clear();
                     terminating.clear();
                     finished.clear();
                     foreign.clear();
@@ -266,6 +374,13 @@ class WorkingCopyTest {
                     PodSpec from = q;
                     q = edited(from, () -> from.withNode(from.nodeName(), "Succeeded"));
                 }
+                if (updated.contains(p.key())) {
+                    PodSpec from = q;
+                    q = edited(from, () -> new PodSpec(from.namespace(), from.name(), from.schedulerName(), from.nodeName(),
+                            from.phase(), from.priorityClassName(), from.priority(), from.preemptionPolicy(), from.requests(),
+                            from.nodeSelector(), from.tolerations(), from.labels(), from.annotations(), from.arrivalCycle(),
+                            from.creationOrder(), from.terminating(), from.startedAt(), from.placement()));
+                }
                 if (foreign.contains(p.key())) {
                     PodSpec from = q;
                     q = edited(from, () -> new PodSpec(from.namespace(), from.name(), "default-scheduler", from.nodeName(),
@@ -281,7 +396,16 @@ class WorkingCopyTest {
                 if (p.key().equals(listedTwice)) pods.add(q);
             }
             if (moved != null) pods.add(moved);
-            return new ClusterSnapshot(nodes, pods, groups, s.queues(), s.priorityClasses(), s.now(), s.nominations(),
+            List<dev.arbiter.model.PriorityClassSpec> classes = s.priorityClasses();
+            if (!raised.isEmpty()) {
+                classes = new ArrayList<>();
+                for (dev.arbiter.model.PriorityClassSpec c : s.priorityClasses()) {
+                    Integer by = raised.get(c.name());
+                    classes.add(by == null ? c : new dev.arbiter.model.PriorityClassSpec(c.name(), c.value() + by,
+                            c.globalDefault(), c.preemptionPolicy()));
+                }
+            }
+            return new ClusterSnapshot(nodes, pods, groups, s.queues(), classes, s.now(), s.nominations(),
                     s.namespaceLabels(), s.hyperNodes());
         }
 
