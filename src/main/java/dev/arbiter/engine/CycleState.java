@@ -55,6 +55,13 @@ final class CycleState {
     List<Task> newTasks;
     Map<String, Object> keptPriorities;
     Set<String> taskClassNames;
+    /**
+     * The kept working copy this state is (its epoch, which a drop renews, and its cycle), and the running tasks it
+     * let go of since its last cycle; a fresh index leaves them null.
+     */
+    Object copyEpoch;
+    int copyCycle;
+    List<Task> goneRunning;
     /** Every running task by its pod's key, when a kept working copy has them so ({@link WorkingCopy}); else null. */
     Map<String, Task> runningById;
     /** The classes' decided priorities this cycle's tasks took ({@code PolicyEvaluation}), for the next cycle. */

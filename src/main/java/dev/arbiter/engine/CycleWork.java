@@ -28,6 +28,8 @@ final class CycleWork {
     final List<Nomination> nominations = new ArrayList<>();
     final Map<Job, Integer> boundThisCycle = new HashMap<>();
     final Map<String, Integer> evictedPerQueue = new HashMap<>();
+    /** The running tasks the rules protect from eviction (each with its {@link Task#protection}). */
+    final List<Task> protectedRunning = new ArrayList<>();
 
     CycleWork(CycleState state, Policy policy, SchedulerConfig config) {
         this.state = state;
@@ -56,10 +58,17 @@ final class CycleWork {
         } else if (state.runningById != null && protectedTasks.size() < state.runningById.size()) {
             protectedTasks.forEach((id, p) -> {
                 Task t = state.runningById.get(id);
-                if (t != null) t.protection = p;
+                if (t != null) {
+                    t.protection = p;
+                    protectedRunning.add(t);
+                }
             });
         } else {
-            for (Task t : state.tasks) if (t.running()) t.protection = protectedTasks.get(t.id());
+            for (Task t : state.tasks) {
+                if (!t.running()) continue;
+                t.protection = protectedTasks.get(t.id());
+                if (t.protection != null) protectedRunning.add(t);
+            }
         }
     }
 

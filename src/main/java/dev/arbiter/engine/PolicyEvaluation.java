@@ -228,18 +228,32 @@ final class PolicyEvaluation {
         }
         s.sweep(jobs);
         RulesSession.Table tasks = s.table(TaskFact.class);
-        for (Task t : state.tasks) {
-            if (!t.running()) continue;
-            // Everything but the priority is the pod's and its job's, which a task keeps for life.
-            TaskFact f = t.fact;
-            if (f == null || f.getPriority() != t.priority) {
-                t.fact = f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
-                        PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt());
+        if (state.samePriorities && state.runningById != null && s.tasksFollow(state.copyEpoch, state.copyCycle)) {
+            // The session holds the facts of the copy's last cycle, and the tasks kept since kept their priorities:
+            // only the running tasks that went and came change them (those that went first: a pod updated in
+            // place is a task that goes and one that comes, under one key).
+            for (Task t : state.goneRunning) s.remove(tasks, t.id(), t.rulesEntry);
+            for (Task t : state.newTasks) if (t.running()) t.rulesEntry = s.put(tasks, t.id(), taskFact(t), t.rulesEntry);
+            n += state.runningById.size();
+        } else {
+            for (Task t : state.tasks) {
+                if (!t.running()) continue;
+                t.rulesEntry = s.put(tasks, t.id(), taskFact(t), t.rulesEntry);
+                n++;
             }
-            t.rulesEntry = s.put(tasks, t.id(), f, t.rulesEntry);
-            n++;
+            s.sweep(tasks);
         }
-        s.sweep(tasks);
+        s.tasksSynced(state.runningById != null ? state.copyEpoch : null, state.copyCycle);
         return n;
+    }
+
+    /** A running task's fact: everything but the priority is the pod's and its job's, which a task keeps for life. */
+    private static TaskFact taskFact(Task t) {
+        TaskFact f = t.fact;
+        if (f == null || f.getPriority() != t.priority) {
+            t.fact = f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
+                    PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt());
+        }
+        return f;
     }
 }

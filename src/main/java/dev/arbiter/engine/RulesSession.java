@@ -72,6 +72,12 @@ final class RulesSession implements AutoCloseable {
     private final Guard guard = new Guard();
     private final Map<Class<?>, Table> tables = new HashMap<>();
     private int cycle;
+    /**
+     * The kept working copy's state (its epoch and cycle) the task facts were last brought up to date with, when
+     * that copy's running tasks had keys of their own; null: the next cycle puts every task.
+     */
+    private Object tasksEpoch;
+    private int tasksCycle;
 
     private RulesSession(RuleBook rules, boolean kept) {
         this.session = rules.newSession();
@@ -171,6 +177,31 @@ final class RulesSession implements AutoCloseable {
         e.fact = fact;
         t.updated++;
         return e;
+    }
+
+    /**
+     * True when the task facts are those of the working copy's cycle right before {@code cycle} of {@code epoch}: the
+     * copy's changes since then bring them up to date ({@link #remove} and {@link #put}, no {@link #sweep}).
+     */
+    boolean tasksFollow(Object epoch, int cycle) {
+        return kept && epoch != null && epoch == tasksEpoch && cycle == tasksCycle + 1;
+    }
+
+    /** The task facts are now those of the copy's {@code cycle} of {@code epoch} (null: of no copy's). */
+    void tasksSynced(Object epoch, int cycle) {
+        tasksEpoch = epoch;
+        tasksCycle = cycle;
+    }
+
+    /** Deletes the fact a kept subject remembers ({@code known}, what {@link #put} returned for it). */
+    void remove(Table t, String key, Object known) {
+        if (!kept) return;
+        if (!(known instanceof Entry e) || e.table != t || !e.live) {
+            throw new IllegalStateException("the kept rules session has no fact for " + key + " to delete");
+        }
+        session.delete(e.handle);
+        e.live = false;
+        t.entries.remove(key, e);
     }
 
     /** Deletes the facts of a streamed table that this cycle did not put. */

@@ -14,8 +14,10 @@ final class StatusReport {
     private final Policy policy;
     private final Map<Job, Integer> boundThisCycle;
     private final NetworkDomains domains;
+    private final List<Task> protectedRunning;
 
     StatusReport(CycleWork w) {
+        this.protectedRunning = w.protectedRunning;
         this.state = w.state;
         this.policy = w.policy;
         this.boundThisCycle = w.boundThisCycle;
@@ -68,8 +70,8 @@ final class StatusReport {
         }
         if (!waiting) return -1;
         long wake = -1;
-        for (Task t : state.tasks) {
-            if (t.protection == null || !t.running() || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
+        for (Task t : protectedRunning) {
+            if (t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
             long expires = t.pod.startedAt() + churn.minRuntimeSeconds();
             if (expires > now && (wake < 0 || expires < wake)) wake = expires;
         }

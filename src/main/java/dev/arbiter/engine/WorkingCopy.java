@@ -64,6 +64,10 @@ final class WorkingCopy {
     private int runningTasks;
     /** The last cycle's working copy: its tasks took the classes' priorities it records. */
     private CycleState last;
+    /** Renewed whenever the copy starts over: what was kept of an earlier epoch is gone. */
+    private Object epoch = new Object();
+    /** The running tasks this cycle's walk let go of. */
+    private List<Task> goneRunning;
     private int cycle;
 
     /** What indexing found a pod to be; see {@link CycleState#kindOf}. */
@@ -116,6 +120,7 @@ final class WorkingCopy {
         runningById.clear();
         runningTasks = 0;
         last = null;
+        epoch = new Object();
         prevPods = new PodSpec[0];
         prevEntries = new Entry[0];
         jobless = List.of();
@@ -166,6 +171,9 @@ final class WorkingCopy {
         s.fitterStatics = fitterStatics;
         s.indexQueues(snap.queues());
         s.newTasks = new ArrayList<>();
+        s.copyEpoch = epoch;
+        s.copyCycle = cycle;
+        s.goneRunning = goneRunning = new ArrayList<>();
         s.taskClassNames = classNames.keySet();
         s.keptPriorities = last == null ? null : last.priorities;
         last = null; // not to hold two cycles' states at once
@@ -325,6 +333,7 @@ final class WorkingCopy {
             if (e.task.running()) {
                 runningTasks--;
                 runningById.remove(e.task.id(), e.task);
+                goneRunning.add(e.task);
             }
         }
     }
