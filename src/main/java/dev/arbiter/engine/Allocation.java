@@ -151,7 +151,7 @@ final class Allocation {
      * {@code minMember} (a domain that cannot hold the gang is given up at once).
      */
     private Attempt attempt(QueueState q, Job j, GangRequirement gang, boolean stopEarly) {
-        GangTransaction tx = new GangTransaction(state.queues, fitter);
+        GangTransaction tx = new GangTransaction(state, fitter);
         String firstFailure = null;
         int left = 0;
         for (Task t : j.pending) if (!t.placed) left++;
@@ -185,6 +185,7 @@ final class Allocation {
         for (Task t : tx.placements()) {
             t.placed = true;
             t.bound = true;
+            state.touch(t);
         }
         if (domain != null) j.domain = domain.name;
         j.reason = null;

@@ -46,6 +46,23 @@ final class CycleState {
     /** Resources left out of queue shares (the policy's {@code shares.ignoredResources}). */
     final Set<String> ignoredResources;
 
+    private static final java.util.concurrent.atomic.AtomicInteger STAMPS = new java.util.concurrent.atomic.AtomicInteger();
+    /** This state's own number, for {@link #touch}. */
+    private final int stamp = STAMPS.incrementAndGet();
+    /**
+     * The tasks this cycle placed, evicted, held room for or protected: what a kept working copy undoes before the
+     * next cycle ({@link Task#startCycle}), instead of going over every task.
+     */
+    final List<Task> touched = new ArrayList<>();
+
+    /** Notes that this cycle changed what it does with {@code t} (every writer of a task's cycle fields calls it). */
+    void touch(Task t) {
+        if (t.touchedBy != stamp) {
+            t.touchedBy = stamp;
+            touched.add(t);
+        }
+    }
+
     /**
      * What a kept working copy ({@link WorkingCopy}) carries over for the rules' priorities; a fresh index leaves them
      * null, and every task is looked at. {@code newTasks}: the tasks made this cycle (the others were in the last
@@ -206,6 +223,7 @@ final class CycleState {
                 n.take(t.request());
                 t.nominated = n;
                 t.holding = true;
+                touch(t);
                 t.job.nominated = true;
             }
         }

@@ -60,14 +60,18 @@ final class CycleWork {
                 Task t = state.runningById.get(id);
                 if (t != null) {
                     t.protection = p;
+                    state.touch(t);
                     protectedRunning.add(t);
                 }
             });
         } else {
             for (Task t : state.tasks) {
                 if (!t.running()) continue;
-                t.protection = protectedTasks.get(t.id());
-                if (t.protection != null) protectedRunning.add(t);
+                dev.arbiter.facts.Protected p = protectedTasks.get(t.id());
+                if (p == null) continue;
+                t.protection = p;
+                state.touch(t);
+                protectedRunning.add(t);
             }
         }
     }
@@ -86,6 +90,7 @@ final class CycleWork {
             if (t.holding) {
                 t.nominated.give(t.request());
                 t.holding = false;
+                state.touch(t);
                 fitter.capacityReleased(List.of(t.nominated));
             }
         }
@@ -102,6 +107,7 @@ final class CycleWork {
                 } else {
                     t.nominated = null;
                 }
+                state.touch(t);
             }
         }
     }

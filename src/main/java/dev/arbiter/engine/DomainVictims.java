@@ -69,7 +69,7 @@ final class DomainVictims {
     /** The victims the gang would need inside {@code d}, or null when no plan inside it starts the gang. */
     private Ranked estimate(Job j, GangRequirement gang, VictimSelector.Terms terms, NetworkDomains.Domain d) {
         w.fitter.confine(j.pending, d);
-        GangTransaction tx = new GangTransaction(w.state.queues, w.fitter);
+        GangTransaction tx = new GangTransaction(w.state, w.fitter);
         try {
             int victims = 0;
             long cost = 0;

@@ -356,7 +356,7 @@ final class EvictionPhase {
                 return known.replay().apply(j);
             }
         }
-        GangTransaction tx = new GangTransaction(state.queues, fitter);
+        GangTransaction tx = new GangTransaction(state, fitter);
         int waitsOnTerminating = 0;
         int victimCount = 0;
         Map<String, Integer> victimsPerQueue = new HashMap<>();
@@ -450,6 +450,7 @@ final class EvictionPhase {
         j.pipelined = true;
         for (Task t : tx.placements()) {
             t.placed = true;
+            state.touch(t);
             nominations.add(new Nomination(t.id(), tx.nodeOf(t).name()));
         }
         if (tx.evictions().isEmpty()) {

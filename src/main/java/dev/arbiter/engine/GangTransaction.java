@@ -12,6 +12,7 @@ import java.util.Map;
 final class GangTransaction {
     private record Step(Task task, NodeState node, boolean eviction) {}
 
+    private final CycleState state;
     private final Map<String, QueueState> queues;
     private final NodeFitter fitter;
     private final List<Step> steps = new ArrayList<>();
@@ -19,8 +20,9 @@ final class GangTransaction {
     private int placed;
     private final NodeFitter.Mark start;
 
-    GangTransaction(Map<String, QueueState> queues, NodeFitter fitter) {
-        this.queues = queues;
+    GangTransaction(CycleState state, NodeFitter fitter) {
+        this.state = state;
+        this.queues = state.queues;
         this.fitter = fitter;
         this.start = fitter.mark();
     }
@@ -38,6 +40,7 @@ final class GangTransaction {
 
     void evict(Task victim) {
         victim.evicted = true;
+        state.touch(victim);
         victim.job.evictedMembers++;
         victim.node.give(victim.request());
         fitter.podRemoved(victim.pod, victim.node);

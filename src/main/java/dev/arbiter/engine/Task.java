@@ -92,6 +92,9 @@ final class Task {
         return s;
     }
 
+    /** The cycle state that last changed what a cycle does with it ({@link CycleState#touch}), by its stamp. */
+    int touchedBy;
+
     /**
      * Forgets what the last cycle did with it (a task kept across cycles by {@link WorkingCopy}). Its priority stays:
      * the rules' step sets it again unless the classes' priorities are those it was set from.

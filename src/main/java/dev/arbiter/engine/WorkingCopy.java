@@ -62,7 +62,10 @@ final class WorkingCopy {
      */
     private final HashMap<String, Task> runningById = new HashMap<>();
     private int runningTasks;
-    /** The last cycle's working copy: its tasks took the classes' priorities it records. */
+    /**
+     * The last cycle's working copy: its tasks took the classes' priorities it records, and it lists the tasks whose
+     * cycle fields it changed (undone before the next).
+     */
     private CycleState last;
     /** Renewed whenever the copy starts over: what was kept of an earlier epoch is gone. */
     private Object epoch = new Object();
@@ -82,7 +85,7 @@ final class WorkingCopy {
         /** The last cycle that filed it, and its place in that snapshot's list. */
         int seen;
         int pos;
-        /** The last cycle whose walk took it for a place in the list (a pod listed twice is taken twice). */
+        /** The cycle whose walk made it (a pod new to the walk and listed twice is found made twice). */
         int taken;
 
         Entry(PodSpec pod, byte kind, NodeState node, Task task) {
@@ -176,6 +179,7 @@ final class WorkingCopy {
         s.goneRunning = goneRunning = new ArrayList<>();
         s.taskClassNames = classNames.keySet();
         s.keptPriorities = last == null ? null : last.priorities;
+        if (last != null) for (Task t : last.touched) t.startCycle();
         last = null; // not to hold two cycles' states at once
         List<Job> changedJobs = new ArrayList<>();
 
@@ -230,14 +234,15 @@ final class WorkingCopy {
             }
             if (e == null) {
                 e = entryFor(p, s, changedJobs);
+                e.taken = cycle;
                 pods.put(p, e);
                 if (e.node != null) {
                     e.node.recount = true;
                     boundPods.put(p, e.node);
                 }
             }
-            if (e.taken == cycle) return null; // listed twice
-            e.taken = cycle;
+            // A kept entry is taken at its place, which the walk then passes: listed again, the pod is found kept at
+            // a place passed (above). So only a new entry needs its mark, and a kept one is not even looked at here.
             entries[i] = e;
         }
         for (; j < prevPods.length; j++) if (!stale.get(j)) gone(prevEntries[j], changedJobs);
@@ -267,7 +272,6 @@ final class WorkingCopy {
                 nowJobless.add(e);
                 continue;
             }
-            t.startCycle();
             Job job = t.job;
             if (job.implicit) {
                 job.startCycle();

@@ -27,6 +27,9 @@ class RememberedFailuresTest {
     private final NodeState node = new NodeState(new NodeSpec("node-1", Map.of(), List.of(), false,
             Resources.of(GPU, 8, "cpu", 64, "pods", 110), 0), 0);
     private final NodeFitter fitter = new NodeFitter(List.of(node), NodeFitter.Scoring.BINPACK);
+    /** A cycle's state with no queues, for the transactions to note what they change in. */
+    private final CycleState state = new CycleState(dev.arbiter.scenario.ClusterBuilder.cluster().snapshot(), Set.of(),
+            new java.util.IdentityHashMap<>());
     private final Job job = new Job(new PodGroupSpec("ns", "g", "q", 1, Map.of(), null, null, "Inqueue", 0, 0), false);
 
     private Task task(String name, int gpus) {
@@ -38,7 +41,7 @@ class RememberedFailuresTest {
     @Test
     void aFailureSeenInsideAnUndoneTransactionIsForgotten() {
         Task whole = task("whole", 8);
-        GangTransaction tx = new GangTransaction(Map.of(), fitter);
+        GangTransaction tx = new GangTransaction(state, fitter);
         tx.place(task("first", 8), node);
         assertNull(fitter.best(whole.pod), "the node is full inside the transaction");
         tx.discard();
@@ -49,11 +52,11 @@ class RememberedFailuresTest {
     void aFailureSeenBeforeAnUndoneTransactionHoldsAgain() {
         Task running = new Task(task("running", 2).pod, job, node, java.util.Set.of("pods"));
         node.take(running.request());
-        new GangTransaction(Map.of(), fitter).place(task("filler", 6), node);
+        new GangTransaction(state, fitter).place(task("filler", 6), node);
         assertNull(fitter.best(task("big", 4).pod), "the node is full");
         NodeFitter.Stamp before = fitter.stamp();
 
-        GangTransaction tx = new GangTransaction(Map.of(), fitter);
+        GangTransaction tx = new GangTransaction(state, fitter);
         tx.evict(running);
         assertFalse(fitter.stillFails(before), "an eviction gave capacity back: the failure may no longer hold");
         tx.discard();
@@ -73,10 +76,10 @@ class RememberedFailuresTest {
         int mark = fitter.touchMark();
         assertTrue(fitter.touchedSince(mark, 10).isEmpty());
 
-        new GangTransaction(Map.of(), fitter).place(task("placed", 1), node);
+        new GangTransaction(state, fitter).place(task("placed", 1), node);
         assertTrue(fitter.touchedSince(mark, 10).isEmpty(), "a placement only takes room");
 
-        GangTransaction tx = new GangTransaction(Map.of(), fitter);
+        GangTransaction tx = new GangTransaction(state, fitter);
         tx.evict(here);
         assertEquals(Set.of(node, other), fitter.touchedSince(mark, 10), "the victim's node and its gang's nodes");
         int afterEviction = fitter.touchMark();
@@ -89,7 +92,7 @@ class RememberedFailuresTest {
 
     @Test
     void givingCapacityBackForgetsEveryFailure() {
-        GangTransaction fill = new GangTransaction(Map.of(), fitter);
+        GangTransaction fill = new GangTransaction(state, fitter);
         Task filler = task("filler", 8);
         fill.place(filler, node);
         NodeFitter.Stamp full = fitter.stamp();

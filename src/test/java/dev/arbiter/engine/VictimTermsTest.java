@@ -172,7 +172,7 @@ class VictimTermsTest {
         assertNull(s.work().victims.find(s.task("a/want-0"), terms, 1), "every node needs two victims");
         assertNull(s.work().victims.find(s.task("a/want-0"), terms, 1), "asked again, nothing changed");
 
-        new GangTransaction(s.state().queues, s.work().fitter).evict(s.task("b/two-0"));
+        new GangTransaction(s.state(), s.work().fitter).evict(s.task("b/two-0"));
         VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"), terms, 1);
         assertNotNull(plan, "node-1 now needs one victim");
         assertEquals(List.of("b/two-1"), plan.victims().stream().map(Task::id).toList());
@@ -190,13 +190,13 @@ class VictimTermsTest {
                 .job("a/want").queue("a").pods(1, GPU, 8).end();
         Searched s = searched(c.snapshot(1000));
         VictimSelector.Terms terms = s.reclaimTerms("a", "b", Resources.NONE, false);
-        GangTransaction first = new GangTransaction(s.state().queues, s.work().fitter);
+        GangTransaction first = new GangTransaction(s.state(), s.work().fitter);
         first.evict(s.task("b/one-0"));
         VictimSelector.Plan onTwo = s.work().victims.find(s.task("a/want-0"), terms);
         assertEquals(List.of("b/two-0"), onTwo.victims().stream().map(Task::id).toList(), "b/one is gone already");
         first.discard();
 
-        new GangTransaction(s.state().queues, s.work().fitter).evict(s.task("b/two-0"));
+        new GangTransaction(s.state(), s.work().fitter).evict(s.task("b/two-0"));
         VictimSelector.Plan onOne = s.work().victims.find(s.task("a/want-0"), terms);
         assertEquals("node-1", onOne.node().name(), "b/one is back, b/two is gone");
         assertEquals(List.of("b/one-0"), onOne.victims().stream().map(Task::id).toList());
