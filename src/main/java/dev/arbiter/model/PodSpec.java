@@ -88,9 +88,10 @@ public final class PodSpec {
         this.priorityClassName = priorityClassName;
         this.priority = priority;
         this.preemptionPolicy = preemptionPolicy;
-        this.requests = requests;
-        this.nodeSelector = Map.copyOf(nodeSelector);
-        this.tolerations = List.copyOf(tolerations);
+        // Shared: the engine compares these pod by pod, and equal ones then compare by identity.
+        this.requests = requests == null ? null : Shared.of(requests);
+        this.nodeSelector = Shared.of(Map.copyOf(nodeSelector));
+        this.tolerations = Shared.of(List.copyOf(tolerations));
         this.labels = Map.copyOf(labels);
         this.annotations = Map.copyOf(annotations);
         this.arrivalCycle = arrivalCycle;

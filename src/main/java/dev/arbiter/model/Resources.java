@@ -391,7 +391,7 @@ public final class Resources {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Resources r && Arrays.equals(names, r.names) && Arrays.equals(values, r.values);
+        return o == this || o instanceof Resources r && Arrays.equals(names, r.names) && Arrays.equals(values, r.values);
     }
 
     @Override
