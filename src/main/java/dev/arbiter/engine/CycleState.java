@@ -81,8 +81,19 @@ final class CycleState {
     List<Task> goneRunning;
     /** Every running task by its pod's key, when a kept working copy has them so ({@link WorkingCopy}); else null. */
     Map<String, Task> runningById;
+    /**
+     * Also from a kept copy: the rules' answer on priorities from pods the kept jobs took ({@code keptFromPods}, when
+     * there were {@code keptPriorities}), and the priority class names of its PodGroups' jobs (an implicit job's is its
+     * one task's).
+     */
+    dev.arbiter.facts.PriorityFromPods keptFromPods;
+    Set<String> jobClassNames;
+    /** The jobs whose tasks are not those of the last cycle (every job of a fresh index). */
+    final List<Job> jobsWithNewTasks = new ArrayList<>();
     /** The classes' decided priorities this cycle's tasks took ({@code PolicyEvaluation}), for the next cycle. */
     Map<String, Object> priorities;
+    /** The rules' answer on priorities from pods this cycle's jobs took, for the next cycle. */
+    dev.arbiter.facts.PriorityFromPods fromPods;
     /**
      * True when every task kept from the last cycle kept its priority too (the classes' priorities did not change):
      * a job whose tasks are the same keeps its task order.
@@ -158,7 +169,10 @@ final class CycleState {
         }
         for (Job j : jobs.values()) {
             j.sameTasks = reuseDerived && !j.membersChanged;
-            if (!j.sameTasks) j.tasksChanged();
+            if (!j.sameTasks) {
+                j.tasksChanged();
+                jobsWithNewTasks.add(j);
+            }
             if (j.minResources == null) {
                 if (!j.sameTasks || j.derivedMinResources == null) j.derivedMinResources = derivedMinResources(j);
                 j.minResources = j.derivedMinResources;

@@ -121,7 +121,6 @@ final class Job {
         minResources = specMinResources;
         nominated = false;
         domain = null;
-        priority = 0;
         phase = initialPhase;
         reason = null;
         reasonRule = null;

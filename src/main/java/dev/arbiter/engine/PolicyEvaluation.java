@@ -135,11 +135,13 @@ final class PolicyEvaluation {
         }
         s.sync(PriorityClassFact.class, known);
         Map<String, PriorityLookup> lookups = new HashMap<>();
-        for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
         if (state.taskClassNames != null) {
-            // A kept working copy counts its tasks' class names as they come and go.
+            // A kept working copy counts its jobs' and tasks' class names as they come and go (an implicit job's
+            // name is its one task's).
+            for (String name : state.jobClassNames) lookups.computeIfAbsent(name, PriorityLookup::new);
             for (String name : state.taskClassNames) lookups.computeIfAbsent(name, PriorityLookup::new);
         } else {
+            for (Job j : state.jobs.values()) lookups.computeIfAbsent(j.priorityClassName, PriorityLookup::new);
             String last = null;
             for (Task t : state.tasks) {
                 String name = t.priorityClassName;
@@ -175,7 +177,10 @@ final class PolicyEvaluation {
             }
             t.priority = lastValue;
         }
-        for (Job j : state.jobs.values()) {
+        // A kept job whose tasks are the same keeps its priority too, while the rules' answers are those it took.
+        boolean sameJobs = state.samePriorities && java.util.Objects.equals(fromPods, state.keptFromPods);
+        state.fromPods = fromPods;
+        for (Job j : sameJobs ? state.jobsWithNewTasks : state.jobs.values()) {
             if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
                 j.priority = value(decided, j.priorityClassName);
                 continue;

@@ -56,6 +56,8 @@ final class WorkingCopy {
     private final IdentityHashMap<PodSpec, NodeState> boundPods = new IdentityHashMap<>();
     /** How many kept tasks have each priority class name (null for none): the rules look each name up. */
     private final HashMap<String, int[]> classNames = new HashMap<>();
+    /** How many kept PodGroups' jobs have each priority class name. */
+    private final HashMap<String, int[]> jobClassNames = new HashMap<>();
     /**
      * The kept running tasks by pod key, and how many there are: the map has them all while no two share a key (two
      * pod objects of one name, one of them on its way out, may overlap for a walk).
@@ -120,6 +122,7 @@ final class WorkingCopy {
         pods.clear();
         boundPods.clear();
         classNames.clear();
+        jobClassNames.clear();
         runningById.clear();
         runningTasks = 0;
         last = null;
@@ -179,6 +182,8 @@ final class WorkingCopy {
         s.goneRunning = goneRunning = new ArrayList<>();
         s.taskClassNames = classNames.keySet();
         s.keptPriorities = last == null ? null : last.priorities;
+        s.keptFromPods = last == null ? null : last.fromPods;
+        s.jobClassNames = jobClassNames.keySet();
         if (last != null) for (Task t : last.touched) t.startCycle();
         last = null; // not to hold two cycles' states at once
         List<Job> changedJobs = new ArrayList<>();
@@ -189,6 +194,7 @@ final class WorkingCopy {
             if (j == null) { // a new job: its tasks are all new, and join it (membersChanged starts true)
                 j = new Job(pg, false);
                 jobs.put(pg, j);
+                jobClassNames.computeIfAbsent(j.priorityClassName, k -> new int[1])[0]++;
             }
             if (j.lastSeen == cycle) return null; // the same object twice
             j.lastSeen = cycle;
@@ -200,6 +206,7 @@ final class WorkingCopy {
             Job j = it.next();
             if (j.lastSeen == cycle) continue;
             it.remove();
+            if (--jobClassNames.get(j.priorityClassName)[0] == 0) jobClassNames.remove(j.priorityClassName);
             for (Task t : j.running) unkeep(pods.get(t.pod), stale);
             for (Task t : j.pending) unkeep(pods.get(t.pod), stale);
         }

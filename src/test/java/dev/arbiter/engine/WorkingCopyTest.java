@@ -184,6 +184,11 @@ class WorkingCopyTest {
                 Set<String> names = new HashSet<>();
                 for (Task t : s.tasks) names.add(t.priorityClassName);
                 assertEquals(names, new HashSet<>(s.taskClassNames), at + ": class names");
+                Set<String> looked = new HashSet<>(names);
+                for (Job j : s.jobs.values()) looked.add(j.priorityClassName);
+                Set<String> counted = new HashSet<>(s.jobClassNames);
+                counted.addAll(s.taskClassNames);
+                assertEquals(looked, counted, at + ": the class names of jobs and tasks");
                 if (s.runningById != null) {
                     int running = 0;
                     for (Task t : s.tasks) {
