@@ -79,6 +79,8 @@ final class CycleState {
     Object copyEpoch;
     int copyCycle;
     List<Task> goneRunning;
+    /** The jobs of the copy's last cycle it let go of (retired PodGroups' jobs, and implicit jobs whose pod went). */
+    List<Job> goneJobs;
     /** Every running task by its pod's key, when a kept working copy has them so ({@link WorkingCopy}); else null. */
     Map<String, Task> runningById;
     /**
@@ -94,6 +96,8 @@ final class CycleState {
     Map<String, Object> priorities;
     /** The rules' answer on priorities from pods this cycle's jobs took, for the next cycle. */
     dev.arbiter.facts.PriorityFromPods fromPods;
+    /** True when every job kept with the same tasks kept its priority too ({@code PolicyEvaluation}). */
+    boolean sameJobPriorities;
     /**
      * True when every task kept from the last cycle kept its priority too (the classes' priorities did not change):
      * a job whose tasks are the same keeps its task order.

@@ -178,9 +178,9 @@ final class PolicyEvaluation {
             t.priority = lastValue;
         }
         // A kept job whose tasks are the same keeps its priority too, while the rules' answers are those it took.
-        boolean sameJobs = state.samePriorities && java.util.Objects.equals(fromPods, state.keptFromPods);
+        state.sameJobPriorities = state.samePriorities && java.util.Objects.equals(fromPods, state.keptFromPods);
         state.fromPods = fromPods;
-        for (Job j : sameJobs ? state.jobsWithNewTasks : state.jobs.values()) {
+        for (Job j : state.sameJobPriorities ? state.jobsWithNewTasks : state.jobs.values()) {
             if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
                 j.priority = value(decided, j.priorityClassName);
                 continue;
@@ -217,23 +217,22 @@ final class PolicyEvaluation {
         }
         s.sweep(queues);
         RulesSession.Table jobs = s.table(JobFact.class);
-        for (Job j : state.jobs.values()) {
-            // A kept job whose tasks and priority are those of the last cycle has the same fact (the rest is its
-            // PodGroup's, and a changed PodGroup is another job).
-            JobFact f = j.fact;
-            if (f == null || !j.sameTasks || f.getPriority() != j.priority) {
-                int never = 0;
-                for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
-                j.fact = f = new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
-                        JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
-                        j.priority, never);
+        if (state.sameJobPriorities && s.follows(JobFact.class, state.copyEpoch, state.copyCycle)) {
+            // The session holds the facts of the copy's last cycle, and a kept job with the same tasks kept its
+            // priority: only the jobs that went, came or changed tasks change them (those that went first).
+            for (Job j : state.goneJobs) s.remove(jobs, j.id, j.rulesEntry);
+            for (Job j : state.jobsWithNewTasks) j.rulesEntry = s.put(jobs, j.id, jobFact(j), j.rulesEntry);
+            n += state.jobs.size();
+        } else {
+            for (Job j : state.jobs.values()) {
+                j.rulesEntry = s.put(jobs, j.id, jobFact(j), j.rulesEntry);
+                n++;
             }
-            j.rulesEntry = s.put(jobs, j.id, f, j.rulesEntry);
-            n++;
+            s.sweep(jobs);
         }
-        s.sweep(jobs);
+        s.synced(JobFact.class, state.copyEpoch, state.copyCycle);
         RulesSession.Table tasks = s.table(TaskFact.class);
-        if (state.samePriorities && state.runningById != null && s.tasksFollow(state.copyEpoch, state.copyCycle)) {
+        if (state.samePriorities && state.runningById != null && s.follows(TaskFact.class, state.copyEpoch, state.copyCycle)) {
             // The session holds the facts of the copy's last cycle, and the tasks kept since kept their priorities:
             // only the running tasks that went and came change them (those that went first: a pod updated in
             // place is a task that goes and one that comes, under one key).
@@ -248,8 +247,24 @@ final class PolicyEvaluation {
             }
             s.sweep(tasks);
         }
-        s.tasksSynced(state.runningById != null ? state.copyEpoch : null, state.copyCycle);
+        s.synced(TaskFact.class, state.runningById != null ? state.copyEpoch : null, state.copyCycle);
         return n;
+    }
+
+    /**
+     * A job's fact. A kept job whose tasks and priority are those of the last cycle has the same one (the rest is its
+     * PodGroup's, and a changed PodGroup is another job).
+     */
+    private static JobFact jobFact(Job j) {
+        JobFact f = j.fact;
+        if (f == null || !j.sameTasks || f.getPriority() != j.priority) {
+            int never = 0;
+            for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
+            j.fact = f = new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
+                    JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
+                    j.priority, never);
+        }
+        return f;
     }
 
     /** A running task's fact: everything but the priority is the pod's and its job's, which a task keeps for life. */

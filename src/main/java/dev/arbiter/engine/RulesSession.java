@@ -73,11 +73,12 @@ final class RulesSession implements AutoCloseable {
     private final Map<Class<?>, Table> tables = new HashMap<>();
     private int cycle;
     /**
-     * The kept working copy's state (its epoch and cycle) the task facts were last brought up to date with, when
-     * that copy's running tasks had keys of their own; null: the next cycle puts every task.
+     * For the tables brought up to date from a kept working copy's changes (jobs, tasks): the copy's state (its
+     * epoch and cycle) each table's facts were last made to match, when they could be followed from there.
      */
-    private Object tasksEpoch;
-    private int tasksCycle;
+    private final Map<Class<?>, Synced> synced = new HashMap<>();
+
+    private record Synced(Object epoch, int cycle) {}
 
     private RulesSession(RuleBook rules, boolean kept) {
         this.session = rules.newSession();
@@ -180,17 +181,18 @@ final class RulesSession implements AutoCloseable {
     }
 
     /**
-     * True when the task facts are those of the working copy's cycle right before {@code cycle} of {@code epoch}: the
-     * copy's changes since then bring them up to date ({@link #remove} and {@link #put}, no {@link #sweep}).
+     * True when the facts of {@code type} are those of the working copy's cycle right before {@code cycle} of
+     * {@code epoch}: the copy's changes since then bring them up to date ({@link #remove} and {@link #put}, no
+     * {@link #sweep}).
      */
-    boolean tasksFollow(Object epoch, int cycle) {
-        return kept && epoch != null && epoch == tasksEpoch && cycle == tasksCycle + 1;
+    boolean follows(Class<?> type, Object epoch, int cycle) {
+        Synced last = synced.get(type);
+        return kept && epoch != null && last != null && epoch == last.epoch() && cycle == last.cycle() + 1;
     }
 
-    /** The task facts are now those of the copy's {@code cycle} of {@code epoch} (null: of no copy's). */
-    void tasksSynced(Object epoch, int cycle) {
-        tasksEpoch = epoch;
-        tasksCycle = cycle;
+    /** The facts of {@code type} are now those of the copy's {@code cycle} of {@code epoch} (null: of no copy's). */
+    void synced(Class<?> type, Object epoch, int cycle) {
+        synced.put(type, new Synced(epoch, cycle));
     }
 
     /** Deletes the fact a kept subject remembers ({@code known}, what {@link #put} returned for it). */

@@ -71,8 +71,9 @@ final class WorkingCopy {
     private CycleState last;
     /** Renewed whenever the copy starts over: what was kept of an earlier epoch is gone. */
     private Object epoch = new Object();
-    /** The running tasks this cycle's walk let go of. */
+    /** The running tasks and the jobs this cycle's walk let go of. */
     private List<Task> goneRunning;
+    private List<Job> goneJobs;
     private int cycle;
 
     /** What indexing found a pod to be; see {@link CycleState#kindOf}. */
@@ -180,6 +181,7 @@ final class WorkingCopy {
         s.copyEpoch = epoch;
         s.copyCycle = cycle;
         s.goneRunning = goneRunning = new ArrayList<>();
+        s.goneJobs = goneJobs = new ArrayList<>();
         s.taskClassNames = classNames.keySet();
         s.keptPriorities = last == null ? null : last.priorities;
         s.keptFromPods = last == null ? null : last.fromPods;
@@ -206,6 +208,7 @@ final class WorkingCopy {
             Job j = it.next();
             if (j.lastSeen == cycle) continue;
             it.remove();
+            goneJobs.add(j);
             if (--jobClassNames.get(j.priorityClassName)[0] == 0) jobClassNames.remove(j.priorityClassName);
             for (Task t : j.running) unkeep(pods.get(t.pod), stale);
             for (Task t : j.pending) unkeep(pods.get(t.pod), stale);
@@ -341,6 +344,7 @@ final class WorkingCopy {
         if (e.task != null) {
             String name = e.task.priorityClassName;
             if (--classNames.get(name)[0] == 0) classNames.remove(name);
+            if (e.task.job.implicit) goneJobs.add(e.task.job);
             if (e.task.running()) {
                 runningTasks--;
                 runningById.remove(e.task.id(), e.task);

@@ -56,11 +56,14 @@ class KeptSessionTest {
         Changes changes = new Changes(new Random(seed), world.snapshot());
         Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
         Scheduler kept = fresh.keepingSession();
-        try (RulesSession session = RulesSession.kept(Shipped.RULES)) {
+        // A second kept session, fed by a kept working copy: it takes the jobs and tasks that changed, not all.
+        WorkingCopy copy = new WorkingCopy(CONFIG.schedulerNames(), Shipped.RULES.settings().shares().ignoredResources());
+        try (RulesSession session = RulesSession.kept(Shipped.RULES); RulesSession copied = RulesSession.kept(Shipped.RULES)) {
             for (int cycle = 1; cycle <= 12; cycle++) {
                 ClusterSnapshot snap = changes.applyTo(world.snapshot());
                 String at = spec + ", cycle " + cycle + " after " + changes.log;
                 assertSamePolicy(snap, session, at);
+                assertSamePolicy(snap, copied, copy.next(snap), at + " (from a kept working copy)");
                 CycleResult expected = fresh.schedule(snap, cycle);
                 CycleResult actual = kept.schedule(snap, cycle);
                 assertSameDecisions(expected, actual, at);
@@ -296,10 +299,16 @@ class KeptSessionTest {
     /** The policy of a fresh session and of {@code kept}, on the same snapshot, kind by kind. */
     private static void assertSamePolicy(ClusterSnapshot snap, RulesSession kept, String at) {
         Set<String> ignored = Shipped.RULES.settings().shares().ignoredResources();
+        assertSamePolicy(snap, kept, CycleState.index(snap, CONFIG.schedulerNames(), ignored), at);
+    }
+
+    /** The policy of {@code kept} on {@code state} (a working copy of {@code snap}) is a fresh session's on a fresh index. */
+    private static void assertSamePolicy(ClusterSnapshot snap, RulesSession kept, CycleState state, String at) {
+        Set<String> ignored = Shipped.RULES.settings().shares().ignoredResources();
         Policy expected = PolicyEvaluation.run(Shipped.RULES, CycleState.index(snap, CONFIG.schedulerNames(), ignored),
                 snap.priorityClasses(), new HashMap<>(), new RuleTrace(), SessionHook.NONE);
-        Policy actual = PolicyEvaluation.run(kept, CycleState.index(snap, CONFIG.schedulerNames(), ignored),
-                snap.priorityClasses(), new HashMap<>(), new RuleTrace(), SessionHook.NONE);
+        Policy actual = PolicyEvaluation.run(kept, state, snap.priorityClasses(), new HashMap<>(), new RuleTrace(),
+                SessionHook.NONE);
         for (PolicyKinds.Kind<?> kind : PolicyKinds.all()) {
             assertEquals(expected.all(kind.type()), actual.all(kind.type()), kind.type().getSimpleName() + " at " + at);
         }
