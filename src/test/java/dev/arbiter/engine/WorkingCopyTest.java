@@ -64,13 +64,7 @@ class WorkingCopyTest {
                 CycleResult expected = fresh.schedule(snap, cycle);
                 KeptSessionTest.assertSameDecisions(expected, copying.schedule(snap, cycle), at);
                 KeptSessionTest.assertSameDecisions(expected, keeping.schedule(snap, cycle), at + " (kept session too)");
-                if (rnd.nextInt(8) == 0) {
-                    edits.log.add("the same snapshot again");
-                    continue;
-                }
-                world.apply(onceEach(expected));
-                edits.next(world, generator);
-                snap = edits.applyTo(world.snapshot());
+                snap = edits.after(snap, expected, world, generator);
             }
         } finally {
             copying.dropSession();
@@ -201,14 +195,7 @@ class WorkingCopyTest {
             }
             before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
             before.addAll(s.newTasks == null ? List.of() : s.tasks);
-            CycleResult r = fresh.schedule(snap, cycle);
-            if (rnd.nextInt(8) == 0) {
-                edits.log.add("the same snapshot again");
-                continue;
-            }
-            world.apply(onceEach(r));
-            edits.next(world, generator);
-            snap = edits.applyTo(world.snapshot());
+            snap = edits.after(snap, fresh.schedule(snap, cycle), world, generator);
         }
         if (pods > 0) assertTrue(checked > 0, "some cycles were kept");
     }
@@ -303,6 +290,20 @@ class WorkingCopyTest {
 
         Edits(Random rnd) {
             this.rnd = rnd;
+        }
+
+        /**
+         * The snapshot after a cycle that decided {@code r} on {@code snap}: one time in eight the same one again,
+         * else the world with {@code r} executed and one more change made.
+         */
+        ClusterSnapshot after(ClusterSnapshot snap, CycleResult r, ClusterWorld world, ClusterGenerator generator) {
+            if (rnd.nextInt(8) == 0) {
+                log.add("the same snapshot again");
+                return snap;
+            }
+            world.apply(onceEach(r));
+            next(world, generator);
+            return applyTo(world.snapshot());
         }
 
         void next(ClusterWorld world, ClusterGenerator generator) {
