@@ -21,9 +21,11 @@ import java.util.Set;
  * an unchanged pod keeps its {@link Task}, an unchanged PodGroup its {@link Job}, and a node whose bound pods are the
  * same keeps the usage they gave it; only what changed is worked out again (a new or changed pod's kind, node and job,
  * a changed node's usage, the minimum resources of a job whose tasks changed). What the last cycle did with them —
- * placements, evictions, held room, reasons, phases — is forgotten at the start of the next ({@code startCycle}), so
- * each cycle starts from the snapshot alone, exactly as a fresh index would ({@code WorkingCopyTest} holds it to that
- * over random sequences of changes, and every spec runs both ways).
+ * placements, evictions, held room, reasons, phases — is forgotten at the start of the next ({@code startCycle}; for
+ * tasks, only those the cycle noted as changed, {@link CycleState#touch}), so each cycle starts from the snapshot
+ * alone, exactly as a fresh index would ({@code WorkingCopyTest} holds it to that over random sequences of changes, and
+ * every spec runs both ways). A kept task or job keeps its priority while the rules' priorities stand, and the copy
+ * tells the rules step what came and went (new tasks, the running tasks and jobs let go of, class names in use).
  *
  * <p>Nodes are kept while the snapshot's node list is the same (a change to any node indexes the whole snapshot
  * afresh, as does input no real cluster gives: one pod object listed twice, two PodGroups of one name, a pod's
