@@ -42,48 +42,44 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
     }
 
     public LiveConfig withPeriod(Duration p) {
-        return new LiveConfig(schedulerNames, p, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.period = p);
     }
 
     public LiveConfig withLeaderElection(String namespace, String name, LeaderElection.Timing timing) {
-        return new LiveConfig(schedulerNames, period, true, namespace, name, identity, timing, backoff, assumeTtl, scoring,
-                writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> {
+            c.leaderElect = true;
+            c.leaseNamespace = namespace;
+            c.leaseName = name;
+            c.leaseTiming = timing;
+        });
     }
 
     public LiveConfig withBackoff(Backoff b) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, b,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.backoff = b);
     }
 
     public LiveConfig withAssumeTtl(Duration ttl) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                ttl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.assumeTtl = ttl);
     }
 
     public LiveConfig withScoring(String s) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, s, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.scoring = s);
     }
 
     public LiveConfig withWriters(Actuator.Writers w) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, w, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.writers = w);
     }
 
     public LiveConfig withCycleDeadline(Duration d) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, d, rulesFallbackAfter, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.cycleDeadline = d);
     }
 
     public LiveConfig withRulesFallbackAfter(int failures) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, failures, shutdownGrace, keepRulesSession, warmUp);
+        return edit(c -> c.rulesFallbackAfter = failures);
     }
 
     public LiveConfig withShutdownGrace(Duration grace) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, grace, keepRulesSession, warmUp);
+        return edit(c -> c.shutdownGrace = grace);
     }
 
     /**
@@ -93,8 +89,7 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
      * a fresh session and indexes its snapshot anew.
      */
     public LiveConfig withKeptRulesSession(boolean keep) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keep, warmUp);
+        return edit(c -> c.keepRulesSession = keep);
     }
 
     /**
@@ -104,8 +99,55 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
      * AOT cache ({@link WarmUp#paysInThisJvm}; {@code --[no-]warm-up}).
      */
     public LiveConfig withWarmUp(boolean warm) {
-        return new LiveConfig(schedulerNames, period, leaderElect, leaseNamespace, leaseName, identity, leaseTiming, backoff,
-                assumeTtl, scoring, writers, cycleDeadline, rulesFallbackAfter, shutdownGrace, keepRulesSession, warm);
+        return edit(c -> c.warmUp = warm);
+    }
+
+    /** This configuration with the fields {@code change} sets (checked again as a new one). */
+    private LiveConfig edit(java.util.function.Consumer<Fields> change) {
+        Fields f = new Fields(this);
+        change.accept(f);
+        return new LiveConfig(f.schedulerNames, f.period, f.leaderElect, f.leaseNamespace, f.leaseName, f.identity,
+                f.leaseTiming, f.backoff, f.assumeTtl, f.scoring, f.writers, f.cycleDeadline, f.rulesFallbackAfter,
+                f.shutdownGrace, f.keepRulesSession, f.warmUp);
+    }
+
+    /** A configuration's fields, to change some and make a new one ({@link #edit}). */
+    private static final class Fields {
+        Set<String> schedulerNames;
+        Duration period;
+        boolean leaderElect;
+        String leaseNamespace;
+        String leaseName;
+        String identity;
+        LeaderElection.Timing leaseTiming;
+        Backoff backoff;
+        Duration assumeTtl;
+        String scoring;
+        Actuator.Writers writers;
+        Duration cycleDeadline;
+        int rulesFallbackAfter;
+        Duration shutdownGrace;
+        boolean keepRulesSession;
+        boolean warmUp;
+
+        Fields(LiveConfig c) {
+            schedulerNames = c.schedulerNames;
+            period = c.period;
+            leaderElect = c.leaderElect;
+            leaseNamespace = c.leaseNamespace;
+            leaseName = c.leaseName;
+            identity = c.identity;
+            leaseTiming = c.leaseTiming;
+            backoff = c.backoff;
+            assumeTtl = c.assumeTtl;
+            scoring = c.scoring;
+            writers = c.writers;
+            cycleDeadline = c.cycleDeadline;
+            rulesFallbackAfter = c.rulesFallbackAfter;
+            shutdownGrace = c.shutdownGrace;
+            keepRulesSession = c.keepRulesSession;
+            warmUp = c.warmUp;
+        }
     }
 
     /** The name events are reported under: the first scheduler name in sorted order. */
