@@ -26,8 +26,6 @@ import java.util.stream.Stream;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,13 +42,8 @@ class KeptSessionTest {
     Path dir;
 
     @Property(tries = 60, seed = "20261201", shrinking = ShrinkingMode.OFF)
-    void aKeptSessionDecidesAsAFreshOneAfterAnySequenceOfChanges(
-            @ForAll @LongRange(min = 1, max = 1_000_000_000L) long seed,
-            @ForAll @IntRange(min = 2, max = 20) int nodes,
-            @ForAll @IntRange(min = 0, max = 150) int pods,
-            @ForAll @IntRange(min = 1, max = 5) int queues,
-            @ForAll @IntRange(min = 0, max = 95) int fillPercent) {
-        SynthSpec spec = SynthSpec.small(nodes, pods, queues, seed, fillPercent / 100.0);
+    void aKeptSessionDecidesAsAFreshOneAfterAnySequenceOfChanges(@ForAll(supplier = SmallClusters.class) SynthSpec spec) {
+        long seed = spec.seed();
         ClusterGenerator generator = ClusterGenerator.create(spec);
         ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations();
         Changes changes = new Changes(new Random(seed), world.snapshot());
