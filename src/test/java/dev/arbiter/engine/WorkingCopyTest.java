@@ -41,23 +41,18 @@ class WorkingCopyTest {
 
     @Property(tries = 50, seed = "20261202", shrinking = ShrinkingMode.OFF)
     void aKeptWorkingCopyDecidesAsAFreshIndexAfterAnySequenceOfChanges(@ForAll(supplier = SmallClusters.class) SynthSpec spec) {
-        long seed = spec.seed();
-        ClusterGenerator generator = ClusterGenerator.create(spec);
-        Random rnd = new Random(seed);
-        ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations();
-        if (rnd.nextBoolean()) world.recreatingEvicted();
-        Edits edits = new Edits(rnd);
+        World w = World.of(spec);
         Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
         Scheduler copying = fresh.keepingWorkingCopy();
         Scheduler keeping = fresh.withoutTrace().keepingSession().keepingWorkingCopy();
         try {
-            ClusterSnapshot snap = edits.applyTo(world.snapshot());
+            ClusterSnapshot snap = w.first();
             for (int cycle = 1; cycle <= 14; cycle++) {
-                String at = spec + ", cycle " + cycle + " after " + edits.log;
+                String at = spec + ", cycle " + cycle + " after " + w.edits().log;
                 CycleResult expected = fresh.schedule(snap, cycle);
                 KeptSessionTest.assertSameDecisions(expected, copying.schedule(snap, cycle), at);
                 KeptSessionTest.assertSameDecisions(expected, keeping.schedule(snap, cycle), at + " (kept session too)");
-                snap = edits.after(snap, expected, world, generator);
+                snap = w.after(snap, expected);
             }
         } finally {
             copying.dropSession();
@@ -160,19 +155,14 @@ class WorkingCopyTest {
      */
     @Property(tries = 25, seed = "20261203", shrinking = ShrinkingMode.OFF)
     void whatTheCopyCountsAgreesWithItsTasks(@ForAll(supplier = SmallClusters.class) SynthSpec spec) {
-        long seed = spec.seed();
-        ClusterGenerator generator = ClusterGenerator.create(spec);
-        Random rnd = new Random(seed);
-        ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations();
-        if (rnd.nextBoolean()) world.recreatingEvicted();
-        Edits edits = new Edits(rnd);
+        World w = World.of(spec);
         Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
         WorkingCopy copy = new WorkingCopy(CONFIG.schedulerNames(), Shipped.RULES.settings().shares().ignoredResources());
         Set<Task> before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        ClusterSnapshot snap = edits.applyTo(world.snapshot());
+        ClusterSnapshot snap = w.first();
         int checked = 0;
         for (int cycle = 1; cycle <= 12; cycle++) {
-            String at = "cycle " + cycle + " after " + edits.log;
+            String at = "cycle " + cycle + " after " + w.edits().log;
             CycleState s = copy.next(snap);
             if (s.newTasks != null) {
                 checked++;
@@ -202,9 +192,32 @@ class WorkingCopyTest {
             }
             before = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
             before.addAll(s.newTasks == null ? List.of() : s.tasks);
-            snap = edits.after(snap, fresh.schedule(snap, cycle), world, generator);
+            snap = w.after(snap, fresh.schedule(snap, cycle));
         }
         if (spec.pendingPods() > 0) assertTrue(checked > 0, "some cycles were kept");
+    }
+
+    /**
+     * A property's world: the generated cluster living as a live one would (nominations carried over; evicted pods
+     * recreated, one time in two), and the edits laid over it, all seeded by the spec's seed.
+     */
+    private record World(ClusterGenerator generator, ClusterWorld world, Edits edits) {
+        static World of(SynthSpec spec) {
+            ClusterGenerator generator = ClusterGenerator.create(spec);
+            Random rnd = new Random(spec.seed());
+            ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations();
+            if (rnd.nextBoolean()) world.recreatingEvicted();
+            return new World(generator, world, new Edits(rnd));
+        }
+
+        ClusterSnapshot first() {
+            return edits.applyTo(world.snapshot());
+        }
+
+        /** See {@link Edits#after}. */
+        ClusterSnapshot after(ClusterSnapshot snap, CycleResult r) {
+            return edits.after(snap, r, world, generator);
+        }
     }
 
     /**
