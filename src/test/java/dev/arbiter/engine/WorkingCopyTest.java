@@ -32,9 +32,10 @@ import org.junit.jupiter.api.Test;
  * random sequences of changes — cycles executed (pods bound, evicted, recreated at the end of the list; PodGroups
  * changing phase), jobs finishing and arriving, nominations carried over, pods turning terminating, finishing or
  * passing to another scheduler, PodGroups vanishing under their pods and coming back, nodes cordoned and uncordoned,
- * a pod moved within the list, a snapshot given twice, input no real cluster gives (a pod listed twice) — a scheduler
- * keeping its working copy, with or without a kept rules session, decides exactly what a fresh index decides on the
- * same snapshot: the same bindings, evictions, statuses and nominations.
+ * a pod moved within the list or updated in place, PriorityClasses revalued, a snapshot given twice, input no real
+ * cluster gives (a pod listed twice) — a scheduler keeping its working copy, with or without a kept rules session,
+ * decides exactly what a fresh index decides on the same snapshot: the same bindings, evictions, statuses and
+ * nominations.
  */
 class WorkingCopyTest {
     private static final SchedulerConfig CONFIG = SchedulerConfig.simulatorDefault();
