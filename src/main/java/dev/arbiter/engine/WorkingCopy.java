@@ -57,9 +57,9 @@ final class WorkingCopy {
     /** Pods bound to a known node, kept up to date (the cycle's {@link CycleState#boundPods}). */
     private final IdentityHashMap<PodSpec, NodeState> boundPods = new IdentityHashMap<>();
     /** How many kept tasks have each priority class name (null for none): the rules look each name up. */
-    private final HashMap<String, int[]> classNames = new HashMap<>();
+    private final Names classNames = new Names();
     /** How many kept PodGroups' jobs have each priority class name. */
-    private final HashMap<String, int[]> jobClassNames = new HashMap<>();
+    private final Names jobClassNames = new Names();
     /**
      * The kept running tasks by pod key, and how many there are: the map has them all while no two share a key (two
      * pod objects of one name, one of them on its way out, may overlap for a walk).
@@ -99,6 +99,27 @@ final class WorkingCopy {
             this.node = node;
             this.task = task;
             this.placement = pod.placement() != Placement.NONE;
+        }
+    }
+
+    /** Names counted as they come and go (null is a name: no priority class); those in use are the keys. */
+    private static final class Names {
+        private final HashMap<String, int[]> counts = new HashMap<>();
+
+        void add(String name) {
+            counts.computeIfAbsent(name, k -> new int[1])[0]++;
+        }
+
+        void remove(String name) {
+            if (--counts.get(name)[0] == 0) counts.remove(name);
+        }
+
+        Set<String> inUse() {
+            return counts.keySet();
+        }
+
+        void clear() {
+            counts.clear();
         }
     }
 
@@ -184,10 +205,10 @@ final class WorkingCopy {
         s.copyCycle = cycle;
         s.goneRunning = goneRunning = new ArrayList<>();
         s.goneJobs = goneJobs = new ArrayList<>();
-        s.taskClassNames = classNames.keySet();
+        s.taskClassNames = classNames.inUse();
         s.keptPriorities = last == null ? null : last.priorities;
         s.keptFromPods = last == null ? null : last.fromPods;
-        s.jobClassNames = jobClassNames.keySet();
+        s.jobClassNames = jobClassNames.inUse();
         if (last != null) for (Task t : last.touched) t.startCycle();
         last = null; // not to hold two cycles' states at once
         List<Job> changedJobs = new ArrayList<>();
@@ -198,7 +219,7 @@ final class WorkingCopy {
             if (j == null) { // a new job: its tasks are all new, and join it (membersChanged starts true)
                 j = new Job(pg, false);
                 jobs.put(pg, j);
-                jobClassNames.computeIfAbsent(j.priorityClassName, k -> new int[1])[0]++;
+                jobClassNames.add(j.priorityClassName);
             }
             if (j.lastSeen == cycle) return null; // the same object twice
             j.lastSeen = cycle;
@@ -211,7 +232,7 @@ final class WorkingCopy {
             if (j.lastSeen == cycle) continue;
             it.remove();
             goneJobs.add(j);
-            if (--jobClassNames.get(j.priorityClassName)[0] == 0) jobClassNames.remove(j.priorityClassName);
+            jobClassNames.remove(j.priorityClassName);
             for (Task t : j.running) unkeep(pods.get(t.pod), stale);
             for (Task t : j.pending) unkeep(pods.get(t.pod), stale);
         }
@@ -344,8 +365,7 @@ final class WorkingCopy {
             boundPods.remove(e.pod);
         }
         if (e.task != null) {
-            String name = e.task.priorityClassName;
-            if (--classNames.get(name)[0] == 0) classNames.remove(name);
+            classNames.remove(e.task.priorityClassName);
             if (e.task.job.implicit) goneJobs.add(e.task.job);
             if (e.task.running()) {
                 runningTasks--;
@@ -366,7 +386,7 @@ final class WorkingCopy {
         changed(job, changedJobs);
         Task t = new Task(p, job, node, ignoredResources);
         s.newTasks.add(t);
-        classNames.computeIfAbsent(t.priorityClassName, k -> new int[1])[0]++;
+        classNames.add(t.priorityClassName);
         if (t.running()) {
             runningTasks++;
             runningById.put(t.id(), t);
