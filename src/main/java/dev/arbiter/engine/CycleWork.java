@@ -58,22 +58,22 @@ final class CycleWork {
         } else if (state.runningById != null && protectedTasks.size() < state.runningById.size()) {
             protectedTasks.forEach((id, p) -> {
                 Task t = state.runningById.get(id);
-                if (t != null) {
-                    t.protection = p;
-                    state.touch(t);
-                    protectedRunning.add(t);
-                }
+                if (t != null) protect(t, p);
             });
         } else {
             for (Task t : state.tasks) {
                 if (!t.running()) continue;
                 dev.arbiter.facts.Protected p = protectedTasks.get(t.id());
-                if (p == null) continue;
-                t.protection = p;
-                state.touch(t);
-                protectedRunning.add(t);
+                if (p != null) protect(t, p);
             }
         }
+    }
+
+    /** A running task the rules protect from eviction, for this cycle. */
+    private void protect(Task t, dev.arbiter.facts.Protected p) {
+        t.protection = p;
+        state.touch(t);
+        protectedRunning.add(t);
     }
 
     static boolean admitted(Job j) {
