@@ -167,19 +167,19 @@ final class NodeFitter {
         }
 
         /** Sorted node indexes kept across cycles, and whether each was used since the last {@link #sweep}. */
-        private final Map<KeptIndex, TreeSet<NodeState>> kept = new HashMap<>();
+        private final Map<KeptIndex, FreeIndex> kept = new HashMap<>();
         private final Set<KeptIndex> usedSinceSweep = new java.util.HashSet<>();
 
         private record KeptIndex(IndexKey key, Scoring scoring) {}
 
-        TreeSet<NodeState> keptIndex(IndexKey key, Scoring scoring) {
+        FreeIndex keptIndex(IndexKey key, Scoring scoring) {
             KeptIndex k = new KeptIndex(key, scoring);
-            TreeSet<NodeState> set = kept.get(k);
+            FreeIndex set = kept.get(k);
             if (set != null) usedSinceSweep.add(k);
             return set;
         }
 
-        void keepIndex(IndexKey key, Scoring scoring, TreeSet<NodeState> set) {
+        void keepIndex(IndexKey key, Scoring scoring, FreeIndex set) {
             KeptIndex k = new KeptIndex(key, scoring);
             kept.put(k, set);
             usedSinceSweep.add(k);
@@ -325,7 +325,7 @@ final class NodeFitter {
     private final Statics statics;
     private final Topology topology;
     private final Map<PodSpec, Demand> demands;
-    private final Map<IndexKey, TreeSet<NodeState>> indexes = new HashMap<>();
+    private final Map<IndexKey, FreeIndex> indexes = new HashMap<>();
     /** The cycle's network domains (the packing order's tie-break), or null. */
     private NetworkDomains domains;
     /** While a gang tries one domain: the domain, and its pods (by identity); see {@link #confine}. */
@@ -647,8 +647,8 @@ final class NodeFitter {
 
     /** The nodes of a tier in packing order, from the first with enough of the primary dimension (binpack). */
     private Iterable<NodeState> candidates(StaticClass sc, long tier, Resources req, String dim) {
-        TreeSet<NodeState> index = index(sc, tier, dim);
-        return scoring == Scoring.BINPACK ? index.tailSet(NodeState.probe(dim, req.milli(dim)), true) : index;
+        FreeIndex index = index(sc, tier, dim);
+        return scoring == Scoring.BINPACK ? index.atLeast(req.milli(dim)) : index;
     }
 
     /** Host ports, then spread, affinity, anti-affinity and existing pods' anti-affinity. */
@@ -683,24 +683,24 @@ final class NodeFitter {
         return best;
     }
 
-    private TreeSet<NodeState> index(StaticClass sc, long tier, String dim) {
+    private FreeIndex index(StaticClass sc, long tier, String dim) {
         IndexKey key = new IndexKey(sc.c, tier, dim);
-        TreeSet<NodeState> set = indexes.get(key);
+        FreeIndex set = indexes.get(key);
         if (set != null) return set;
-        // Among nodes equally free, those in fuller network domains first (fixed for the cycle; probes first).
+        // Among nodes equally free, those in fuller network domains first (fixed for the cycle).
         int[] rank = domains == null ? null : domains.fullerFirst(dim);
         // Without that cycle's own tie-break, the order depends on the nodes' free capacity alone: an index kept with
         // the nodes stays right, as every change of free capacity re-files a node (NodeState#change).
         boolean keep = rank == null && sc.c.within() == null;
         set = keep ? statics.keptIndex(key, scoring) : null;
         if (set == null) {
-            Comparator<NodeState> byFree = Comparator.comparingLong(n -> n.freeMilli(dim));
-            if (scoring == Scoring.SPREAD) byFree = byFree.reversed();
-            if (rank != null) byFree = byFree.thenComparingInt(n -> n.index < 0 ? Integer.MIN_VALUE : rank[n.index]);
-            set = new TreeSet<>(byFree.thenComparingInt(n -> n.index));
-            for (NodeState n : sc.list()) {
-                if (tier != ALL_TIERS && sc.points(n) != tier) continue;
-                set.add(n);
+            List<NodeState> members = sc.list();
+            if (tier != ALL_TIERS && sc.tiers.length > 1) {
+                members = new ArrayList<>();
+                for (NodeState n : sc.list()) if (sc.points(n) == tier) members.add(n);
+            }
+            set = new FreeIndex(dim, scoring == Scoring.SPREAD, members, rank, statics.nodes.size());
+            for (NodeState n : members) {
                 if (keep) n.indexedInKept(set);
                 else n.indexedIn(set);
             }

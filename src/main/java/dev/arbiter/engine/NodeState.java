@@ -25,30 +25,23 @@ final class NodeState {
     }
 
     /**
-     * Sorted node indexes this node is in, this cycle's and those kept across cycles ({@link NodeFitter.Statics});
-     * they are keyed on free capacity, so every change re-files the node.
+     * The sorted node indexes this node is in, this cycle's and those kept across cycles ({@link NodeFitter.Statics});
+     * they are keyed on free capacity, so every change moves the node in them.
      */
-    private final List<java.util.TreeSet<NodeState>> indexes = new ArrayList<>(2);
-    private final List<java.util.TreeSet<NodeState>> keptIndexes = new ArrayList<>(2);
+    private final List<FreeIndex> indexes = new ArrayList<>(2);
+    private final List<FreeIndex> keptIndexes = new ArrayList<>(2);
 
-    /** A search key for sorted node indexes: a node-less state whose free capacity is {@code milli} of {@code dim}. */
-    static NodeState probe(String dim, long milli) {
-        return new NodeState(new NodeSpec("", java.util.Map.of(), List.of(), false,
-                Resources.ofMilli(java.util.Map.of(dim, milli)), 0), -1);
-    }
-
-    void indexedIn(java.util.TreeSet<NodeState> index) {
+    void indexedIn(FreeIndex index) {
         indexes.add(index);
     }
 
     /** Files the node in a sorted index kept across cycles (until {@link #unindexed}). */
-    void indexedInKept(java.util.TreeSet<NodeState> index) {
+    void indexedInKept(FreeIndex index) {
         keptIndexes.add(index);
     }
 
     /** The kept index is dropped. */
-    void unindexed(java.util.TreeSet<NodeState> index) {
-        // By identity: two indexes of the same nodes are equal sets.
+    void unindexed(FreeIndex index) {
         for (int i = 0; i < keptIndexes.size(); i++) {
             if (keptIndexes.get(i) == index) {
                 keptIndexes.remove(i);
@@ -66,13 +59,15 @@ final class NodeState {
     }
 
     private void change(Resources newUsed, Resources newFree) {
-        for (java.util.TreeSet<NodeState> idx : indexes) idx.remove(this);
-        for (java.util.TreeSet<NodeState> idx : keptIndexes) idx.remove(this);
+        for (int i = 0; i < indexes.size(); i++) move(indexes.get(i), newFree);
+        for (int i = 0; i < keptIndexes.size(); i++) move(keptIndexes.get(i), newFree);
         used = newUsed;
         free = newFree;
         freeDim = null;
-        for (java.util.TreeSet<NodeState> idx : indexes) idx.add(this);
-        for (java.util.TreeSet<NodeState> idx : keptIndexes) idx.add(this);
+    }
+
+    private void move(FreeIndex index, Resources newFree) {
+        index.move(this, freeMilli(index.dim), newFree.milli(index.dim));
     }
 
     /**
