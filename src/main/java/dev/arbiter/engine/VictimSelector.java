@@ -365,6 +365,7 @@ final class VictimSelector {
         }
         tally.candidates = candidates;
         Plan best = null;
+        Task bestPrecious = null; // best's most precious victim, once a plan of its size came to compare with it
         for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
             NodeState n = state.nodes.get(i);
             boolean room = victimNodes.nodes.get(i) ? victimNodes.roomWithAll(n, task.request())
@@ -373,7 +374,21 @@ final class VictimSelector {
             if (most < Integer.MAX_VALUE && !roomWithLargestVictims(n, task, terms, most)) continue;
             tally.withinBound++;
             Plan p = planOn(n, task, terms, queueWide, tally);
-            if (p != null && (best == null || better(p, best, terms))) best = p;
+            if (p == null) continue;
+            if (best == null || p.victims().size() < best.victims().size()) {
+                best = p;
+                bestPrecious = null;
+                continue;
+            }
+            if (p.victims().size() > best.victims().size()) continue;
+            Comparator<Task> order = planOrder(p.node(), terms);
+            if (bestPrecious == null) bestPrecious = mostPrecious(best, order);
+            Task precious = mostPrecious(p, order);
+            int c = order.compare(precious, bestPrecious);
+            if (c < 0 || (c == 0 && p.node().index < best.node().index)) {
+                best = p;
+                bestPrecious = precious;
+            }
         }
         return best;
     }
@@ -520,29 +535,29 @@ final class VictimSelector {
     }
 
     /**
-     * Fewer victims first; among equal counts, the plan whose most precious victim (the last in victim order) comes
-     * earlier in that order, so that across nodes, too, leaders go last and the newest go first.
+     * The order plans of equal size are compared in ({@link #search} takes fewer victims first): the plan whose most
+     * precious victim (the last in this order) comes earlier wins, so that across nodes, too, leaders go last and the
+     * newest go first; then the earlier node.
      */
-    private boolean better(Plan a, Plan b, Terms terms) {
-        if (a.victims().size() != b.victims().size()) return a.victims().size() < b.victims().size();
+    private Comparator<Task> planOrder(NodeState node, Terms terms) {
         if (terms != comparedUnder) {
             // The order plans are compared in depends on the terms alone (no victim taken, no node preferred).
-            Search s = new Search(a.node(), null, terms);
+            Search s = new Search(node, null, terms);
             planComparison = victimComparator(() -> s, () -> null);
             comparedUnder = terms;
         }
-        Comparator<Task> order = planComparison;
-        int c = order.compare(mostPrecious(a, order), mostPrecious(b, order));
-        if (c != 0) return c < 0;
-        return a.node().index < b.node().index;
+        return planComparison;
     }
 
-    /** The order {@link #better} compares plans in, and the terms it was made for (the searches of one job share them). */
+    /** The order {@link #planOrder} gives, and the terms it was made for (the searches of one job share them). */
     private Comparator<Task> planComparison;
     private Terms comparedUnder;
 
+    /** The last of the plan's victims in {@code order} (the first of equals), or null for a plan without victims. */
     private static Task mostPrecious(Plan p, Comparator<Task> order) {
-        return p.victims().stream().max(order).orElse(null);
+        Task most = null;
+        for (Task t : p.victims()) if (most == null || order.compare(t, most) > 0) most = t;
+        return most;
     }
 
     /**
