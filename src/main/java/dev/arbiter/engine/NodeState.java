@@ -58,7 +58,15 @@ final class NodeState {
         change(used.subtract(r), free.add(r));
     }
 
+    /** How many times its free capacity changed (what {@link NodeFitter.Shortfalls} worked out may be stale). */
+    private int changes;
+
+    int changes() {
+        return changes;
+    }
+
     private void change(Resources newUsed, Resources newFree) {
+        changes++;
         for (int i = 0; i < indexes.size(); i++) move(indexes.get(i), newFree);
         for (int i = 0; i < keptIndexes.size(); i++) move(keptIndexes.get(i), newFree);
         used = newUsed;
