@@ -315,7 +315,8 @@ final class EvictionPhase {
         if (!CycleWork.admitted(j) || !j.hasPending() || j.pipelined) return false;
         GangRequirement gang = policy.gangFor(j);
         if (gang == null || CycleWork.gangSatisfied(j, gang, null)) return false;
-        NoPreemption never = policy.noPreemption().get(j.id);
+        Map<String, NoPreemption> nevers = policy.noPreemption();
+        NoPreemption never = nevers.isEmpty() ? null : nevers.get(j.id); // (most cycles have none: no hash read)
         if (never != null) {
             if (j.reason == null || !j.reason.contains(never.reason())) {
                 refuse(j, "preempt and reclaim", "never: " + never.reason(), never.rule());

@@ -50,8 +50,22 @@ final class QueueState {
         return fairShare == null ? Resources.NONE : fairShare.getDeserved();
     }
 
+    /** The last share worked out, and the allocation and deserved share it was worked out from. */
+    private Resources shareOf, shareAgainst;
+    private double share;
+
+    /**
+     * The dominant share of the deserved share allocated. Allocation re-sorts the queues after every job, comparing
+     * them by it: it is worked out again only when the allocation or the deserved share is another vector.
+     */
     double share() {
-        return allocated.dominantShare(deserved());
+        Resources d = deserved();
+        if (allocated != shareOf || d != shareAgainst) {
+            share = allocated.dominantShare(d);
+            shareOf = allocated;
+            shareAgainst = d;
+        }
+        return share;
     }
 
     /** Volcano's overused: the allocation covers the ceiling (the deserved share) in every dimension. */
