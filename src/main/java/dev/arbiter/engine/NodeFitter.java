@@ -222,6 +222,15 @@ final class NodeFitter {
             askedSinceSweep.add(key);
         }
 
+        /** How many sorted indexes and shortfalls it keeps (for tests). */
+        int keptIndexes() {
+            return kept.size();
+        }
+
+        int keptShortfalls() {
+            return shortfalls.size();
+        }
+
         StaticClass staticClass(Constraints c) {
             StaticClass sc = classes.get(c);
             if (sc == null) {
@@ -387,7 +396,12 @@ final class NodeFitter {
 
     /** A fitter over nodes on which no pod's placement depends on other pods (tests of the bookkeeping). */
     NodeFitter(List<NodeState> nodes, Scoring scoring) {
-        this(nodes, scoring, Map.of(), List.of(), Map.of(), ns -> Map.of(ClusterSnapshot.NAMESPACE_NAME_LABEL, ns), null);
+        this(nodes, scoring, null);
+    }
+
+    /** The same, with statics kept from an earlier fitter over these nodes (tests of what the statics keep). */
+    NodeFitter(List<NodeState> nodes, Scoring scoring, Statics kept) {
+        this(nodes, scoring, Map.of(), List.of(), Map.of(), ns -> Map.of(ClusterSnapshot.NAMESPACE_NAME_LABEL, ns), kept);
     }
 
     /**

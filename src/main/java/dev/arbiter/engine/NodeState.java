@@ -40,6 +40,11 @@ final class NodeState {
         keptIndexes.add(index);
     }
 
+    /** How many kept indexes it is filed in (for tests: a dropped index must let go of its nodes). */
+    int keptIndexCount() {
+        return keptIndexes.size();
+    }
+
     /** The kept index is dropped. */
     void unindexed(FreeIndex index) {
         for (int i = 0; i < keptIndexes.size(); i++) {
