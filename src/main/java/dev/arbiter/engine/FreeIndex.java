@@ -54,10 +54,6 @@ final class FreeIndex implements Iterable<NodeState> {
         }
     }
 
-    int size() {
-        return byPosition.length;
-    }
-
     /** {@code n}'s free amount of this index's dimension goes from {@code from} to {@code to}. */
     void move(NodeState n, long from, long to) {
         if (from == to) return;

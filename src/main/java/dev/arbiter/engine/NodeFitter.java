@@ -216,8 +216,7 @@ final class NodeFitter {
         }
 
         void keepShortfalls(BaseKey key, Shortfalls s) {
-            // A request of more dimensions than a mask holds is counted afresh each time.
-            if (shortfalls.size() >= MOST_SHORTFALLS || key.request().size() > 31) return;
+            if (shortfalls.size() >= MOST_SHORTFALLS) return;
             shortfalls.put(key, s);
             askedSinceSweep.add(key);
         }
@@ -843,10 +842,19 @@ final class NodeFitter {
 
     private Base base(Resources req, StaticClass sc) {
         return bases.computeIfAbsent(new BaseKey(req, sc.c), k -> {
+            Map<String, Integer> counts = new HashMap<>(sc.staticCounts());
+            if (req.size() > Shortfalls.MOST_DIMENSIONS) {
+                // More dimensions than a mask holds: counted afresh, node by node.
+                int[] room = new int[sc.eligible.cardinality()];
+                int rooms = 0;
+                for (int i = sc.eligible.nextSetBit(0); i >= 0; i = sc.eligible.nextSetBit(i + 1)) {
+                    if (!countShortfall(req, nodes.get(i), counts)) room[rooms++] = i;
+                }
+                return new Base(counts, java.util.Arrays.copyOf(room, rooms));
+            }
             Shortfalls kept = sc.c.within() == null ? statics.keptShortfalls(k) : null;
             Shortfalls s = kept != null ? kept.refresh(nodes) : new Shortfalls(req, sc.eligible, nodes);
             if (kept == null && sc.c.within() == null) statics.keepShortfalls(k, s);
-            Map<String, Integer> counts = new HashMap<>(sc.staticCounts());
             for (int d = 0; d < req.size(); d++) {
                 if (s.lacking[d] > 0) counts.merge(insufficient(req.name(d)), s.lacking[d], Integer::sum);
             }
@@ -861,6 +869,8 @@ final class NodeFitter {
      * afresh for every such shape, every cycle, was a tenth of a steady cycle at 10k nodes.
      */
     static final class Shortfalls {
+        /** A mask has a bit per dimension of the request. */
+        static final int MOST_DIMENSIONS = 31;
         private final Resources req;
         /** The eligible nodes' indexes, ascending. */
         private final int[] nodes;

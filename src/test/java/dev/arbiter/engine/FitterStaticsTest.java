@@ -70,6 +70,27 @@ class FitterStaticsTest {
     }
 
     @Test
+    void aRequestOfMoreDimensionsThanAMaskHoldsIsCountedByName() {
+        // 33 extended resources: the last one is short everywhere (a mask bit per dimension would wrap onto the first).
+        Object[] allocatable = new Object[66];
+        Object[] request = new Object[66];
+        for (int d = 0; d < 33; d++) {
+            String name = String.format("example.com/r%02d", d);
+            allocatable[2 * d] = request[2 * d] = name;
+            allocatable[2 * d + 1] = 1;
+            request[2 * d + 1] = d == 32 ? 2 : 1;
+        }
+        List<NodeState> wide = List.of(new NodeState(new NodeSpec("wide-0", Map.of(), List.of(), false,
+                Resources.of(allocatable), 0), 0), new NodeState(new NodeSpec("wide-1", Map.of(), List.of(), false,
+                Resources.of(allocatable), 0), 1));
+        PodSpec pod = new PodSpec("ns", "wide", "arbiter", null, "Pending", null, null, null, Resources.of(request),
+                Map.of(), List.of(), Map.of(), Map.of(), 0, 0, false);
+        NodeFitter fitter = new NodeFitter(wide, NodeFitter.Scoring.BINPACK, new NodeFitter.Statics(wide));
+        assertNull(fitter.best(pod));
+        assertEquals("0/2 nodes are available: 2 Insufficient example.com/r32", fitter.whyNoFit(pod));
+    }
+
+    @Test
     void whatNoCycleUsedIsDroppedAsTheNextBegins() {
         PodSpec big = pod("big", 9);
         NodeFitter first = cycle();
