@@ -55,8 +55,9 @@ final class QueueState {
     private double share;
 
     /**
-     * The dominant share of the deserved share allocated. Allocation re-sorts the queues after every job, comparing
-     * them by it: it is worked out again only when the allocation or the deserved share is another vector.
+     * How much of its deserved share the queue holds: its allocation's dominant share against it. Allocation re-sorts
+     * the queues after every job, comparing them by it: it is worked out again only when the allocation or the
+     * deserved share is another vector.
      */
     double share() {
         Resources d = deserved();
