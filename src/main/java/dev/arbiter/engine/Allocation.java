@@ -183,7 +183,7 @@ final class Allocation {
         boundThisCycle.merge(j, tx.placed(), Integer::sum);
         j.bound += tx.placed();
         for (Task t : tx.placements()) {
-            t.placed = true;
+            t.place();
             t.bound = true;
             state.touch(t);
         }

@@ -450,7 +450,7 @@ final class EvictionPhase {
         }
         j.pipelined = true;
         for (Task t : tx.placements()) {
-            t.placed = true;
+            t.place();
             state.touch(t);
             nominations.add(new Nomination(t.id(), tx.nodeOf(t).name()));
         }

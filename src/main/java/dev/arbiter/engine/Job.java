@@ -129,6 +129,7 @@ final class Job {
         gangOf = null;
         bound = 0;
         evictedMembers = 0;
+        placedPending = 0;
     }
 
 
@@ -159,9 +160,15 @@ final class Job {
         return m;
     }
 
+    /**
+     * How many of its pending tasks this cycle placed ({@link Task#place}; none as a cycle begins: a kept task's mark
+     * is undone with the cycle that set it).
+     */
+    int placedPending;
+
+    /** Whether some pending task is not placed yet: asked of every starving job by every step, many times a cycle. */
     boolean hasPending() {
-        for (Task t : pending) if (!t.placed) return true;
-        return false;
+        return pending.size() > placedPending;
     }
 
     /** What the job's live running members hold of queue shares. */

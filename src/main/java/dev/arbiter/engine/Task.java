@@ -10,8 +10,15 @@ final class Task {
     final NodeState node;
     int priority;
     boolean evicted;
-    /** Placed (bound or pipelined) this cycle. */
+    /** Placed (bound or pipelined) this cycle: set by {@link #place}, which counts it on its job. */
     boolean placed;
+
+    /** Placed this cycle (bound, or pipelined): its job counts it ({@link Job#hasPending} reads no task). */
+    void place() {
+        if (placed) return;
+        placed = true;
+        job.placedPending++;
+    }
     /** Bound this cycle (placed, and not waiting on victims). */
     boolean bound;
     /** The node the previous cycle made room on for this pending task; its request is held there for it. */
@@ -101,7 +108,7 @@ final class Task {
      */
     void startCycle() {
         evicted = false;
-        placed = false;
+        placed = false; // (its job's count starts again at zero: Job#startCycle)
         bound = false;
         nominated = null;
         holding = false;

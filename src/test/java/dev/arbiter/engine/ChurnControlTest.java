@@ -35,6 +35,24 @@ class ChurnControlTest {
     }
 
     @Test
+    void aCycleThatPlacesEveryWaitingPodAsksForNoWakeUp() {
+        // A young pod is spared, but no job waits for it: the one that came is placed on the free node.
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(2, GPU, 8)
+                .queue("a").end().queue("b").end()
+                .job("b/young").queue("b").pods(1, GPU, 8).running("node-1").startedAt(990).end()
+                .job("a/new").queue("a").pods(1, GPU, 8).end()
+                .snapshot(1000));
+        assertEquals(1, r.bindings().size());
+        assertEquals(-1, r.wakeAt(), "nothing waits once a/new is placed");
+        CycleResult waits = Shipped.cycle(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .queue("a").end().queue("b").end()
+                .job("b/young").queue("b").pods(1, GPU, 8).running("node-1").startedAt(990).end()
+                .job("a/new").queue("a").pods(1, GPU, 8).end()
+                .snapshot(1000));
+        assertTrue(waits.wakeAt() > 1000, "a/new waits for the young pod: wake when it may be reclaimed");
+    }
+
+    @Test
     void whenEveryVictimIsYoungNothingIsReclaimed() {
         CycleResult r = reclaimAt(1000, 980, 990);
         assertTrue(r.evictions().isEmpty());
