@@ -19,6 +19,7 @@ final class Task {
         placed = true;
         job.placedPending++;
     }
+
     /** Bound this cycle (placed, and not waiting on victims). */
     boolean bound;
     /** The node the previous cycle made room on for this pending task; its request is held there for it. */
