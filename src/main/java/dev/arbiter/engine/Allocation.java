@@ -164,6 +164,8 @@ final class Allocation {
             NodeState n = fitter.best(t.pod);
             if (n == null) {
                 if (firstFailure == null) firstFailure = fitter.whyNoFit(t.pod);
+                // Nothing is placed from here on: the rest of the job's pods ask what this one asked (Job#pendingAlike).
+                if (j.pendingAlike() && !fitter.anyExistingAntiAffinity()) break;
                 continue;
             }
             QueueState blocker = q.capabilityBlocker(t.share());

@@ -68,8 +68,7 @@ final class EvictionPhase {
             if (grant == null) continue;
             // The queue's running tasks and its possible victims, lowest job priority first: a preemptor may take a
             // prefix of the candidates.
-            List<Task> running = runningIn(List.of(q.name()));
-            running.sort(Comparator.comparingInt(t -> t.job.priority));
+            List<Task> running = runningByJobPriority(q);
             List<Task> candidates = new ArrayList<>();
             for (Task t : running) if (t.protection == null || !t.protection.coversPreemption()) candidates.add(t);
             // Why a job without running members finds no candidate depends only on its priority: worded once each.
@@ -163,6 +162,25 @@ final class EvictionPhase {
             else hi = mid;
         }
         return lo;
+    }
+
+    /**
+     * The queue's running tasks, lowest job priority first, each job's together in its order, jobs of one priority
+     * in job order: as the tasks sorted by their job's priority, but sorted job by job (a queue runs thousands of
+     * tasks, in far fewer jobs).
+     */
+    private List<Task> runningByJobPriority(QueueState q) {
+        List<Job> jobs = new ArrayList<>();
+        int count = 0;
+        for (Job j : q.jobs) {
+            if (j.running.isEmpty()) continue;
+            jobs.add(j);
+            count += j.running.size();
+        }
+        jobs.sort(Comparator.comparingInt(j -> j.priority));
+        List<Task> out = new ArrayList<>(count);
+        for (Job j : jobs) out.addAll(j.running);
+        return out;
     }
 
     /** Running tasks of the named queues. */

@@ -51,11 +51,25 @@ final class Job {
         this.priorityClassName = pg.priorityClassName();
         this.implicit = implicit;
         this.creationOrder = pg.creationOrder();
-        this.initialPhase = pg.phase() == null ? "Pending" : pg.phase();
+        this.initialPhase = canonicalPhase(pg.phase());
         this.phase = initialPhase;
         this.minResources = pg.minResources();
         this.networkTopology = pg.networkTopology();
         this.specMinResources = pg.minResources();
+    }
+
+    /**
+     * The phase as one of the constants the steps compare it with (a phase read from a manifest is its own string:
+     * every step asks each job's phase, and comparing the same constant is one reference, not the text).
+     */
+    private static String canonicalPhase(String phase) {
+        if (phase == null) return "Pending";
+        return switch (phase) {
+            case "Pending" -> "Pending";
+            case "Inqueue" -> "Inqueue";
+            case "Running" -> "Running";
+            default -> phase;
+        };
     }
 
     // ---- kept across cycles (WorkingCopy) ----------------------------------------------------------------------
@@ -64,6 +78,8 @@ final class Job {
     private final Resources specMinResources;
     /** A task joined or left since the last cycle (a kept job): its task lists are filed again. */
     boolean membersChanged = true;
+    /** A kept PodGroup's job: its number in its {@link WorkingCopy}, unique among the copy's jobs (-1: none). */
+    int serial = -1;
     /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */
     int lastSeen;
     int filed;
@@ -111,6 +127,36 @@ final class Job {
     void tasksChanged() {
         runningShare = pendingShare = null;
         fact = null;
+        pendingAlike = 0;
+    }
+
+    /** Whether its pending tasks are {@link #pendingAlike alike}: 0 not yet asked of this set of tasks, 1 yes, 2 no. */
+    private byte pendingAlike;
+
+    /**
+     * Whether its pending pods ask the same of a node: the same requests, node selector and tolerations, and no
+     * placement rule of their own (no node affinity, pod affinity, spread, scheduling gate). Where no pod of the cycle
+     * has an anti-affinity term either, the node fitter gives such pods the same answer in the same state: once one
+     * of them finds no node, and nothing is placed since, none of the rest does. Worked out once per set of tasks (a
+     * gang of a hundred alike workers is asked of once, not a hundred times, in every cycle it waits).
+     */
+    boolean pendingAlike() {
+        if (pendingAlike == 0) pendingAlike = alike(pending) ? (byte) 1 : (byte) 2;
+        return pendingAlike == 1;
+    }
+
+    private static boolean alike(List<Task> tasks) {
+        if (tasks.isEmpty()) return true;
+        dev.arbiter.model.PodSpec first = tasks.get(0).pod;
+        if (first.placement() != dev.arbiter.model.Placement.NONE) return false;
+        for (int i = 1; i < tasks.size(); i++) {
+            dev.arbiter.model.PodSpec p = tasks.get(i).pod;
+            if (p.placement() != dev.arbiter.model.Placement.NONE || !p.requests().equals(first.requests())
+                    || !p.nodeSelector().equals(first.nodeSelector()) || !p.tolerations().equals(first.tolerations())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

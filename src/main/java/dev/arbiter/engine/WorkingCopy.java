@@ -77,6 +77,15 @@ final class WorkingCopy {
     private List<Task> goneRunning;
     private List<Job> goneJobs;
     private int cycle;
+    /**
+     * The serials of the PodGroups' jobs whose members changed this cycle (new jobs too): the walk files a kept pod
+     * in its job's lists only for those, and need not look at the job of any other. Serials of retired jobs are
+     * given out again.
+     */
+    private final BitSet changedSerials = new BitSet();
+    private int nextSerial;
+    private int[] freeSerials = new int[16];
+    private int freeCount;
 
     /** What indexing found a pod to be; see {@link CycleState#kindOf}. */
     private static final class Entry {
@@ -92,6 +101,9 @@ final class WorkingCopy {
         int pos;
         /** The cycle whose walk made it (a pod new to the walk and listed twice is found made twice). */
         int taken;
+        /** Its task's job is a pod's implicit one; else that job's {@link Job#serial} (-1: no task). */
+        final boolean implicit;
+        final int jobSerial;
 
         Entry(PodSpec pod, byte kind, NodeState node, Task task) {
             this.pod = pod;
@@ -99,6 +111,8 @@ final class WorkingCopy {
             this.node = node;
             this.task = task;
             this.placement = pod.placement() != Placement.NONE;
+            this.implicit = task != null && task.job.implicit;
+            this.jobSerial = task == null || implicit ? -1 : task.job.serial;
         }
     }
 
@@ -149,6 +163,9 @@ final class WorkingCopy {
         jobClassNames.clear();
         runningById.clear();
         runningTasks = 0;
+        changedSerials.clear();
+        nextSerial = 0;
+        freeCount = 0;
         last = null;
         epoch = new Object();
         prevPods = new PodSpec[0];
@@ -218,6 +235,8 @@ final class WorkingCopy {
             Job j = jobs.get(pg);
             if (j == null) { // a new job: its tasks are all new, and join it (membersChanged starts true)
                 j = new Job(pg, false);
+                j.serial = freeCount > 0 ? freeSerials[--freeCount] : nextSerial++;
+                changedSerials.set(j.serial);
                 jobs.put(pg, j);
                 jobClassNames.add(j.priorityClassName);
             }
@@ -232,6 +251,8 @@ final class WorkingCopy {
             if (j.lastSeen == cycle) continue;
             it.remove();
             goneJobs.add(j);
+            if (freeCount == freeSerials.length) freeSerials = java.util.Arrays.copyOf(freeSerials, 2 * freeCount);
+            freeSerials[freeCount++] = j.serial;
             jobClassNames.remove(j.priorityClassName);
             for (Task t : j.running) unkeep(pods.get(t.pod), stale);
             for (Task t : j.pending) unkeep(pods.get(t.pod), stale);
@@ -305,16 +326,20 @@ final class WorkingCopy {
                 nowJobless.add(e);
                 continue;
             }
-            Job job = t.job;
-            if (job.implicit) {
+            s.tasks.add(t);
+            if (n != null && n.recount) n.tasks.add(t);
+            if (e.implicit) {
+                Job job = t.job;
                 job.startCycle();
                 job.lastSeen = cycle;
                 if (s.jobs.put(job.id, job) != null) return null; // an implicit job named like another job
+                if (job.membersChanged) (n != null ? job.running : job.pending).add(t);
+            } else if (changedSerials.get(e.jobSerial)) { // (the job's membersChanged, read without reading the job)
+                Job job = t.job;
+                (n != null ? job.running : job.pending).add(t);
             }
-            s.tasks.add(t);
-            if (n != null && n.recount) n.tasks.add(t);
-            if (job.membersChanged) (n != null ? job.running : job.pending).add(t);
         }
+        changedSerials.clear();
         for (NodeState n : nodes) {
             if (n.recount) {
                 n.boundPodsCounted();
@@ -351,10 +376,11 @@ final class WorkingCopy {
         if (e.task != null) changed(e.task.job, changedJobs);
     }
 
-    private static void changed(Job j, List<Job> changedJobs) {
+    private void changed(Job j, List<Job> changedJobs) {
         if (!j.membersChanged) {
             j.membersChanged = true;
             changedJobs.add(j);
+            if (!j.implicit) changedSerials.set(j.serial);
         }
     }
 
