@@ -466,8 +466,8 @@ final class VictimSelector {
             Resources free = n.free();
             Resources victims = allowedSum(n.index);
             for (int i = 0; i < request.size(); i++) {
-                long missing = request.milliAt(i) - free.milli(request.name(i));
-                if (missing > 0 && (victims == null || victims.milli(request.name(i)) < missing)) return false;
+                long missing = request.milliAt(i) - free.milliInterned(request.name(i));
+                if (missing > 0 && (victims == null || victims.milliInterned(request.name(i)) < missing)) return false;
             }
             return true;
         }
@@ -574,7 +574,7 @@ final class VictimSelector {
         long[] largest = null;
         for (int i = 0; i < request.size(); i++) {
             String dim = request.name(i);
-            long missing = request.milliAt(i) - free.milli(dim);
+            long missing = request.milliAt(i) - free.milliInterned(dim);
             if (missing <= 0) continue;
             if (usable == null) {
                 usable = new ArrayList<>();
@@ -584,7 +584,7 @@ final class VictimSelector {
             }
             java.util.Arrays.fill(largest, 0);
             for (Task t : usable) {
-                long amount = t.request().milli(dim);
+                long amount = t.request().milliInterned(dim);
                 // keep the most largest amounts, smallest first
                 if (amount <= largest[0]) continue;
                 int k = 0;
@@ -623,11 +623,11 @@ final class VictimSelector {
         Resources free = node.free();
         for (int i = 0; i < request.size(); i++) {
             String dim = request.name(i);
-            long missing = request.milliAt(i) - free.milli(dim);
+            long missing = request.milliAt(i) - free.milliInterned(dim);
             if (missing <= 0) continue;
             for (Task t : node.tasks) {
                 if (missing <= 0) break;
-                if (terms.allows(t)) missing -= t.request().milli(dim);
+                if (terms.allows(t)) missing -= t.request().milliInterned(dim);
             }
             if (missing > 0) return false;
         }
@@ -823,7 +823,7 @@ final class VictimSelector {
             }
             // The floor is checked in the dimensions the unit frees and the task needs.
             boolean needed = false;
-            for (int i = 0; i < freed.size() && !needed; i++) needed = want.milli(freed.name(i)) != 0;
+            for (int i = 0; i < freed.size() && !needed; i++) needed = want.milliInterned(freed.name(i)) != 0;
             if (!needed || withinFloors(victimQueue, floor, path, freed)) return FLOOR_REACHED;
             if (terms.hysteresis()) {
                 Resources back = comesBack(unit);
@@ -836,8 +836,8 @@ final class VictimSelector {
                     for (int i = 0; i < back.size() && within; i++) {
                         if (back.milliAt(i) <= 0) continue;
                         String d = back.name(i);
-                        long after = Resources.subtractSaturated(now.milli(d), freed.milli(d));
-                        if (Resources.addSaturated(after, back.milliAt(i)) > deserved.milli(d)) within = false;
+                        long after = Resources.subtractSaturated(now.milliInterned(d), freed.milliInterned(d));
+                        if (Resources.addSaturated(after, back.milliAt(i)) > deserved.milliInterned(d)) within = false;
                     }
                     if (within) return FLOOR_RETURNS;
                 }
@@ -865,7 +865,7 @@ final class VictimSelector {
                 boolean within = true;
                 for (int i = 0; i < dims.size() && within; i++) {
                     String d = dims.name(i);
-                    if (dims.milliAt(i) > 0 && want.milli(d) != 0 && now.milli(d) > qFloor.milli(d)) within = false;
+                    if (dims.milliAt(i) > 0 && want.milliInterned(d) != 0 && now.milliInterned(d) > qFloor.milliInterned(d)) within = false;
                 }
                 if (within) return true;
             }

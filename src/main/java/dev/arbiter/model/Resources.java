@@ -74,6 +74,17 @@ public final class Resources {
         return 0L;
     }
 
+    /**
+     * {@link #milli} of a dimension named by a vector ({@code other.name(i)}): every vector's names are interned when
+     * built, so an identity scan finds it or settles that it is absent (e.g. a node's free GPUs, none left) without
+     * comparing characters. Any other string goes to {@link #milli}.
+     */
+    public long milliInterned(String vectorName) {
+        String[] n = names;
+        for (int i = 0; i < n.length; i++) if (n[i] == vectorName) return values[i];
+        return 0L;
+    }
+
     public boolean isEmpty() {
         return names.length == 0;
     }

@@ -36,6 +36,18 @@ class ResourcesTest {
     }
 
     @Test
+    void a_dimension_named_by_another_vector_is_found_by_identity_however_each_was_built() {
+        // Two copies of the name, as two parsed manifests give them: the vectors' names are the same interned string.
+        Resources node = Resources.ofMilli(Map.of(new String("nvidia.com/gpu"), 8000L, new String("cpu"), 4000L));
+        Resources pod = Resources.parse(Map.of(new String("nvidia.com/gpu"), 2));
+        assertEquals(8000L, node.milliInterned(pod.name(0)));
+        assertEquals(0L, pod.milliInterned(node.name(0)), "cpu: absent from the pod");
+        Resources sum = new Resources.Sum().add(node.subtract(pod)).toResources();
+        assertEquals(2000L, pod.milliInterned(sum.name(1)));
+        assertEquals(6000L, sum.milliInterned(pod.name(0)));
+    }
+
+    @Test
     void sums_hold_at_the_limit_instead_of_wrapping_round() {
         Resources huge = Resources.ofMilli(Map.of("cpu", Long.MAX_VALUE - 10));
         assertEquals(Long.MAX_VALUE, huge.add(huge).milli("cpu"));
