@@ -13,6 +13,7 @@ public record PodGroupSpec(String namespace, String name, String queue, int minM
                            String phase, int arrivalCycle, long creationOrder, NetworkTopology networkTopology) {
     public PodGroupSpec {
         minTaskMember = Map.copyOf(minTaskMember);
+        if (queue != null) queue = queue.intern(); // the same string as its queue's name (QueueSpec)
     }
 
     /** A PodGroup without a network topology. */

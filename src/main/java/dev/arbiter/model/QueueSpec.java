@@ -18,6 +18,10 @@ public record QueueSpec(String name, int weight, int priority, Caps capability, 
 
     public QueueSpec {
         if (dequeueStrategy == null || dequeueStrategy.isEmpty()) dequeueStrategy = TRAVERSE;
+        // Queue names are few and asked about for every job and victim: one string per name, so that a lookup by a
+        // job's queue finds its queue by identity (PodGroupSpec interns its queue too), its hash computed once.
+        if (name != null) name = name.intern();
+        if (parent != null) parent = parent.intern();
     }
 
     /** A queue with the default dequeue strategy and no explicit deserved share. */
