@@ -27,10 +27,13 @@ final class Admission {
     }
 
     void admit() {
-        for (Job j : state.jobs.values()) {
-            if (!j.initialPhase.equals("Pending")) continue;
-            AdmissionDenied d = policy.denials().get(j.id);
-            if (d != null) j.setReason(d.reason(), d.rule());
+        Map<String, AdmissionDenied> denials = policy.denials();
+        if (!denials.isEmpty()) { // (most cycles deny none: no walk of every job)
+            for (Job j : state.jobs.values()) {
+                if (!j.initialPhase.equals("Pending")) continue;
+                AdmissionDenied d = denials.get(j.id);
+                if (d != null) j.setReason(d.reason(), d.rule());
+            }
         }
         Map<QueueState, Caps> rooms = new HashMap<>();
         for (QueueState q : state.queues.values()) {

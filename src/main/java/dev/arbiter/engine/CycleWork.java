@@ -137,16 +137,34 @@ final class CycleWork {
     }
 
     /** Texts many jobs' reasons share, one string each (see {@link #join}). */
-    private final Map<Joined, String> joined = new HashMap<>();
-
-    private record Joined(String a, String sep, String b) {}
+    private final SharedTexts texts = new SharedTexts();
 
     /**
      * {@code a + sep + b}, as one shared string for equal parts: in a large cycle thousands of jobs wait for the same
      * reasons, and their texts need not be built once per job.
      */
     String join(String a, String sep, String b) {
-        return joined.computeIfAbsent(new Joined(a, sep, b), k -> a + sep + b);
+        return texts.join(a, sep, b);
+    }
+
+    /** {@link #join}'s texts: one string per equal parts. */
+    static final class SharedTexts {
+        private final Map<Joined, String> joined = new HashMap<>();
+        private String lastA, lastSep, lastB, lastJoined;
+
+        private record Joined(String a, String sep, String b) {}
+
+        String join(String a, String sep, String b) {
+            // Jobs one after another mostly wait for the same reasons (a queue's gangs of one shape): the last answer
+            // serves while the parts are the very same strings.
+            if (a == lastA && sep == lastSep && b == lastB) return lastJoined;
+            String s = joined.computeIfAbsent(new Joined(a, sep, b), k -> a + sep + b);
+            lastA = a;
+            lastSep = sep;
+            lastB = b;
+            lastJoined = s;
+            return s;
+        }
     }
 
     List<QueueState> sortedQueues() {
