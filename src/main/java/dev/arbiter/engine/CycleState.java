@@ -167,6 +167,7 @@ final class CycleState {
                     if (j.lastSeen == cycle && j.filed != cycle) {
                         q.jobs.add(j);
                         j.filed = cycle;
+                        j.queueState = q;
                     }
                 }
             }
@@ -184,6 +185,7 @@ final class CycleState {
             j.membersChanged = false;
             if (reuseDerived && j.filed == cycle) continue;
             QueueState q = queues.get(j.queue);
+            j.queueState = q;
             if (q != null) q.jobs.add(j);
         }
     }

@@ -48,6 +48,7 @@ final class EvictionPhase {
     private final List<Eviction> evictions;
     private final List<Nomination> nominations;
     private final Map<String, Integer> evictedPerQueue;
+    private final int maxEvictionsPerQueue;
 
     EvictionPhase(CycleWork w) {
         this.w = w;
@@ -58,6 +59,7 @@ final class EvictionPhase {
         this.evictions = w.evictions;
         this.nominations = w.nominations;
         this.evictedPerQueue = w.evictedPerQueue;
+        this.maxEvictionsPerQueue = policy.settings.churn().maxEvictionsPerQueuePerCycle();
         this.budgetSpentReason = "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
                 + " pods per cycle is spent";
     }
@@ -91,10 +93,10 @@ final class EvictionPhase {
                     Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
                     // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
                     // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
-                    java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queue.equals(q.name())
+                    java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queueState == q
                             && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
                             && (t.protection == null || !t.protection.coversPreemption())
-                            && !queueBudgetSpent(t.job.queue);
+                            && !queueBudgetSpent(t.job);
                     o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key),
                             null, "preempt", grant.rule());
                 }
@@ -243,8 +245,9 @@ final class EvictionPhase {
                                 : protectedReason("every pod of the queues above their deserved share ("
                                 + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet())) + ") is protected", all);
                     } else {
+                        QueueState[] usableQueues = existing(usable.keySet());
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
-                                && usable.containsKey(t.job.queue) && !queueBudgetSpent(t.job.queue);
+                                && usableQueue(t.job, usable, usableQueues) && !queueBudgetSpent(t.job);
                         Object key = List.of("reclaim", q.name(), new java.util.TreeSet<>(usable.keySet()));
                         o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
                                 key), ceiling, "reclaim", rule);
@@ -255,6 +258,27 @@ final class EvictionPhase {
                 if (policy.fifo(q.name())) break;
             }
         }
+    }
+
+    /** The queues of these names that exist this cycle. */
+    private QueueState[] existing(java.util.Set<String> names) {
+        List<QueueState> out = new ArrayList<>();
+        for (String name : names) {
+            QueueState vq = state.queues.get(name);
+            if (vq != null) out.add(vq);
+        }
+        return out.toArray(new QueueState[0]);
+    }
+
+    /**
+     * Whether the job's queue is one of {@code usable}'s ({@code states}: those of them that exist): asked of every
+     * task a victim search meets, so by the job's queue, not its name.
+     */
+    private static boolean usableQueue(Job job, Map<String, Resources> usable, QueueState[] states) {
+        QueueState qs = job.queueState;
+        if (qs == null) return usable.containsKey(job.queue);
+        for (QueueState s : states) if (s == qs) return true;
+        return false;
     }
 
     /**
@@ -478,6 +502,7 @@ final class EvictionPhase {
         }
         for (Task v : tx.evictions()) {
             int fromQueue = evictedPerQueue.merge(v.job.queue, 1, Integer::sum);
+            if (v.job.queueState != null) v.job.queueState.evicted = fromQueue;
             if (fromQueue == policy.settings.churn().maxEvictionsPerQueuePerCycle()) victims.queueBudgetSpent();
             evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                     action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
@@ -658,6 +683,14 @@ final class EvictionPhase {
     private boolean queueBudgetSpent(String queue) {
         int maxQ = policy.settings.churn().maxEvictionsPerQueuePerCycle();
         return maxQ > 0 && evictedPerQueue.getOrDefault(queue, 0) >= maxQ;
+    }
+
+    /** {@link #queueBudgetSpent(String)} of the job's queue, read from the queue itself when it exists. */
+    private boolean queueBudgetSpent(Job job) {
+        int maxQ = maxEvictionsPerQueue;
+        if (maxQ <= 0) return false;
+        QueueState qs = job.queueState;
+        return (qs != null ? qs.evicted : evictedPerQueue.getOrDefault(job.queue, 0)) >= maxQ;
     }
 
     private String queueBudgetReason(String queue) {

@@ -33,6 +33,8 @@ final class Job {
     String domain;
 
     int priority;
+    /** Its queue in this cycle's state, or null when the queue does not exist (set as each cycle files its jobs). */
+    QueueState queueState;
     String phase;
     String reason;
     String reasonRule;

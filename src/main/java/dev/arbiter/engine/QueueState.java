@@ -30,6 +30,8 @@ final class QueueState {
     /** What the queue's subtree asks for: running plus pending tasks. */
     Resources request = Resources.NONE;
     int cursor;
+    /** Pods evicted from it this cycle (for the per-queue eviction budget); its eviction steps count them. */
+    int evicted;
     /** Its own guarantee: {@code spec.guarantee}, scaled down when all guarantees together pass the cluster. */
     Resources guarantee;
     /** What the queue reserves: its own guarantee or, if larger, what its children's guarantees add up to. */

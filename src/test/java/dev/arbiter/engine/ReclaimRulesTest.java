@@ -36,6 +36,24 @@ class ReclaimRulesTest {
     }
 
     @Test
+    void aTaskOfAQueueNoGrantNamesIsNeverTakenEvenWhereItWouldBeTheCheapestVictim() {
+        // a deserves 6 GPUs, c 6 (and holds them), b 12 and holds 18. On node-1, taking c's one pod alone would make
+        // room beside b's; elsewhere two of b's pods must go. Only b may give back.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(3, GPU, 8)
+                .queue("a").end().queue("b").end().queue("c").end()
+                .job("c/six").queue("c").pods(1, GPU, 6).running("node-1").end()
+                .job("b/w0").queue("b").pods(1, GPU, 2).running("node-1").end()
+                .job("b/w1").queue("b").pods(1, GPU, 4).running("node-2").end()
+                .job("b/w2").queue("b").pods(1, GPU, 4).running("node-2").end()
+                .job("b/w3").queue("b").pods(1, GPU, 4).running("node-3").end()
+                .job("b/w4").queue("b").pods(1, GPU, 4).running("node-3").end()
+                .job("a/want").queue("a").pods(1, GPU, 6).phase("Inqueue").end();
+        CycleResult r = Shipped.cycle(c.snapshot());
+        assertEquals(2, r.evictions().size(), r.evictions().toString());
+        for (Eviction e : r.evictions()) assertTrue(e.pod().startsWith("b/"), e.toString());
+    }
+
+    @Test
     void aNonReclaimableQueueIsNeverReclaimedFrom() {
         assertTrue(Shipped.cycle(borrowed(false, 2).snapshot()).evictions().isEmpty());
     }
