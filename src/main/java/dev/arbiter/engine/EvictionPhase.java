@@ -32,11 +32,16 @@ import java.util.TreeMap;
  */
 final class EvictionPhase {
     /** Why an attempt to start a job with victims failed (null: it started), and the rule behind that refusal. */
-    private record Outcome(boolean started, String why, String rule) {
-        static final Outcome STARTED = new Outcome(true, null, null);
+    private record Outcome(boolean started, String why, String rule, boolean ownWords) {
+        static final Outcome STARTED = new Outcome(true, null, null, false);
 
         static Outcome refused(String why, String rule) {
-            return new Outcome(false, why, rule);
+            return new Outcome(false, why, rule, false);
+        }
+
+        /** A refusal whose words are this job's alone (they name its pod): no other job's reason shares them. */
+        static Outcome refusedInOwnWords(String why, String rule) {
+            return new Outcome(false, why, rule, true);
         }
     }
 
@@ -101,7 +106,7 @@ final class EvictionPhase {
                             null, "preempt", grant.rule());
                 }
                 if (o.started()) continue;
-                refuse(j, "preempt", o.why(), o.rule());
+                refuse(j, "preempt", o);
                 if (policy.fifo(q.name())) break;
             }
         }
@@ -254,7 +259,7 @@ final class EvictionPhase {
                     }
                 }
                 if (o.started()) continue;
-                refuse(j, "reclaim", o.why(), o.rule());
+                refuse(j, "reclaim", o);
                 if (policy.fifo(q.name())) break;
             }
         }
@@ -368,6 +373,20 @@ final class EvictionPhase {
         return true;
     }
 
+    /**
+     * {@link #refuse(Job, String, String, String)} for an outcome; one in its own words is joined to the reason
+     * without looking for a text to share (thousands of jobs a cycle are refused in words that name their own pod).
+     */
+    private void refuse(Job j, String action, Outcome o) {
+        if (!o.ownWords()) {
+            refuse(j, action, o.why(), o.rule());
+            return;
+        }
+        if (o.why() == null || o.why().isEmpty()) return;
+        String text = action + ": " + o.why();
+        j.setReason(j.reason == null ? text : j.reason + "; " + text, o.rule() != null ? o.rule() : j.reasonRule);
+    }
+
     /** Adds "{@code action: why}" to the job's reason; the rule behind the refusal, when known, becomes its rule. */
     private void refuse(Job j, String action, String why, String rule) {
         if (why == null || why.isEmpty()) return;
@@ -436,7 +455,7 @@ final class EvictionPhase {
                         : victims.find(t, terms.bindingCapabilityOf(capQueue), left);
                 if (plan == null && (left <= 0 || victims.lastRefusal() == null)) {
                     int chosen = victimCount;
-                    replay = job -> Outcome.refused("eviction budget of "
+                    replay = job -> Outcome.refusedInOwnWords("eviction budget of "
                             + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle would be exceeded ("
                             + evictions.size() + " already, " + chosen + " for this job, and no node makes room for "
                             + job.pending.get(index).id() + " with " + Math.max(left, 0) + " more)",

@@ -101,9 +101,11 @@ class PolicySettingsEffectTest {
         CycleResult r = with("churn:\n  maxEvictionsPerCycle: 2\n").schedule(aReclaimsFromSingleAndPairedPods(3), 1);
         assertEquals(Set.of("b/n1-0"), evicted(r));
         for (String job : List.of("a/2", "a/3")) {
-            String reason = Shipped.group(r.podGroups(), job).reason();
-            assertTrue(reason.contains("eviction budget of 2 pods per cycle would be exceeded (1 already, 0 for this"
-                    + " job, and no node makes room for " + job + "-0 with 1 more)"), job + ": " + reason);
+            // The whole reason: what allocation, preemption and reclaim each found, in that order.
+            assertEquals("gang of 1 needs 1 tasks, 0 placeable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu;"
+                    + " preempt: nothing runs in queue \"a\"; reclaim: eviction budget of 2 pods per cycle would be"
+                    + " exceeded (1 already, 0 for this job, and no node makes room for " + job + "-0 with 1 more)",
+                    Shipped.group(r.podGroups(), job).reason(), job);
         }
     }
 
