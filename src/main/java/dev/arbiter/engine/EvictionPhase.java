@@ -80,6 +80,7 @@ final class EvictionPhase {
             for (Task t : running) if (t.protection == null || !t.protection.coversPreemption()) candidates.add(t);
             // Why a job without running members finds no candidate depends only on its priority: worded once each.
             Map<Integer, Outcome> noCandidatesAt = new HashMap<>();
+            Map<Integer, TermsKey> keys = new HashMap<>();
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
                 if (budgetSpent()) {
@@ -95,7 +96,8 @@ final class EvictionPhase {
                 } else if (queueBudgetSpent(q.name())) {
                     o = Outcome.refused(queueBudgetReason(q.name()), PER_QUEUE_SETTING);
                 } else {
-                    Object key = List.of("preempt", q.name(), grant.lowerPriorityOnly() ? j.priority : 0);
+                    TermsKey key = keys.computeIfAbsent(grant.lowerPriorityOnly() ? j.priority : 0,
+                            p -> new TermsKey(List.of("preempt", q.name(), p)));
                     // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
                     // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
                     java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queueState == q
@@ -217,6 +219,7 @@ final class EvictionPhase {
             String rule = grants.isEmpty() ? null : grants.get(0).rule();
             boolean hysteresis = policy.settings.churn().hysteresis();
             Map<java.util.Set<String>, List<Task>> pools = new HashMap<>();
+            Map<java.util.Set<String>, TermsKey> keys = new HashMap<>();
             Outcome queueRefusal = null;
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
@@ -242,7 +245,8 @@ final class EvictionPhase {
                     floors.forEach((v, floor) -> {
                         if (q.allocated.plusWithinIn(need, ceilings.get(v), need)) usable.put(v, floor);
                     });
-                    List<Task> pool = pools.computeIfAbsent(new java.util.TreeSet<>(usable.keySet()), this::runningUnprotected);
+                    java.util.TreeSet<String> usableNames = new java.util.TreeSet<>(usable.keySet());
+                    List<Task> pool = pools.computeIfAbsent(usableNames, this::runningUnprotected);
                     if (pool.isEmpty()) {
                         List<Task> all = runningIn(floors.keySet());
                         o = all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
@@ -253,7 +257,7 @@ final class EvictionPhase {
                         QueueState[] usableQueues = existing(usable.keySet());
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
                                 && usableQueue(t.job, usable, usableQueues) && !queueBudgetSpent(t.job);
-                        Object key = List.of("reclaim", q.name(), new java.util.TreeSet<>(usable.keySet()));
+                        TermsKey key = keys.computeIfAbsent(usableNames, n -> new TermsKey(List.of("reclaim", q.name(), n)));
                         o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
                                 key), ceiling, "reclaim", rule);
                     }
@@ -557,15 +561,59 @@ final class EvictionPhase {
         Tasks tasks = known != null && known.stillFor(j, gang, fitter) ? known : Tasks.of(j, gang, fitter);
         if (tasks == Tasks.NONE) return null;
         j.evictionShape = tasks;
-        java.util.BitSet placed = new java.util.BitSet();
-        for (int i = 0; i < j.pending.size(); i++) {
-            Task t = j.pending.get(i);
-            if (t.nominated != null || t.holding) return null;
-            if (t.placed) placed.set(i);
-        }
+        java.util.BitSet placed = placedPending(j);
+        if (placed == null) return null;
         return List.of(action, String.valueOf(rule), terms.key(), ceiling == null ? Resources.NONE : ceiling, j.bound,
                 placed, tasks);
     }
+
+    /**
+     * Which of the job's pending tasks are placed, by position; null when one of them has (or had) room held on its
+     * nominated node. Only a job that held nominated room when the cycle began can have such a task, and a job that
+     * placed none has none to list: for most starving jobs no task is read.
+     */
+    static java.util.BitSet placedPending(Job j) {
+        if (j.nominated) {
+            for (Task t : j.pending) if (t.nominated != null || t.holding) return null;
+        }
+        if (j.placedPending == 0) return NONE_PLACED;
+        java.util.BitSet placed = new java.util.BitSet();
+        for (int i = 0; i < j.pending.size(); i++) if (j.pending.get(i).placed) placed.set(i);
+        return placed;
+    }
+
+    /**
+     * A victim search's terms as a key (the action, the queue, and the preemptor's priority or reclaim's usable
+     * queues), hashed once and made once per queue and value: the eviction steps, the refusals they remember and the
+     * searches' memories ask it of thousands of jobs a cycle.
+     */
+    static final class TermsKey {
+        private final List<Object> parts;
+        private final int hash;
+
+        TermsKey(List<Object> parts) {
+            this.parts = parts;
+            this.hash = parts.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || (o instanceof TermsKey k && k.hash == hash && k.parts.equals(parts));
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public String toString() {
+            return parts.toString();
+        }
+    }
+
+    /** No task placed (never modified). */
+    private static final java.util.BitSet NONE_PLACED = new java.util.BitSet();
 
     /**
      * A job's gang requirement and, per pending task, its request, share, role and node constraints: what of a job's
