@@ -219,7 +219,7 @@ final class EvictionPhase {
             String rule = grants.isEmpty() ? null : grants.get(0).rule();
             boolean hysteresis = policy.settings.churn().hysteresis();
             Map<java.util.Set<String>, List<Task>> pools = new HashMap<>();
-            Map<java.util.Set<String>, TermsKey> keys = new HashMap<>();
+            Map<java.util.Set<String>, Usable> usables = new HashMap<>();
             Outcome queueRefusal = null;
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
@@ -254,12 +254,12 @@ final class EvictionPhase {
                                 : protectedReason("every pod of the queues above their deserved share ("
                                 + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet())) + ") is protected", all);
                     } else {
-                        QueueState[] usableQueues = existing(usable.keySet());
+                        Usable u = usables.computeIfAbsent(usableNames,
+                                n -> new Usable(new TermsKey(List.of("reclaim", q.name(), n)), existing(n)));
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
-                                && usableQueue(t.job, usable, usableQueues) && !queueBudgetSpent(t.job);
-                        TermsKey key = keys.computeIfAbsent(usableNames, n -> new TermsKey(List.of("reclaim", q.name(), n)));
+                                && usableQueue(t.job, usable, u.queues()) && !queueBudgetSpent(t.job);
                         o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
-                                key), ceiling, "reclaim", rule);
+                                u.key()), ceiling, "reclaim", rule);
                     }
                 }
                 if (o.started()) continue;
@@ -268,6 +268,9 @@ final class EvictionPhase {
             }
         }
     }
+
+    /** Reclaim's terms for one set of usable victim queues: their key, and those of the queues that exist. */
+    private record Usable(TermsKey key, QueueState[] queues) {}
 
     /** The queues of these names that exist this cycle. */
     private QueueState[] existing(java.util.Set<String> names) {
@@ -748,16 +751,14 @@ final class EvictionPhase {
      * elsewhere (a victim from it could only overspend).
      */
     private boolean queueBudgetSpent(String queue) {
-        int maxQ = policy.settings.churn().maxEvictionsPerQueuePerCycle();
-        return maxQ > 0 && evictedPerQueue.getOrDefault(queue, 0) >= maxQ;
+        return maxEvictionsPerQueue > 0 && evictedPerQueue.getOrDefault(queue, 0) >= maxEvictionsPerQueue;
     }
 
     /** {@link #queueBudgetSpent(String)} of the job's queue, read from the queue itself when it exists. */
     private boolean queueBudgetSpent(Job job) {
-        int maxQ = maxEvictionsPerQueue;
-        if (maxQ <= 0) return false;
         QueueState qs = job.queueState;
-        return (qs != null ? qs.evicted : evictedPerQueue.getOrDefault(job.queue, 0)) >= maxQ;
+        if (qs == null) return queueBudgetSpent(job.queue);
+        return maxEvictionsPerQueue > 0 && qs.evicted >= maxEvictionsPerQueue;
     }
 
     private String queueBudgetReason(String queue) {

@@ -151,13 +151,7 @@ final class Job {
         if (tasks.isEmpty()) return true;
         dev.arbiter.model.PodSpec first = tasks.get(0).pod;
         if (first.placement() != dev.arbiter.model.Placement.NONE) return false;
-        for (int i = 1; i < tasks.size(); i++) {
-            dev.arbiter.model.PodSpec p = tasks.get(i).pod;
-            if (p.placement() != dev.arbiter.model.Placement.NONE || !p.requests().equals(first.requests())
-                    || !p.nodeSelector().equals(first.nodeSelector()) || !p.tolerations().equals(first.tolerations())) {
-                return false;
-            }
-        }
+        for (int i = 1; i < tasks.size(); i++) if (!NodeFitter.askAlike(first, tasks.get(i).pod)) return false;
         return true;
     }
 

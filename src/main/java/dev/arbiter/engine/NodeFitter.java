@@ -953,10 +953,8 @@ final class NodeFitter {
             // Nothing to remember: no rule of its own, and no pod's anti-affinity that could match it. Such a demand is
             // its request, nodeSelector and tolerations: the pods of a job share those, and are asked about one after
             // another, so the previous pod's demand serves when they are the same.
-            Demand plain = last != null && last.pod.placement() == Placement.NONE && last.demand.constraints.within() == null
-                    && !last.demand.dependsOnPods() && pod.nodeSelector().equals(last.pod.nodeSelector())
-                    && pod.tolerations().equals(last.pod.tolerations()) && pod.requests().equals(last.pod.requests())
-                    ? last.demand : new Demand(pod, constraints(pod), null, 0, List.of());
+            Demand plain = last != null && last.demand.constraints.within() == null && !last.demand.dependsOnPods()
+                    && askAlike(pod, last.pod) ? last.demand : new Demand(pod, constraints(pod), null, 0, List.of());
             last = new Last(pod, plain);
             return plain;
         }
@@ -995,6 +993,17 @@ final class NodeFitter {
         demands.put(pod, d);
         last = new Last(pod, d);
         return d;
+    }
+
+    /**
+     * Whether two pods ask the same of a node: neither states a placement rule, and they have the same request, node
+     * selector and tolerations. While no pod of the cycle has an anti-affinity term, the fitter answers such pods
+     * alike in the same state (one demand serves both, {@link #unconfinedDemand}; see also {@link Job#pendingAlike}).
+     */
+    static boolean askAlike(PodSpec a, PodSpec b) {
+        return a.placement() == Placement.NONE && b.placement() == Placement.NONE
+                && a.nodeSelector().equals(b.nodeSelector()) && a.tolerations().equals(b.tolerations())
+                && a.requests().equals(b.requests());
     }
 
     private record Last(PodSpec pod, Demand demand) {}
