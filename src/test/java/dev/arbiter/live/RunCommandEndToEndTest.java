@@ -8,12 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.cli.Main;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,12 +51,27 @@ class RunCommandEndToEndTest {
             run.start();
 
             await("bound by arbiter run", () -> "node-1".equals(fx.nodeOf("team/job")), LiveFixture.WAIT.multipliedBy(2));
-            await("default Queue created", () -> fx.queue("default") != null);
+            // Interrupt only once nothing more is to be written: the mock API server stalls for 30 s when a watch
+            // closes while an event is on its way (see LiveFixture#close), and then fails to shut down.
+            await("the default Queue counts the running job", () -> {
+                VolcanoQueue q = fx.queue("default");
+                return q != null && q.getStatus() != null && Integer.valueOf(1).equals(q.getStatus().running);
+            });
             run.interrupt();
             run.join(30_000);
+            // Should a watch have closed with an event on its way anyway, the server answers again once it is over.
+            await("the mock API server answers", () -> answers(client), Duration.ofSeconds(45));
 
             assertEquals(0, exit.get(), err.toString());
             assertTrue(err.toString().contains("arbiter: scheduling pods of [batch]"), err.toString());
+        }
+    }
+
+    private static boolean answers(KubernetesClient client) {
+        try {
+            return client.nodes().withName("node-1").get() != null;
+        } catch (KubernetesClientException e) {
+            return false;
         }
     }
 }
