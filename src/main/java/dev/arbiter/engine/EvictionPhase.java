@@ -206,6 +206,7 @@ final class EvictionPhase {
     // ---- 6. reclaim ---------------------------------------------------------------------------------------
 
     void reclaim() {
+        unprotectedIn.clear();
         for (QueueState q : w.sortedQueues()) {
             List<ReclaimGrant> grants = policy.reclaimGrants().getOrDefault(q.name(), List.of());
             Map<String, Resources> floors = new HashMap<>();
@@ -220,6 +221,8 @@ final class EvictionPhase {
             boolean hysteresis = policy.settings.churn().hysteresis();
             Map<java.util.Set<String>, List<Task>> pools = new HashMap<>();
             Map<java.util.Set<String>, Usable> usables = new HashMap<>();
+            String[] victimQueues = floors.keySet().toArray(new String[0]);
+            Map<Long, Reach> reaches = new HashMap<>();
             Outcome queueRefusal = null;
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
@@ -240,13 +243,11 @@ final class EvictionPhase {
                 } else {
                     // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
                     // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
-                    Resources need = j.startNeed();
-                    Map<String, Resources> usable = new HashMap<>();
-                    floors.forEach((v, floor) -> {
-                        if (q.allocated.plusWithinIn(need, ceilings.get(v), need)) usable.put(v, floor);
-                    });
-                    java.util.TreeSet<String> usableNames = new java.util.TreeSet<>(usable.keySet());
-                    List<Task> pool = pools.computeIfAbsent(usableNames, this::runningUnprotected);
+                    Reach reach = reach(q, j.startNeed(), victimQueues, floors, ceilings, reaches);
+                    Map<String, Resources> usable = reach.usable;
+                    java.util.TreeSet<String> usableNames = reach.names;
+                    if (reach.pool == null) reach.pool = pools.computeIfAbsent(usableNames, this::runningUnprotected);
+                    List<Task> pool = reach.pool;
                     if (pool.isEmpty()) {
                         List<Task> all = runningIn(floors.keySet());
                         o = all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
@@ -254,8 +255,9 @@ final class EvictionPhase {
                                 : protectedReason("every pod of the queues above their deserved share ("
                                 + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet())) + ") is protected", all);
                     } else {
-                        Usable u = usables.computeIfAbsent(usableNames,
+                        if (reach.terms == null) reach.terms = usables.computeIfAbsent(usableNames,
                                 n -> new Usable(new TermsKey(List.of("reclaim", q.name(), n)), existing(n)));
+                        Usable u = reach.terms;
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
                                 && usableQueue(t.job, usable, u.queues()) && !queueBudgetSpent(t.job);
                         o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
@@ -266,6 +268,44 @@ final class EvictionPhase {
                 refuse(j, "reclaim", o);
                 if (policy.fifo(q.name())) break;
             }
+        }
+    }
+
+    /**
+     * The victim queues a job of queue {@code q} needing {@code need} may reclaim from (those whose grant's ceiling
+     * it starts under), with what reclaim reads of that set, remembered per set for the queue's pass: thousands of
+     * starving jobs, few sets. {@code victimQueues} is {@code floors}'s keys in its order.
+     */
+    private static Reach reach(QueueState q, Resources need, String[] victimQueues, Map<String, Resources> floors,
+                               Map<String, Resources> ceilings, Map<Long, Reach> reaches) {
+        if (victimQueues.length > Long.SIZE) return Reach.of(q, need, floors, ceilings);
+        long set = 0;
+        for (int i = 0; i < victimQueues.length; i++) {
+            if (q.allocated.plusWithinIn(need, ceilings.get(victimQueues[i]), need)) set |= 1L << i;
+        }
+        Reach known = reaches.get(set);
+        if (known == null) reaches.put(set, known = Reach.of(q, need, floors, ceilings));
+        return known;
+    }
+
+    /** A set of usable victim queues: their floors, their names, and (once read) their pool and terms. */
+    private static final class Reach {
+        final Map<String, Resources> usable;
+        final java.util.TreeSet<String> names;
+        List<Task> pool;
+        Usable terms;
+
+        private Reach(Map<String, Resources> usable) {
+            this.usable = usable;
+            this.names = new java.util.TreeSet<>(usable.keySet());
+        }
+
+        static Reach of(QueueState q, Resources need, Map<String, Resources> floors, Map<String, Resources> ceilings) {
+            Map<String, Resources> usable = new HashMap<>();
+            floors.forEach((v, floor) -> {
+                if (q.allocated.plusWithinIn(need, ceilings.get(v), need)) usable.put(v, floor);
+            });
+            return new Reach(usable);
         }
     }
 
@@ -347,9 +387,76 @@ final class EvictionPhase {
 
     /** Running tasks of the queues that no rule protects from reclaim. */
     private List<Task> runningUnprotected(java.util.Collection<String> queueNames) {
+        List<List<Task>> parts = new ArrayList<>(queueNames.size());
+        int size = 0;
+        for (String name : queueNames) {
+            List<Task> part = unprotectedIn.computeIfAbsent(name, this::unprotectedOf);
+            if (part.isEmpty()) continue;
+            parts.add(part);
+            size += part.size();
+        }
+        return parts.size() == 1 ? parts.get(0) : new Joined(parts, size);
+    }
+
+    /**
+     * Each queue's running tasks without protection, in job order, read once per reclaim step: the running lists and
+     * the protections do not change while the eviction steps run (an eviction only marks its victim).
+     */
+    private final Map<String, List<Task>> unprotectedIn = new HashMap<>();
+
+    private List<Task> unprotectedOf(String queueName) {
         List<Task> out = new ArrayList<>();
-        for (Task t : runningIn(queueNames)) if (t.protection == null) out.add(t);
+        for (Task t : runningIn(List.of(queueName))) if (t.protection == null) out.add(t);
         return out;
+    }
+
+    /** Lists read one after the other, as one list: a pool of several queues without copying their tasks. */
+    private static final class Joined extends java.util.AbstractList<Task> {
+        private final List<List<Task>> parts;
+        private final int size;
+
+        Joined(List<List<Task>> parts, int size) {
+            this.parts = parts;
+            this.size = size;
+        }
+
+        @Override
+        public Task get(int index) {
+            java.util.Objects.checkIndex(index, size);
+            for (List<Task> part : parts) {
+                if (index < part.size()) return part.get(index);
+                index -= part.size();
+            }
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public java.util.Iterator<Task> iterator() {
+            return new java.util.Iterator<>() {
+                private int part;
+                private int at;
+
+                @Override
+                public boolean hasNext() {
+                    while (part < parts.size() && at == parts.get(part).size()) {
+                        part++;
+                        at = 0;
+                    }
+                    return part < parts.size();
+                }
+
+                @Override
+                public Task next() {
+                    if (!hasNext()) throw new java.util.NoSuchElementException();
+                    return parts.get(part).get(at++);
+                }
+            };
+        }
     }
 
     private boolean anyAboveFloor(Map<String, Resources> floors) {

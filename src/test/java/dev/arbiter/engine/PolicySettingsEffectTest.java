@@ -215,6 +215,41 @@ class PolicySettingsEffectTest {
     }
 
     @Test
+    void jobsOfOneQueueReclaimFromTheQueuesTheirOwnNeedIsGrantedFrom() throws IOException {
+        // b and c run three pods each (c is served last, so it gives first); a wants a gang of two, then one pod.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(6, GPU, 8)
+                .queue("a").end().queue("b").priority(5).end().queue("c").end();
+        for (int i = 1; i <= 3; i++) c.job("b/j" + i).queue("b").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
+        for (int i = 4; i <= 6; i++) c.job("c/j" + i).queue("c").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
+        ClusterSnapshot s = c.job("a/big").queue("a").arrival(0).pods(2, GPU, 8).end()
+                .job("a/small").queue("a").arrival(1).pods(1, GPU, 8).end().snapshot(1000);
+        // c's grant lets a grow by one pod, b's up to a's deserved share: the gang may reclaim only from b (which
+        // gives back one pod at most, too few), the single pod from both, so from c.
+        String reclaim = """
+                package arbiter.policy;
+                import dev.arbiter.facts.QueueFact;
+                import dev.arbiter.facts.QueueShare;
+                import dev.arbiter.facts.ReclaimGrant;
+                import dev.arbiter.model.Resources;
+                rule "reclaim: from c up to one pod, from the others up to the deserved share"
+                ruleflow-group "policy"
+                when
+                    $q : QueueFact( open == true )
+                    $qs : QueueShare( queue == $q.name, overused == false )
+                    $v : QueueFact( name != $q.name, reclaimable == true )
+                    $vs : QueueShare( queue == $v.name, aboveDeserved == true )
+                then
+                    insertLogical( new ReclaimGrant( $q.getName(), $v.getName(),
+                            $v.getName().equals("c") ? Resources.of("nvidia.com/gpu", 8) : $qs.getDeserved(),
+                            $vs.getDeserved().max( $v.getGuarantee() ), drools.getRule().getName() ) );
+                end
+                """;
+        List<Eviction> evicted = with("", "reclaim.drl", reclaim).schedule(s, 1).evictions();
+        assertEquals(1, evicted.size(), evicted.toString());
+        assertTrue(evicted.get(0).pod().startsWith("c/"), "a/small may reclaim from c as well: " + evicted);
+    }
+
+    @Test
     void ignoredResourcesLeaveADimensionOutOfQueueCapabilities() throws IOException {
         ClusterSnapshot s = ClusterBuilder.cluster().nodes(1, GPU, 8, "cpu", 64)
                 .queue("a").capability("cpu", 8).end()
