@@ -756,13 +756,31 @@ final class EvictionPhase {
             parts.add(gang.minMember());
             parts.add(gang.minTaskMember());
             boolean plain = !fitter.anyExistingAntiAffinity();
+            // Alike pods (no rule of their own, and no anti-affinity in the cycle to tell them apart) have equal
+            // requests, shares and constraints (a domain confines all of a job's pending pods or none): the first
+            // pod's serve for the rest, whose roles may still differ.
+            boolean alike = plain && j.pendingAlike();
+            Task first = null;
+            Object firstConstraints = null;
             for (Task t : j.pending) {
+                if (first != null) {
+                    parts.add(first.request());
+                    parts.add(first.share());
+                    parts.add(String.valueOf(t.pod.taskRole()));
+                    parts.add(firstConstraints);
+                    continue;
+                }
                 if (fitter.dependsOnPods(t.pod)) return NONE;
+                Object constraints = fitter.constraintsKey(t.pod);
                 parts.add(t.request());
                 parts.add(t.share());
                 parts.add(String.valueOf(t.pod.taskRole()));
-                parts.add(fitter.constraintsKey(t.pod));
+                parts.add(constraints);
                 plain &= t.pod.placement() == dev.arbiter.model.Placement.NONE;
+                if (alike) {
+                    first = t;
+                    firstConstraints = constraints;
+                }
             }
             return new Tasks(parts, j.pending.toArray(new Task[0]), plain);
         }

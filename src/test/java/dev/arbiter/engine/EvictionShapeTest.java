@@ -4,8 +4,11 @@ import static dev.arbiter.engine.Placements.HOST;
 import static dev.arbiter.engine.Placements.antiAffinity;
 import static dev.arbiter.engine.Placements.labels;
 import static dev.arbiter.engine.Placements.podTerm;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.facts.GangRequirement;
@@ -73,5 +76,40 @@ class EvictionShapeTest {
         Job there = next.jobs.get("q/j");
         EvictionPhase.Tasks thenShape = EvictionPhase.Tasks.of(there, gang, withRule);
         assertFalse(thenShape.stillFor(there, gang, withRule));
+    }
+
+    @Test
+    void alikePodsGiveTheShapeAPodByPodLookGivesAndTheirRolesStillCount() {
+        ClusterBuilder roles = ClusterBuilder.cluster().nodes(2, "cpu", 8).queue("q").end()
+                .job("q/mw").queue("q").pods("master", 1, "cpu", 2).pods("worker", 2, "cpu", 2).end()
+                .job("q/mm").queue("q").pods("master", 2, "cpu", 2).pods("worker", 1, "cpu", 2).end();
+        CycleState state = index(roles.snapshot());
+        NodeFitter fitter = new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of());
+        assertFalse(fitter.anyExistingAntiAffinity());
+        Job mw = state.jobs.get("q/mw");
+        Job mm = state.jobs.get("q/mm");
+        assertTrue(mw.pendingAlike() && mm.pendingAlike(), "the pods ask alike: only their roles differ");
+        GangRequirement gang = new GangRequirement("any", 3, Map.of(), "r");
+        EvictionPhase.Tasks alike = EvictionPhase.Tasks.of(mw, gang, fitter);
+        assertNotEquals(alike, EvictionPhase.Tasks.of(mm, gang, fitter), "another role in the second place");
+
+        // Where a pod's anti-affinity term (matching none of these pods) is in the cycle, each pod is looked at.
+        CycleState next = index(roles.barePods("ns/loner").placement(antiAffinity(podTerm(labels("app", "x"), HOST)))
+                .pods(1, "cpu", 1).running("node-1").end().snapshot());
+        NodeFitter podByPod = new NodeFitter(next, NodeFitter.Scoring.BINPACK, Map.of());
+        assertTrue(podByPod.anyExistingAntiAffinity());
+        EvictionPhase.Tasks looked = EvictionPhase.Tasks.of(next.jobs.get("q/mw"), gang, podByPod);
+        assertNotSame(EvictionPhase.Tasks.NONE, looked);
+        assertEquals(looked, alike, "the same parts, pod by pod");
+
+        // A term that matches the second pod's labels only: the pods ask alike, yet its fit depends on other pods.
+        CycleState labelled = index(ClusterBuilder.cluster().nodes(2, "cpu", 8).queue("q").end()
+                .job("q/rl").queue("q").roleAsLabel().pods("master", 1, "cpu", 2).pods("worker", 1, "cpu", 2).end()
+                .barePods("q/loner").placement(antiAffinity(podTerm(labels(dev.arbiter.model.PodSpec.TASK_SPEC_ANNOTATION,
+                        "worker"), HOST))).pods(1, "cpu", 1).running("node-1").end().snapshot());
+        Job rl = labelled.jobs.get("q/rl");
+        assertTrue(rl.pendingAlike());
+        assertSame(EvictionPhase.Tasks.NONE, EvictionPhase.Tasks.of(rl, gang,
+                new NodeFitter(labelled, NodeFitter.Scoring.BINPACK, Map.of())));
     }
 }
