@@ -770,8 +770,8 @@ final class EvictionPhase {
                     parts.add(firstConstraints);
                     continue;
                 }
-                if (fitter.dependsOnPods(t.pod)) return NONE;
-                Object constraints = fitter.constraintsKey(t.pod);
+                Object constraints = fitter.ownConstraintsKey(t.pod);
+                if (constraints == null) return NONE;
                 parts.add(t.request());
                 parts.add(t.share());
                 parts.add(String.valueOf(t.pod.taskRole()));

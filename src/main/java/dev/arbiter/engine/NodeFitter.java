@@ -524,6 +524,17 @@ final class NodeFitter {
         return d.shape.dynamic == null ? d.constraints : List.of(d.constraints, d.shape.dynamic);
     }
 
+    /**
+     * {@link #constraintsKey} of a pod whose fit depends on no other pod, or null when it does ({@link #dependsOnPods}).
+     * A pod with no placement rule, where no pod of the cycle has an anti-affinity term, is answered from its own
+     * fields: nothing to work out or remember (the eviction steps ask it of the first pod of thousands of jobs).
+     */
+    Object ownConstraintsKey(PodSpec pod) {
+        if (confinedTo == null && pod.placement() == Placement.NONE && !topology.hasCarriers()) return constraints(pod);
+        Demand d = demand(pod);
+        return d.dependsOnPods() ? null : d.constraints;
+    }
+
     /** Whether a pod of the cycle has a required anti-affinity term (one that may keep other pods out). */
     boolean anyExistingAntiAffinity() {
         return topology.hasCarriers();

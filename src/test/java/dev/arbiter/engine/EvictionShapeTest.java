@@ -1,6 +1,7 @@
 package dev.arbiter.engine;
 
 import static dev.arbiter.engine.Placements.HOST;
+import static dev.arbiter.engine.Placements.affinity;
 import static dev.arbiter.engine.Placements.antiAffinity;
 import static dev.arbiter.engine.Placements.labels;
 import static dev.arbiter.engine.Placements.podTerm;
@@ -111,5 +112,13 @@ class EvictionShapeTest {
         assertTrue(rl.pendingAlike());
         assertSame(EvictionPhase.Tasks.NONE, EvictionPhase.Tasks.of(rl, gang,
                 new NodeFitter(labelled, NodeFitter.Scoring.BINPACK, Map.of())));
+
+        // A pod with an affinity term of its own depends on other pods, anti-affinity in the cycle or not.
+        CycleState near = index(ClusterBuilder.cluster().nodes(2, "cpu", 8).queue("q").end()
+                .job("q/near").queue("q").placement(affinity(podTerm(labels("app", "db"), HOST))).pods(2, "cpu", 2).end()
+                .snapshot());
+        NodeFitter noAnti = new NodeFitter(near, NodeFitter.Scoring.BINPACK, Map.of());
+        assertFalse(noAnti.anyExistingAntiAffinity());
+        assertSame(EvictionPhase.Tasks.NONE, EvictionPhase.Tasks.of(near.jobs.get("q/near"), gang, noAnti));
     }
 }
