@@ -227,13 +227,14 @@ final class EvictionPhase {
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
                 Outcome o;
+                Resources need = null;
                 if (grants.isEmpty()) {
                     if (queueRefusal == null) queueRefusal = Outcome.refused(noGrantReason(q), null);
-                    o = tooLarge(q, j, ceiling, rule);
+                    o = tooLarge(q, need = j.startNeed(), ceiling, rule);
                     if (o == null) o = queueRefusal;
                 } else if (q.reached(ceiling)) {
                     o = Outcome.refused("queue \"" + q.name() + "\" already holds its deserved share " + ceiling, rule);
-                } else if ((o = tooLarge(q, j, ceiling, rule)) != null) {
+                } else if ((o = tooLarge(q, need = j.startNeed(), ceiling, rule)) != null) {
                     // the gang could never start under the deserved share, whatever is reclaimed
                 } else if (!anyAboveFloor(floors)) {
                     o = Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet()))
@@ -243,7 +244,7 @@ final class EvictionPhase {
                 } else {
                     // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
                     // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
-                    Reach reach = reach(q, j.startNeed(), victimQueues, floors, ceilings, reaches);
+                    Reach reach = reach(q, need, victimQueues, floors, ceilings, reaches);
                     Map<String, Resources> usable = reach.usable;
                     java.util.TreeSet<String> usableNames = reach.names;
                     if (reach.pool == null) reach.pool = pools.computeIfAbsent(usableNames, this::runningUnprotected);
@@ -337,8 +338,7 @@ final class EvictionPhase {
      * The job's gang needs more to start than its queue may reclaim up to (its deserved share) in some dimension:
      * no eviction could start it. Null when it fits.
      */
-    private Outcome tooLarge(QueueState q, Job j, Resources ceiling, String rule) {
-        Resources need = j.startNeed();
+    private Outcome tooLarge(QueueState q, Resources need, Resources ceiling, String rule) {
         if (q.allocated.plusWithinIn(need, ceiling, need)) return null;
         return tooLargeRefusals.computeIfAbsent(new TooLarge(q, q.allocated, ceiling, rule, need),
                 k -> tooLargeRefusal(q, need, ceiling, rule));
