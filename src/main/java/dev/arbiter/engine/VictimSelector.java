@@ -98,13 +98,14 @@ final class VictimSelector {
     private record PlanAt(SearchKey key, long version) {}
 
     /**
-     * A bounded search in which no node came within {@code most} victims ({@link #roomWithLargestVictims} refused
-     * every candidate), and the position in the fitter's log of touched nodes then. Jobs refused by a nearly spent
-     * eviction budget ask the same few questions again and again in a cycle.
+     * A bounded search: its bound, the position in the fitter's log of touched nodes when it began, and the
+     * candidates that came within {@code most} victims ({@link #roomWithAll} and {@link #roomWithLargestVictims}
+     * let them through; empty when none did). Jobs refused by a nearly spent eviction budget ask the same few
+     * questions again and again in a cycle, with the same or a smaller bound: see {@link #withinReach}.
      */
-    private record OutOfReach(int most, int touchMark) {}
+    private record Reach(int most, int touchMark, java.util.BitSet within) {}
 
-    private final Map<SearchKey, OutOfReach> outOfReach = new HashMap<>();
+    private final Map<SearchKey, Reach> reaches = new HashMap<>();
     /** Why the last {@link #find} found no plan, in words; null after a plan. */
     private String lastRefusal;
     /** The victim order of the node search under way ({@link #searching}); built on first use. */
@@ -160,17 +161,21 @@ final class VictimSelector {
         }
         boolean bounded = most < Integer.MAX_VALUE && !capBinds(task, terms);
         boolean independent = !fitter.dependsOnPods(task.pod);
-        if (bounded && independent && stillOutOfReach(key, task, terms, most)) {
+        Reach known = bounded && independent ? reaches.get(key) : null;
+        java.util.BitSet visit = known == null ? null : withinReach(known, most);
+        if (visit != null && visit.isEmpty()) {
             lastRefusal = null;
             return null;
         }
+        int mark = fitter.touchMark();
         Tally tally = new Tally();
-        Plan best = search(task, terms, tally, bounded ? most : Integer.MAX_VALUE);
+        Plan best = search(task, terms, tally, bounded ? most : Integer.MAX_VALUE, visit);
+        if (bounded && independent && (known == null || visit == null || most >= known.most())) {
+            reaches.put(key, new Reach(most, mark, tally.within));
+        }
         if (bounded && (best == null || best.victims().size() > most)) {
-            // Not the unbounded answer: nothing to remember but that, when no node came within the bound, none does
-            // until a node is touched.
+            // Not the unbounded answer: nothing to remember but which nodes came within the bound (above).
             lastRefusal = null;
-            if (tally.withinBound == 0 && independent) outOfReach.put(key, new OutOfReach(most, fitter.touchMark()));
             return best;
         }
         if (best == null) {
@@ -184,27 +189,25 @@ final class VictimSelector {
         return best;
     }
 
-    /** At most this many touched nodes are checked to confirm that a question is still out of reach; more, and it is searched. */
-    private static final int OUT_OF_REACH_RECHECK = 256;
+    /** At most this many touched nodes are added to a remembered {@link Reach}; more, and every candidate is searched. */
+    private static final int REACH_RECHECK = 256;
 
     /**
-     * Whether no node can yet make room for the task with at most {@code most} victims, as a bounded search found
-     * earlier in the cycle ({@link OutOfReach}): it then checks only the nodes touched since. The bound it tests
-     * ({@link #roomWithLargestVictims}) reads a node's free room, which victims the terms allow there (fewer as the
-     * cycle evicts and queues spend their budgets) and how many members taking each costs (which only an eviction
-     * from its gang changes): everything that could raise it on a node touches that node.
+     * The only candidates that can come within {@code most} victims, from an earlier bounded search of the same
+     * question with a bound at least as large: those that came within its bound, and the nodes touched since. Null
+     * when every candidate must be looked at. The bound's tests read a node's free room, which victims the terms allow
+     * there (fewer as the cycle evicts and queues spend their budgets) and how many members taking each costs (which
+     * only an eviction from its gang changes), and a smaller bound only lets fewer through: everything that could
+     * let a node through that was turned down touches that node (a placement only takes room). The nodes are then
+     * searched in node order as before, so the plan is the one a search of every candidate finds.
      */
-    private boolean stillOutOfReach(SearchKey key, Task task, Terms terms, int most) {
-        OutOfReach known = outOfReach.get(key);
-        if (known == null || most > known.most()) return false;
-        java.util.Set<NodeState> touched = fitter.touchedSince(known.touchMark(), OUT_OF_REACH_RECHECK);
-        if (touched == null) return false;
-        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
-        for (NodeState n : touched) {
-            if (eligibleNodes.contains(n) && roomWithLargestVictims(n, task, terms, most)) return false;
-        }
-        outOfReach.put(key, new OutOfReach(most, fitter.touchMark()));
-        return true;
+    private java.util.BitSet withinReach(Reach known, int most) {
+        if (most > known.most()) return null;
+        java.util.Set<NodeState> touched = fitter.touchedSince(known.touchMark(), REACH_RECHECK);
+        if (touched == null) return null;
+        java.util.BitSet visit = (java.util.BitSet) known.within().clone();
+        for (NodeState n : touched) visit.set(n.index);
+        return visit;
     }
 
     /** {@link Search#unitFor}'s remembered answer for a gang that cannot go whole. */
@@ -240,7 +243,7 @@ final class VictimSelector {
          */
         final Map<QueueState, List<QueueState>> floorPaths = new java.util.IdentityHashMap<>();
         /** Candidates that passed a bounded search's bound (and were searched). */
-        int withinBound;
+        final java.util.BitSet within = new java.util.BitSet();
 
         /**
          * e.g. {@code no set of victims makes room for ns/p: hysteresis spares queue "b" (it would qualify to take
@@ -349,9 +352,9 @@ final class VictimSelector {
 
     /**
      * Candidate nodes, in node order: those hosting an allowed victim, plus (when only the queue's capability is
-     * short) the best idle node.
+     * short) the best idle node; only those in {@code visit}, when it is not null ({@link #withinReach}).
      */
-    private Plan search(Task task, Terms terms, Tally tally, int most) {
+    private Plan search(Task task, Terms terms, Tally tally, int most, java.util.BitSet visit) {
         boolean capBlocks = capBinds(task, terms);
         List<Task> queueWide = List.of();
         java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
@@ -364,15 +367,26 @@ final class VictimSelector {
             if (idle != null) candidates.set(idle.index);
         }
         tally.candidates = candidates;
+        java.util.BitSet scan = candidates;
+        if (visit != null) {
+            scan = (java.util.BitSet) candidates.clone();
+            scan.and(visit);
+        }
         Plan best = null;
         Task bestPrecious = null; // best's most precious victim, once a plan of its size came to compare with it
-        for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
+        for (int i = scan.nextSetBit(0); i >= 0; i = scan.nextSetBit(i + 1)) {
             NodeState n = state.nodes.get(i);
             boolean room = victimNodes.nodes.get(i) ? victimNodes.roomWithAll(n, task.request())
                     : roomWithAllVictims(n, task, terms);
             if (!room) continue;
             if (most < Integer.MAX_VALUE && !roomWithLargestVictims(n, task, terms, most)) continue;
-            tally.withinBound++;
+            tally.within.set(i);
+            // A node where no plan has as few victims as the best so far cannot give the best plan: once a plan is
+            // found, it bounds the rest of the search (nodes that could tie are still searched).
+            if (best != null && best.victims().size() < most
+                    && !roomWithLargestVictims(n, task, terms, best.victims().size())) {
+                continue;
+            }
             Plan p = planOn(n, task, terms, queueWide, tally);
             if (p == null) continue;
             if (best == null || p.victims().size() < best.victims().size()) {
