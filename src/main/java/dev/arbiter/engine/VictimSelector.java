@@ -58,8 +58,8 @@ final class VictimSelector {
         }
 
         /** Whether the victim {@code t} frees room under the binding capability. */
-        boolean freesCapability(Task t, Map<String, QueueState> queues) {
-            QueueState vq = capQueue == null ? null : queues.get(t.job.queue);
+        boolean freesCapability(Task t) {
+            QueueState vq = capQueue == null ? null : t.job.queueState;
             return vq != null && vq.isWithin(capQueue);
         }
 
@@ -362,7 +362,7 @@ final class VictimSelector {
         java.util.BitSet candidates = (java.util.BitSet) victimNodes.eligibleFor(eligibleNodes, state.nodes).clone();
         if (capBlocks) {
             queueWide = new ArrayList<>();
-            for (Task t : terms.pool()) if (terms.allows(t) && terms.freesCapability(t, state.queues)) queueWide.add(t);
+            for (Task t : terms.pool()) if (terms.allows(t) && terms.freesCapability(t)) queueWide.add(t);
             NodeState idle = fitter.best(task.pod);
             if (idle != null) candidates.set(idle.index);
         }
@@ -705,17 +705,17 @@ final class VictimSelector {
 
     private int distanceFromPreemptor(Search s, Task t) {
         QueueState from = s.terms == null ? null : s.terms.preemptorQueue();
-        QueueState to = state.queues.get(t.job.queue);
+        QueueState to = t.job.queueState;
         return from == null || to == null || from == to ? 0 : from.distanceTo(to);
     }
 
     private int queuePriority(Task t) {
-        QueueState q = state.queues.get(t.job.queue);
+        QueueState q = t.job.queueState;
         return q == null ? 0 : q.spec.priority();
     }
 
     private double queueShare(Task t) {
-        QueueState q = state.queues.get(t.job.queue);
+        QueueState q = t.job.queueState;
         return q == null ? 0 : q.share();
     }
 
@@ -806,7 +806,7 @@ final class VictimSelector {
         int floorAllows(String queue, List<Task> unit) {
             Resources floor = terms.floors().get(queue);
             if (floor == null) return FLOOR_OK;
-            QueueState victimQueue = state.queues.get(queue);
+            QueueState victimQueue = unit.get(0).job.queueState; // the queue named queue
             List<QueueState> path = floorPaths.get(victimQueue);
             if (path == null) {
                 path = victimQueue.pathUpTo(QueueState.commonAncestor(victimQueue, terms.preemptorQueue()));
@@ -908,7 +908,7 @@ final class VictimSelector {
             if (freed == null) {
                 freed = Resources.NONE;
                 for (Task t : takenTasks) {
-                    for (QueueState a = state.queues.get(t.job.queue); a != null; a = a.parent) {
+                    for (QueueState a = t.job.queueState; a != null; a = a.parent) {
                         if (a == q) {
                             freed = freed.add(t.share());
                             break;
@@ -959,7 +959,7 @@ final class VictimSelector {
             for (List<Task> u : chosen) {
                 for (Task t : u) {
                     if (t.node == node) free = free.add(t.request());
-                    if (!capFree && terms.freesCapability(t, state.queues)) {
+                    if (!capFree && terms.freesCapability(t)) {
                         allocated = allocated.subtract(t.share());
                         freed = freed.add(t.share());
                     }
