@@ -649,7 +649,7 @@ final class VictimSelector {
     }
 
     private Plan planOn(NodeState node, Task task, Terms terms, List<Task> queueWide, Tally tally) {
-        List<Task> pool = new ArrayList<>();
+        List<Task> pool = new ArrayList<>(node.tasks.size() + queueWide.size());
         for (Task t : node.tasks) if (terms.allows(t)) pool.add(t);
         for (Task t : queueWide) if (t.node != node) pool.add(t);
         Search s = new Search(node, task, terms);
