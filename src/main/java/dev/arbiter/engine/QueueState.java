@@ -118,9 +118,10 @@ final class QueueState {
 
     /** The nearest common ancestor of two queues, or null when it is the root. */
     static QueueState commonAncestor(QueueState a, QueueState b) {
-        java.util.Set<QueueState> up = new java.util.HashSet<>();
-        for (QueueState q = a; q != null; q = q.parent) up.add(q);
-        for (QueueState q = b; q != null; q = q.parent) if (up.contains(q)) return q;
+        // Trees are a few levels deep, and the victim order asks this in every comparison: walk, do not hash.
+        for (QueueState q = b; q != null; q = q.parent) {
+            for (QueueState up = a; up != null; up = up.parent) if (up == q) return q;
+        }
         return null;
     }
 

@@ -5,6 +5,7 @@ import static dev.arbiter.engine.Shipped.queue;
 import static dev.arbiter.engine.Shipped.units;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.decision.CycleResult;
@@ -168,5 +169,26 @@ class QueueTreeTest {
         assertTrue(r.evictions().stream().noneMatch(e -> e.forPodGroup().equals("ns/s")), "evicted " + Shipped.evicted(r));
         String reason = Shipped.group(r.podGroups(), "ns/s").reason();
         assertTrue(reason.contains("reclaim: no set of victims makes room for ns/s-0"), reason);
+    }
+
+    @Test
+    void theCommonAncestorOfAQueueAndOneInItsSubtreeIsThatQueue() {
+        CycleState s = CycleState.index(ClusterBuilder.cluster().nodes(1, GPU, 8)
+                .queue("org").end().queue("team").parent("org").end().queue("a").parent("team").end()
+                .queue("b").parent("team").end().queue("c").parent("org").end().queue("other").end().snapshot(),
+                SchedulerConfig.simulatorDefault().schedulerNames(), java.util.Set.of("pods"));
+        QueueState org = s.queues.get("org"), team = s.queues.get("team"), a = s.queues.get("a"),
+                b = s.queues.get("b"), c = s.queues.get("c"), other = s.queues.get("other");
+        assertSame(team, QueueState.commonAncestor(team, a));
+        assertSame(team, QueueState.commonAncestor(a, team));
+        assertSame(a, QueueState.commonAncestor(a, a));
+        assertSame(team, QueueState.commonAncestor(a, b));
+        assertSame(org, QueueState.commonAncestor(c, a));
+        assertEquals(1, a.distanceTo(b), "siblings");
+        assertEquals(2, a.distanceTo(c), "cousins");
+        assertEquals(1, a.distanceTo(team), "up to its parent");
+        assertEquals(0, team.distanceTo(a), "down into its own subtree");
+        assertNull(QueueState.commonAncestor(a, other), "only the root is above both");
+        assertEquals(3, a.distanceTo(other), "up to the root");
     }
 }
