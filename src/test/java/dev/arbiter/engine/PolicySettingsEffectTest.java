@@ -177,11 +177,42 @@ class PolicySettingsEffectTest {
 
     /** Three equal queues on six nodes: b and c hold three each (c is served last), a wants one back. */
     private static ClusterSnapshot twoLenders() {
+        return lenders().job("a/want").queue("a").pods(1, GPU, 8).end().snapshot(1000);
+    }
+
+    /** Three equal queues on six nodes: b and c hold three each (c is served last). */
+    private static ClusterBuilder lenders() {
         ClusterBuilder c = ClusterBuilder.cluster().nodes(6, GPU, 8)
                 .queue("a").end().queue("b").priority(5).end().queue("c").end();
         for (int i = 1; i <= 3; i++) c.job("b/j" + i).queue("b").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
         for (int i = 4; i <= 6; i++) c.job("c/j" + i).queue("c").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
-        return c.job("a/want").queue("a").pods(1, GPU, 8).end().snapshot(1000);
+        return c;
+    }
+
+    /**
+     * reclaim.drl with the shipped rule's conditions, whose grants from c let the reclaiming queue grow up to
+     * {@code fromC} (a Java expression), and from the other queues up to its deserved share.
+     */
+    private static String reclaimFromCUpTo(String ruleName, String fromC) {
+        return """
+                package arbiter.policy;
+                import dev.arbiter.facts.QueueFact;
+                import dev.arbiter.facts.QueueShare;
+                import dev.arbiter.facts.ReclaimGrant;
+                import dev.arbiter.model.Resources;
+                rule "%s"
+                ruleflow-group "policy"
+                when
+                    $q : QueueFact( open == true )
+                    $qs : QueueShare( queue == $q.name, overused == false )
+                    $v : QueueFact( name != $q.name, reclaimable == true )
+                    $vs : QueueShare( queue == $v.name, aboveDeserved == true )
+                then
+                    insertLogical( new ReclaimGrant( $q.getName(), $v.getName(),
+                            $v.getName().equals("c") ? %s : $qs.getDeserved(),
+                            $vs.getDeserved().max( $v.getGuarantee() ), drools.getRule().getName() ) );
+                end
+                """.formatted(ruleName, fromC);
     }
 
     @Test
@@ -190,25 +221,8 @@ class PolicySettingsEffectTest {
         assertEquals(1, shipped.size());
         assertTrue(shipped.get(0).pod().startsWith("c/"), "the queue served last gives: " + shipped);
         // A pack whose grant from c lets a grow not at all: c gives nothing to a, so b does.
-        String reclaim = """
-                package arbiter.policy;
-                import dev.arbiter.facts.QueueFact;
-                import dev.arbiter.facts.QueueShare;
-                import dev.arbiter.facts.ReclaimGrant;
-                import dev.arbiter.model.Resources;
-                rule "reclaim: from c only up to nothing, from the others up to the deserved share"
-                ruleflow-group "policy"
-                when
-                    $q : QueueFact( open == true )
-                    $qs : QueueShare( queue == $q.name, overused == false )
-                    $v : QueueFact( name != $q.name, reclaimable == true )
-                    $vs : QueueShare( queue == $v.name, aboveDeserved == true )
-                then
-                    insertLogical( new ReclaimGrant( $q.getName(), $v.getName(),
-                            $v.getName().equals("c") ? Resources.NONE : $qs.getDeserved(),
-                            $vs.getDeserved().max( $v.getGuarantee() ), drools.getRule().getName() ) );
-                end
-                """;
+        String reclaim = reclaimFromCUpTo("reclaim: from c only up to nothing, from the others up to the deserved share",
+                "Resources.NONE");
         List<Eviction> perGrant = with("", "reclaim.drl", reclaim).schedule(twoLenders(), 1).evictions();
         assertEquals(1, perGrant.size());
         assertTrue(perGrant.get(0).pod().startsWith("b/"), "c's grant does not let a grow: " + perGrant);
@@ -217,33 +231,12 @@ class PolicySettingsEffectTest {
     @Test
     void jobsOfOneQueueReclaimFromTheQueuesTheirOwnNeedIsGrantedFrom() throws IOException {
         // b and c run three pods each (c is served last, so it gives first); a wants a gang of two, then one pod.
-        ClusterBuilder c = ClusterBuilder.cluster().nodes(6, GPU, 8)
-                .queue("a").end().queue("b").priority(5).end().queue("c").end();
-        for (int i = 1; i <= 3; i++) c.job("b/j" + i).queue("b").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
-        for (int i = 4; i <= 6; i++) c.job("c/j" + i).queue("c").pods(1, GPU, 8).running("node-" + i).startedAt(0).end();
-        ClusterSnapshot s = c.job("a/big").queue("a").arrival(0).pods(2, GPU, 8).end()
+        ClusterSnapshot s = lenders().job("a/big").queue("a").arrival(0).pods(2, GPU, 8).end()
                 .job("a/small").queue("a").arrival(1).pods(1, GPU, 8).end().snapshot(1000);
         // c's grant lets a grow by one pod, b's up to a's deserved share: the gang may reclaim only from b (which
         // gives back one pod at most, too few), the single pod from both, so from c.
-        String reclaim = """
-                package arbiter.policy;
-                import dev.arbiter.facts.QueueFact;
-                import dev.arbiter.facts.QueueShare;
-                import dev.arbiter.facts.ReclaimGrant;
-                import dev.arbiter.model.Resources;
-                rule "reclaim: from c up to one pod, from the others up to the deserved share"
-                ruleflow-group "policy"
-                when
-                    $q : QueueFact( open == true )
-                    $qs : QueueShare( queue == $q.name, overused == false )
-                    $v : QueueFact( name != $q.name, reclaimable == true )
-                    $vs : QueueShare( queue == $v.name, aboveDeserved == true )
-                then
-                    insertLogical( new ReclaimGrant( $q.getName(), $v.getName(),
-                            $v.getName().equals("c") ? Resources.of("nvidia.com/gpu", 8) : $qs.getDeserved(),
-                            $vs.getDeserved().max( $v.getGuarantee() ), drools.getRule().getName() ) );
-                end
-                """;
+        String reclaim = reclaimFromCUpTo("reclaim: from c up to one pod, from the others up to the deserved share",
+                "Resources.of(\"nvidia.com/gpu\", 8)");
         List<Eviction> evicted = with("", "reclaim.drl", reclaim).schedule(s, 1).evictions();
         assertEquals(1, evicted.size(), evicted.toString());
         assertTrue(evicted.get(0).pod().startsWith("c/"), "a/small may reclaim from c as well: " + evicted);
