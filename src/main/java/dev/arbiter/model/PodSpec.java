@@ -17,8 +17,8 @@ import java.util.Objects;
  *
  * <p>Immutable, with the value semantics of a record of these components ({@code equals}, {@code hashCode} and
  * {@code toString} as a record's). It is a class so that it can keep what it derives from its own fields — its key,
- * its job's id, whether it leads its gang — worked out once: a snapshot shares an unchanged pod's object with the
- * next, and a scheduling cycle asks these of every pod.
+ * its job's id, whether it leads its gang, its task role — worked out once: a snapshot shares an unchanged pod's
+ * object with the next, and a scheduling cycle asks these of every pod.
  */
 public final class PodSpec {
     private final String namespace;
@@ -45,6 +45,8 @@ public final class PodSpec {
     private String jobId;
     /** 0 not yet known, 1 leads its gang, 2 does not. */
     private byte leader;
+    /** {@link #taskRole()}, once read (every eviction shape reads it of every pending pod). */
+    private String taskRole;
 
     public static final String GROUP_ANNOTATION = "scheduling.k8s.io/group-name";
     public static final String QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name";
@@ -138,9 +140,13 @@ public final class PodSpec {
      * controller writes both), or "" when the pod names none.
      */
     public String taskRole() {
-        String role = annotations.get(TASK_SPEC_ANNOTATION);
-        if (role == null || role.isEmpty()) role = labels.get(TASK_SPEC_ANNOTATION);
-        return role == null ? "" : role;
+        String role = taskRole;
+        if (role == null) {
+            role = annotations.get(TASK_SPEC_ANNOTATION);
+            if (role == null || role.isEmpty()) role = labels.get(TASK_SPEC_ANNOTATION);
+            taskRole = role = role == null ? "" : role;
+        }
+        return role;
     }
 
     /** False when the {@code volcano.sh/preemptable} annotation or label is "false". */
