@@ -66,6 +66,7 @@ class HotReloadTest extends LiveClusterTest {
         assertEquals(1, after.report().bound(), "scheduling continues");
         assertEquals(good, after.result().rulesGeneration(), "the running rules stay");
         assertTrue(s.isReady(), "readiness is unaffected");
+        fx.quiesce(s);
         s.close();
         assertFalse(s.isReady(), "a closed scheduler is not ready, though its caches had synced");
     }

@@ -34,6 +34,7 @@ class LeaderElectionTest extends LiveClusterTest {
         assertEquals(List.of("replica-1"), scheduledBy("first"));
         assertEquals("replica-1", holder());
 
+        fx.quiesce(one);
         one.close();
         Lease released = client.leases().inNamespace("arbiter-system").withName("arbiter").get();
         assertTrue(!"replica-1".equals(released.getSpec().getHolderIdentity())
