@@ -279,13 +279,23 @@ final class EvictionPhase {
      */
     private static Reach reach(QueueState q, Resources need, String[] victimQueues, Map<String, Resources> floors,
                                Map<String, Resources> ceilings, Map<Long, Reach> reaches) {
-        if (victimQueues.length > Long.SIZE) return Reach.of(q, need, floors, ceilings);
+        boolean bits = victimQueues.length <= Long.SIZE;
         long set = 0;
+        Map<String, Resources> usable = bits ? null : new HashMap<>();
         for (int i = 0; i < victimQueues.length; i++) {
-            if (q.allocated.plusWithinIn(need, ceilings.get(victimQueues[i]), need)) set |= 1L << i;
+            if (!q.allocated.plusWithinIn(need, ceilings.get(victimQueues[i]), need)) continue;
+            if (bits) set |= 1L << i;
+            else usable.put(victimQueues[i], floors.get(victimQueues[i]));
         }
+        if (!bits) return new Reach(usable);
         Reach known = reaches.get(set);
-        if (known == null) reaches.put(set, known = Reach.of(q, need, floors, ceilings));
+        if (known == null) {
+            usable = new HashMap<>();
+            for (int i = 0; i < victimQueues.length; i++) {
+                if ((set & 1L << i) != 0) usable.put(victimQueues[i], floors.get(victimQueues[i]));
+            }
+            reaches.put(set, known = new Reach(usable));
+        }
         return known;
     }
 
@@ -296,17 +306,9 @@ final class EvictionPhase {
         List<Task> pool;
         Usable terms;
 
-        private Reach(Map<String, Resources> usable) {
+        Reach(Map<String, Resources> usable) {
             this.usable = usable;
             this.names = new java.util.TreeSet<>(usable.keySet());
-        }
-
-        static Reach of(QueueState q, Resources need, Map<String, Resources> floors, Map<String, Resources> ceilings) {
-            Map<String, Resources> usable = new HashMap<>();
-            floors.forEach((v, floor) -> {
-                if (q.allocated.plusWithinIn(need, ceilings.get(v), need)) usable.put(v, floor);
-            });
-            return new Reach(usable);
         }
     }
 
