@@ -494,20 +494,20 @@ final class EvictionPhase {
      * without looking for a text to share (thousands of jobs a cycle are refused in words that name their own pod).
      */
     private void refuse(Job j, String action, Outcome o) {
-        if (!o.ownWords()) {
-            refuse(j, action, o.why(), o.rule());
-            return;
-        }
-        if (o.why() == null || o.why().isEmpty()) return;
-        String text = action + ": " + o.why();
-        j.setReason(j.reason == null ? text : j.reason + "; " + text, o.rule() != null ? o.rule() : j.reasonRule);
+        refuse(j, action, o.why(), o.rule(), !o.ownWords());
     }
 
     /** Adds "{@code action: why}" to the job's reason; the rule behind the refusal, when known, becomes its rule. */
     private void refuse(Job j, String action, String why, String rule) {
+        refuse(j, action, why, rule, true);
+    }
+
+    /** {@code shared}: the texts are joined as {@link CycleWork#join} shares them; otherwise built for this job. */
+    private void refuse(Job j, String action, String why, String rule, boolean shared) {
         if (why == null || why.isEmpty()) return;
-        String text = w.join(action, ": ", why);
-        j.setReason(j.reason == null ? text : w.join(j.reason, "; ", text), rule != null ? rule : j.reasonRule);
+        String text = shared ? w.join(action, ": ", why) : action + ": " + why;
+        String reason = j.reason == null ? text : shared ? w.join(j.reason, "; ", text) : j.reason + "; " + text;
+        j.setReason(reason, rule != null ? rule : j.reasonRule);
     }
 
     /**
@@ -638,7 +638,7 @@ final class EvictionPhase {
         for (Task v : tx.evictions()) {
             int fromQueue = evictedPerQueue.merge(v.job.queue, 1, Integer::sum);
             if (v.job.queueState != null) v.job.queueState.evicted = fromQueue;
-            if (fromQueue == policy.settings.churn().maxEvictionsPerQueuePerCycle()) victims.queueBudgetSpent();
+            if (fromQueue == maxEvictionsPerQueue) victims.queueBudgetSpent();
             evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                     action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
             if (v.job.reason == null) {

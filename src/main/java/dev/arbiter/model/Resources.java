@@ -77,7 +77,7 @@ public final class Resources {
     /**
      * {@link #milli} of a dimension named by a vector ({@code other.name(i)}): every vector's names are interned when
      * built, so an identity scan finds it or settles that it is absent (e.g. a node's free GPUs, none left) without
-     * comparing characters. Any other string goes to {@link #milli}.
+     * comparing characters. Only for such names: a name from anywhere else may not be found here; ask {@link #milli}.
      */
     public long milliInterned(String vectorName) {
         String[] n = names;
