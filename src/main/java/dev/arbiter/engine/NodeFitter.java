@@ -576,6 +576,11 @@ final class NodeFitter {
         };
     }
 
+    /** The indexes of the nodes that pass the static predicates for this pod: the fitter's own set, not to be changed. */
+    BitSet eligibleIndexes(PodSpec pod) {
+        return staticClass(demand(pod).constraints).eligible;
+    }
+
     /** Nodes that pass the static predicates for this pod, in node order. */
     List<NodeState> eligibleNodes(PodSpec pod) {
         return staticClass(demand(pod).constraints).list();

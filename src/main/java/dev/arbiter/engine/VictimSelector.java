@@ -357,9 +357,8 @@ final class VictimSelector {
     private Plan search(Task task, Terms terms, Tally tally, int most, java.util.BitSet visit) {
         boolean capBlocks = capBinds(task, terms);
         List<Task> queueWide = List.of();
-        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
         VictimNodes victimNodes = victimNodes(task, terms);
-        java.util.BitSet candidates = (java.util.BitSet) victimNodes.eligibleFor(eligibleNodes, state.nodes).clone();
+        java.util.BitSet candidates = victimNodes.among(fitter.eligibleIndexes(task.pod));
         if (capBlocks) {
             queueWide = new ArrayList<>();
             for (Task t : terms.pool()) if (terms.allows(t) && terms.freesCapability(t)) queueWide.add(t);
@@ -420,9 +419,6 @@ final class VictimSelector {
         private final Resources[][] allowedSum;
         static final int CHUNK = 256;
 
-        /** Per set of eligible nodes (one per static class, see {@link NodeFitter#eligibleSet}): those among them. */
-        private final Map<java.util.Set<NodeState>, java.util.BitSet> eligible = new java.util.IdentityHashMap<>();
-
         VictimNodes(java.util.BitSet nodes, Resources[][] allowedSum) {
             this.nodes = nodes;
             this.allowedSum = allowedSum;
@@ -461,15 +457,11 @@ final class VictimSelector {
             return new VictimNodes(n, sums);
         }
 
-        /** The nodes hosting an allowed victim that are in {@code eligibleNodes}; do not modify. */
-        java.util.BitSet eligibleFor(java.util.Set<NodeState> eligibleNodes, List<NodeState> all) {
-            return eligible.computeIfAbsent(eligibleNodes, e -> {
-                java.util.BitSet out = new java.util.BitSet(all.size());
-                for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-                    if (e.contains(all.get(i))) out.set(i);
-                }
-                return out;
-            });
+        /** The nodes hosting an allowed victim that are among {@code eligible} (node indexes), as a new set. */
+        java.util.BitSet among(java.util.BitSet eligible) {
+            java.util.BitSet out = (java.util.BitSet) nodes.clone();
+            out.and(eligible);
+            return out;
         }
 
         /**
