@@ -23,7 +23,8 @@ import java.util.Random;
  * consecutive cycles, each decided by both schedulers, whose decisions must agree. Prints one line per level with the
  * medians of the rules phase (and its parts) and of the whole cycle in wall-clock milliseconds, the cycle's CPU
  * milliseconds (less sensitive to other load on the machine). Both schedulers are configured as {@code run} has them
- * (no per-subject rule trace); the last line is the no-change cycle of the live scheduler.
+ * (no per-subject rule trace). Then the no-change cycle of the live scheduler, and the backlog cycle: only new
+ * pending work arrives, and the kept scheduler passes over the jobs it parked.
  *
  * <p>Usage: {@code java -Xmx8g -cp <classpath> dev.arbiter.bench.ChurnCurve [RULES_DIR NODES PODS QUEUES SEED [REPEATS]]}
  * (defaults: rules 10000 100000 20 7 3).
@@ -152,6 +153,55 @@ public final class ChurnCurve {
         System.out.printf(Locale.ROOT, "no-change cycle (evictions off, settled after %d cycles): the last decision %.0f ms, "
                 + "the same cluster a second later %.3f ms (median of 5)%n", cycle - 5, decidedMs, median(answered));
         live.dropSession();
+        backlog(rules, config, generator, world, s, cycle);
+    }
+
+    /**
+     * The backlog cycle: on the settled cluster of {@link #quiet} ({@code world}, whose last snapshot is {@code s}),
+     * new pending jobs of about 0.1% of the pods arrive and nothing else changes, five times; each such cycle is decided
+     * by a kept scheduler (as {@code run} has it, without answering unchanged cycles: these are not), whose parked
+     * jobs are passed over, and by a fresh one, whose decisions it must match. Prints the medians.
+     */
+    private static void backlog(RuleBook rules, SchedulerConfig config, ClusterGenerator generator, ClusterWorld world,
+                                ClusterSnapshot s, int cycle) {
+        Scheduler fresh = new Scheduler(rules, config).withoutTrace();
+        Scheduler kept = fresh.keepingSession().keepingWorkingCopy();
+        kept.schedule(s, ++cycle); // the settled cluster once more: every waiting job is walked, and parked
+        int arrivals = Math.max(1, world.podCount() / 1000);
+        int arrived = 0;
+        List<Double> keptMs = new ArrayList<>(), freshMs = new ArrayList<>();
+        List<Double> passed = new ArrayList<>(), bound = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            // Gangs of GPU pods, as a training backlog: in the settled cluster, they wait with the rest.
+            List<ClusterGenerator.GeneratedJob> jobs = new ArrayList<>();
+            int pods = 0;
+            for (int round = 0; pods < arrivals && round < 100; round++) {
+                for (ClusterGenerator.GeneratedJob j : generator.morePending(arrivals)) {
+                    if (j.group() == null || j.group().minMember() < 2) continue;
+                    if (!j.pods().stream().allMatch(p -> p.requests().milli(ClusterGenerator.GPU) > 0)) continue;
+                    jobs.add(j);
+                    pods += j.pods().size();
+                }
+            }
+            arrived += world.arrive(jobs);
+            ClusterSnapshot next = world.snapshot();
+            cycle++;
+            long t0 = System.nanoTime();
+            CycleResult rf = fresh.schedule(next, cycle);
+            long t1 = System.nanoTime();
+            CycleResult rk = kept.schedule(next, cycle);
+            long t2 = System.nanoTime();
+            check(rf, rk, "backlog cycle " + cycle);
+            freshMs.add((t1 - t0) / 1e6);
+            keptMs.add((t2 - t1) / 1e6);
+            passed.add((double) kept.parkedPasses());
+            bound.add((double) rf.bindings().size());
+            world.apply(rf);
+        }
+        System.out.printf(Locale.ROOT, "backlog cycle (GPU gangs of %d pods arrive, nothing else changes; evictions off): fresh %.0f ms, "
+                + "kept %.0f ms, parked jobs passed over %.0f times, %.0f bound (medians of 5)%n", arrived / 5, median(freshMs),
+                median(keptMs), median(passed), median(bound));
+        kept.dropSession();
     }
 
     private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();

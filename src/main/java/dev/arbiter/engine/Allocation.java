@@ -77,7 +77,7 @@ final class Allocation {
     private Job nextJob(QueueState q) {
         while (q.cursor < q.jobs.size()) {
             Job j = q.jobs.get(q.cursor++);
-            if (CycleWork.admitted(j) && j.hasPending()) return j;
+            if (CycleWork.admitted(j) && j.hasPending() && !w.staysParked(j)) return j;
         }
         return null;
     }

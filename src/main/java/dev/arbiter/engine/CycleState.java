@@ -103,6 +103,12 @@ final class CycleState {
      * a job whose tasks are the same keeps its task order.
      */
     boolean samePriorities;
+    /**
+     * True when a kept working copy found the running world as it was in its last cycle: no bound pod came, went or
+     * changed on any node (so no node's usage changed), and no running task came or went. Only pending pods and what
+     * the rest of the snapshot holds may differ ({@link CycleWork#staysParked}).
+     */
+    boolean runningUnchanged;
 
     /** A working copy of {@code snap} with no nodes, queues, jobs or pods yet. */
     CycleState(ClusterSnapshot snap, Set<String> ignoredResources, Map<PodSpec, NodeState> boundPods) {

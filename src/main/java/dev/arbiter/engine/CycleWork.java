@@ -32,6 +32,14 @@ final class CycleWork {
     final List<Task> protectedRunning = new ArrayList<>();
 
     CycleWork(CycleState state, Policy policy, SchedulerConfig config) {
+        this(state, policy, config, null, Map.of());
+    }
+
+    /**
+     * The work of a cycle of a scheduler that keeps its working copy ({@code copy}; null: it does not), whose snapshot
+     * asks for {@code nominations}.
+     */
+    CycleWork(CycleState state, Policy policy, SchedulerConfig config, WorkingCopy copy, Map<String, String> nominations) {
         this.state = state;
         this.policy = policy;
         dev.arbiter.policy.PolicySettings settings = policy.settings;
@@ -67,6 +75,167 @@ final class CycleWork {
                 if (p != null) protect(t, p);
             }
         }
+        this.copy = copy;
+        this.steps = 1 + settings.cycle().evictions().size();
+        if (copy == null) {
+            this.parkingSignature = null;
+            this.parkingHolds = false;
+        } else {
+            this.parkingSignature = parkingSignature(nominations, protectedTasks);
+            this.parkingHolds = state.runningUnchanged && state.samePriorities && copy.parking != null
+                    && !fitter.anyExistingAntiAffinity() && parkingSignature.equals(copy.parking);
+        }
+    }
+
+    // ---- Parking (issue 17) -------------------------------------------------------------------------------------
+    //
+    // A job that could not start, and left no trace in its cycle (nothing placed, held, nominated or evicted), is
+    // parked: while nothing it could need changes, a later cycle passes over it in allocation and in the eviction
+    // steps, and its reason is the one it had then, step by step. "Nothing it could need changes" is exact, so the
+    // cycle decides what a fresh one decides, reasons included (every spec and WorkingCopyTest hold kept cycles to
+    // fresh ones): the running world is as it was (no bound pod came, went or changed, so every node's usage and every
+    // queue's allocation are the same; the same nominations), the rules decided the same for every queue (its deserved
+    // share, limit and grants), for the job (its phase, gang requirement and no-preemption decision) and for every
+    // running task (priorities, protections: a minimum runtime running out changes them), and nothing was committed
+    // earlier in this cycle. The job then meets, at its turn, exactly the state it met when it was parked: jobs new
+    // since start no earlier than the first commit, and jobs that fail leave no trace. Jobs whose fit depends on other
+    // pods, that want a network domain, that hold nominated room, or that wait in a fifo queue (a waiting head holds
+    // back the rest) are never parked.
+
+    /** The kept working copy (null: no job is ever parked). */
+    private final WorkingCopy copy;
+    /** What parking is decided against (see {@link #parkingSignature}); null without a kept copy. */
+    private final Object parkingSignature;
+    /** Whether the cycle found everything parking reads as the last cycle left it: parked jobs may be passed over. */
+    private final boolean parkingHolds;
+    /** The cycle's steps (allocation, then each eviction action in turn), and the one under way. */
+    private final int steps;
+    private int step;
+    private int passed;
+
+    /**
+     * Everything parking reads besides the running world and the jobs themselves: the snapshot's nominations, the
+     * running tasks' protections, and per queue its spec, deserved share, allocation, limit, grants and dequeue policy.
+     */
+    private Object parkingSignature(Map<String, String> nominations, Map<String, dev.arbiter.facts.Protected> protectedTasks) {
+        List<Object> queues = new ArrayList<>();
+        Map<String, dev.arbiter.facts.PreemptGrant> preempt = policy.preemptGrants();
+        Map<String, List<dev.arbiter.facts.ReclaimGrant>> reclaim = policy.reclaimGrants();
+        Map<String, dev.arbiter.facts.DequeuePolicy> dequeue = policy.dequeue();
+        for (QueueState q : state.queues.values()) {
+            queues.add(java.util.Arrays.asList(q.spec, q.deserved(), q.allocated, q.limit, preempt.get(q.name()),
+                    reclaim.get(q.name()), dequeue.get(q.name())));
+        }
+        return java.util.Arrays.asList(state.copyEpoch, policy.settings, nominations, protectedTasks, queues);
+    }
+
+    /**
+     * Whether the job, parked in an earlier cycle, is passed over in the step under way: everything it could need is
+     * as it was then (see above), and nothing was committed yet in this cycle. Its reason is then the one it had after
+     * this step then.
+     */
+    boolean staysParked(Job j) {
+        if (!parkingHolds || !j.parked || !j.sameTasks) return false;
+        if (committed()) return false;
+        if (!j.phase.equals(j.parkedPhase) || !java.util.Objects.equals(policy.gangFor(j), j.parkedGang)) return false;
+        Map<String, dev.arbiter.facts.NoPreemption> nevers = policy.noPreemption();
+        if (!java.util.Objects.equals(nevers.isEmpty() ? null : nevers.get(j.id), j.parkedNever)) return false;
+        j.reason = j.parkedReasons[step];
+        j.reasonRule = j.parkedRules[step];
+        j.passedIn = this;
+        passed++;
+        return true;
+    }
+
+    /**
+     * A step is over: each waiting job's reason after it is noted, for parking — unless the cycle committed something
+     * (it then parks nothing, see {@link #park}). Not the last step's (that is the reason the cycle parks it with), nor
+     * those of jobs passed over (in a cycle that commits nothing, a job passed over in one step is in every step).
+     */
+    void stepDone() {
+        if (copy != null && step < steps - 1 && !committed()) {
+            for (QueueState q : state.queues.values()) {
+                for (Job j : q.jobs) {
+                    if (!admitted(j) || !j.hasPending() || j.passedIn == this) continue;
+                    if (j.stepReasons == null) {
+                        j.stepReasons = new String[steps];
+                        j.stepRules = new String[steps];
+                    }
+                    j.stepReasons[step] = j.reason;
+                    j.stepRules[step] = j.reasonRule;
+                }
+            }
+        }
+        step++;
+    }
+
+    /**
+     * The cycle's steps are over: parks every job that could not start and left no trace, for the next cycle (a job
+     * passed over in every step stays parked as it was). Jobs outside any queue are never admitted. A cycle that
+     * committed anything parks nothing, and the next one passes over no job: executed, its decisions change the
+     * running world anyway (only a cycle whose decisions were not carried out could have passed over its jobs).
+     */
+    void park() {
+        if (copy == null) return;
+        copy.parkedPassed = passed;
+        if (committed()) {
+            copy.parking = null;
+            return;
+        }
+        boolean podRules = fitter.anyExistingAntiAffinity();
+        Map<String, dev.arbiter.facts.NoPreemption> nevers = policy.noPreemption();
+        for (QueueState q : state.queues.values()) {
+            boolean queueParks = !podRules && q.limit != null && !policy.fifo(q.name());
+            for (Job j : q.jobs) {
+                // Passed over (in every step: nothing was committed): it stays parked as it was.
+                if (j.passedIn == this) continue;
+                j.parked = queueParks && parkable(j);
+                if (!j.parked) continue;
+                if (j.stepReasons == null) {
+                    j.stepReasons = new String[steps];
+                    j.stepRules = new String[steps];
+                }
+                j.stepReasons[steps - 1] = j.reason;
+                j.stepRules[steps - 1] = j.reasonRule;
+                String[] r = j.parkedReasons, rr = j.parkedRules;
+                j.parkedReasons = j.stepReasons;
+                j.parkedRules = j.stepRules;
+                j.stepReasons = r;
+                j.stepRules = rr;
+                j.parkedPhase = j.phase;
+                j.parkedGang = policy.gangFor(j);
+                j.parkedNever = nevers.isEmpty() ? null : nevers.get(j.id);
+            }
+        }
+        copy.parking = parkingSignature;
+    }
+
+    /** Whether the cycle has bound, evicted or nominated anything so far. */
+    private boolean committed() {
+        return !bindings.isEmpty() || !evictions.isEmpty() || !nominations.isEmpty();
+    }
+
+    /** Whether the job, in a queue whose jobs may be parked, could not start and left no trace this cycle. */
+    private boolean parkable(Job j) {
+        if (!admitted(j) || !j.hasPending() || j.pipelined || j.nominated || j.bound > 0 || j.evictedMembers > 0) return false;
+        if (j.reason == null || boundThisCycle.containsKey(j)) return false;
+        for (Task t : j.pending) {
+            if (t.placed || t.nominated != null || t.holding) return false;
+        }
+        if (j.parkShape == 0) j.parkShape = parkableShape(j) ? (byte) 1 : 2;
+        return j.parkShape == 1;
+    }
+
+    /**
+     * What parking asks of the job's tasks, which only a change of them changes ({@link Job#tasksChanged}): no network
+     * domain wanted, and no pod whose fit depends on other pods (with no existing anti-affinity in the cycle, only a
+     * pod's own affinity or spread does; alike pods have none).
+     */
+    private boolean parkableShape(Job j) {
+        if (domains.wanted(j) != null) return false;
+        if (j.pendingAlike()) return true;
+        for (Task t : j.pending) if (fitter.dependsOnPods(t.pod)) return false;
+        return true;
     }
 
     /** A running task the rules protect from eviction, for this cycle. */

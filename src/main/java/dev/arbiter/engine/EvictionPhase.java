@@ -475,7 +475,7 @@ final class EvictionPhase {
      * preempt is told so once.
      */
     private boolean starving(Job j) {
-        if (!CycleWork.admitted(j) || !j.hasPending() || j.pipelined) return false;
+        if (!CycleWork.admitted(j) || !j.hasPending() || j.pipelined || w.staysParked(j)) return false;
         GangRequirement gang = policy.gangFor(j);
         if (gang == null || CycleWork.gangSatisfied(j, gang, null)) return false;
         Map<String, NoPreemption> nevers = policy.noPreemption();

@@ -93,6 +93,20 @@ final class Job {
      * them then still holds.
      */
     boolean sameTasks;
+    /**
+     * Parked ({@link CycleWork#staysParked}): the job could not start in the last cycle it was walked, and left no
+     * trace there. Its reason and rule after each of that cycle's steps, its phase, and the rules' gang requirement and
+     * no-preemption decision for it then; {@code stepReasons} and {@code stepRules} are this cycle's, step by step.
+     */
+    boolean parked;
+    String[] parkedReasons, parkedRules, stepReasons, stepRules;
+    String parkedPhase;
+    dev.arbiter.facts.GangRequirement parkedGang;
+    dev.arbiter.facts.NoPreemption parkedNever;
+    /** The last cycle ({@link CycleWork}) that passed over it. */
+    Object passedIn;
+    /** Whether its tasks' shape lets it be parked ({@link CycleWork#parkable}): 0 not yet asked of them, 1 yes, 2 no. */
+    byte parkShape;
     /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
     dev.arbiter.facts.JobFact fact;
     /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
@@ -130,6 +144,7 @@ final class Job {
         runningShare = pendingShare = null;
         fact = null;
         pendingAlike = 0;
+        parkShape = 0;
     }
 
     /** Whether its pending tasks are {@link #pendingAlike alike}: 0 not yet asked of this set of tasks, 1 yes, 2 no. */

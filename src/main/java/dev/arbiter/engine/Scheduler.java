@@ -112,6 +112,14 @@ public final class Scheduler {
         return configured(rules, hook, keeper != null, traced, last != null, true);
     }
 
+    /**
+     * How many times the last cycle passed over a parked job in one of its steps (allocation, each eviction action);
+     * 0 when it kept no working copy. For tests and benchmarks: see {@link CycleWork#staysParked}.
+     */
+    public int parkedPasses() {
+        return copy == null ? 0 : copy.parkedPassed;
+    }
+
     /** True when this scheduler keeps its working copy across cycles. */
     public boolean keepsWorkingCopy() {
         return copy != null;
@@ -190,12 +198,13 @@ public final class Scheduler {
         long t2 = lap(timings, "rules", t1);
 
         trace.gangPolicy(state.jobs.values(), policy);
-        CycleWork w = new CycleWork(state, policy, config);
+        CycleWork w = new CycleWork(state, policy, config, copy, snapshot.nominations());
         // 3. Admit.
         new Admission(w).admit();
         long t3 = lap(timings, "enqueue", t2);
         // 4. Allocate.
         new Allocation(w).allocate();
+        w.stepDone();
         long t4 = lap(timings, "allocate", t3);
         // 5. and 6. The eviction actions, in the policy's order (preempt, then reclaim).
         EvictionPhase evict = new EvictionPhase(w);
@@ -204,7 +213,9 @@ public final class Scheduler {
                 case PREEMPT -> evict.preempt();
                 case RECLAIM -> evict.reclaim();
             }
+            w.stepDone();
         }
+        w.park();
         long t5 = lap(timings, "victims", t4);
         // 7. Status.
         StatusReport report = new StatusReport(w);

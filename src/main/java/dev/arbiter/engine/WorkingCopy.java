@@ -172,7 +172,13 @@ final class WorkingCopy {
         prevEntries = new Entry[0];
         jobless = List.of();
         lastQueues = Map.of();
+        parking = null;
     }
+
+    /** What the last cycle's parking was decided against ({@link CycleWork#parkingSignature}); null: nothing parked. */
+    Object parking;
+    /** How many jobs the last cycle passed over as parked (for tests and benchmarks). */
+    int parkedPassed;
 
     /** The working copy of {@code snap}: the last one brought up to date, or (nothing kept) one made afresh. */
     CycleState next(ClusterSnapshot snap) {
@@ -340,12 +346,17 @@ final class WorkingCopy {
             }
         }
         changedSerials.clear();
+        boolean recounted = false;
         for (NodeState n : nodes) {
             if (n.recount) {
                 n.boundPodsCounted();
                 n.keepBase();
+                recounted = true;
             }
         }
+        boolean newRunning = false;
+        for (Task t : s.newTasks) newRunning |= t.running();
+        s.runningUnchanged = !recounted && !newRunning && goneRunning.isEmpty();
         // A pod that found no job must find none among the implicit jobs either (a fresh index could file it there).
         for (Entry e : nowJobless) if (s.jobs.containsKey(e.pod.jobId())) return null;
         jobless = nowJobless;

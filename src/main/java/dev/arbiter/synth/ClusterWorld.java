@@ -146,6 +146,25 @@ public final class ClusterWorld {
         return removed + added;
     }
 
+    /**
+     * New pending jobs of about {@code pods} pods from {@code generator}, and nothing else: a backlog that keeps growing
+     * while nothing finishes. Returns the number of pods added.
+     */
+    public int arrive(int pods, ClusterGenerator generator) {
+        return arrive(generator.morePending(pods));
+    }
+
+    /** These new pending jobs, and nothing else; returns the number of pods added. */
+    public int arrive(List<ClusterGenerator.GeneratedJob> jobs) {
+        int added = 0;
+        for (ClusterGenerator.GeneratedJob j : jobs) {
+            if (j.group() != null) groups.put(j.group().key(), j.group());
+            for (PodSpec p : j.pods()) this.pods.put(p.key(), p);
+            added += j.pods().size();
+        }
+        return added;
+    }
+
     /** Nodes whose bound pods (of every scheduler) request more than their allocatable in some dimension. */
     public List<String> overCapacityNodes() {
         Map<String, Resources> used = new HashMap<>();

@@ -32,10 +32,10 @@ import org.junit.jupiter.api.Test;
  * random sequences of changes — cycles executed (pods bound, evicted, recreated at the end of the list; PodGroups
  * changing phase), jobs finishing and arriving, nominations carried over, pods turning terminating, finishing or
  * passing to another scheduler, PodGroups vanishing under their pods and coming back, nodes cordoned and uncordoned,
- * a pod moved within the list or updated in place, PriorityClasses revalued, a snapshot given twice, input no real
- * cluster gives (a pod listed twice) — a scheduler keeping its working copy, with or without a kept rules session,
- * decides exactly what a fresh index decides on the same snapshot: the same bindings, evictions, statuses and
- * nominations.
+ * a pod moved within the list or updated in place, PriorityClasses revalued, a snapshot given twice, only new pending
+ * work arriving, input no real cluster gives (a pod listed twice) — a scheduler keeping its working copy, with or
+ * without a kept rules session, decides exactly what a fresh index decides on the same snapshot: the same bindings,
+ * evictions, statuses and nominations, also where it passes over jobs it parked ({@link CycleWork#staysParked}).
  */
 class WorkingCopyTest {
     private static final SchedulerConfig CONFIG = SchedulerConfig.simulatorDefault();
@@ -53,12 +53,21 @@ class WorkingCopyTest {
                 CycleResult expected = fresh.schedule(snap, cycle);
                 KeptSessionTest.assertSameDecisions(expected, copying.schedule(snap, cycle), at);
                 KeptSessionTest.assertSameDecisions(expected, keeping.schedule(snap, cycle), at + " (kept session too)");
+                PARKED_PASSES.addAndGet(copying.parkedPasses() + keeping.parkedPasses());
                 snap = w.after(snap, expected);
             }
         } finally {
             copying.dropSession();
             keeping.dropSession();
         }
+    }
+
+    /** How many times the property's kept schedulers passed over a parked job: parking must have been put to the test. */
+    private static final java.util.concurrent.atomic.AtomicInteger PARKED_PASSES = new java.util.concurrent.atomic.AtomicInteger();
+
+    @net.jqwik.api.lifecycle.AfterContainer
+    static void parkedJobsWerePassedOver() {
+        assertTrue(PARKED_PASSES.get() > 0, "no sequence of changes left a parked job to pass over");
     }
 
     @Test
@@ -332,7 +341,8 @@ class WorkingCopyTest {
             movedToEnd = null;
             listedTwice = null;
             switch (rnd.nextInt(14)) {
-                case 0, 1 -> log.add("nothing");
+                case 0 -> log.add("nothing");
+                case 1 -> log.add("arrivals " + world.arrive(1 + rnd.nextInt(8), generator));
                 case 2, 3 -> log.add("churn " + world.churn(new double[] {0.02, 0.1, 0.3}[rnd.nextInt(3)], rnd, generator));
                 case 4 -> pick(s.pods(), p -> p.isBound(), terminating, "terminating");
                 case 5 -> pick(s.pods(), p -> true, finished, "succeeded");
