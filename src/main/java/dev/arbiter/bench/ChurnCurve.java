@@ -158,7 +158,7 @@ public final class ChurnCurve {
 
     /**
      * The backlog cycle: on the settled cluster of {@link #quiet} ({@code world}, whose last snapshot is {@code s}),
-     * new pending jobs of about 0.1% of the pods arrive and nothing else changes, five times; each such cycle is decided
+     * new gangs of GPU pods, about 0.1% of the pods, arrive and nothing else changes, five times; each such cycle is decided
      * by a kept scheduler (as {@code run} has it, without answering unchanged cycles: these are not), whose parked
      * jobs are passed over, and by a fresh one, whose decisions it must match. Prints the medians.
      */

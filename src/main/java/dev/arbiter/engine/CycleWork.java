@@ -97,10 +97,10 @@ final class CycleWork {
     // queue's allocation are the same; the same nominations), the rules decided the same for every queue (its deserved
     // share, limit and grants), for the job (its phase, gang requirement and no-preemption decision) and for every
     // running task (priorities, protections: a minimum runtime running out changes them), and nothing was committed
-    // earlier in this cycle. The job then meets, at its turn, exactly the state it met when it was parked: jobs new
-    // since start no earlier than the first commit, and jobs that fail leave no trace. Jobs whose fit depends on other
-    // pods, that want a network domain, that hold nominated room, or that wait in a fifo queue (a waiting head holds
-    // back the rest) are never parked.
+    // earlier in this cycle. The job then meets, at its turn, exactly the state it met when it was parked: the jobs
+    // before it committed nothing (new ones included), and a job that fails leaves no trace. Jobs whose fit depends on
+    // other pods, that want a network domain, that hold nominated room, or that wait in a fifo queue (a waiting head
+    // holds back the rest) are never parked.
 
     /** The kept working copy (null: no job is ever parked). */
     private final WorkingCopy copy;
