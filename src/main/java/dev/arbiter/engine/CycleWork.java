@@ -142,7 +142,7 @@ final class CycleWork {
         if (!java.util.Objects.equals(nevers.isEmpty() ? null : nevers.get(j.id), j.parkedNever)) return false;
         j.reason = j.parkedReasons[step];
         j.reasonRule = j.parkedRules[step];
-        j.passedIn = this;
+        j.passedIn = state.copyCycle;
         passed++;
         return true;
     }
@@ -156,7 +156,7 @@ final class CycleWork {
         if (copy != null && step < steps - 1 && !committed()) {
             for (QueueState q : state.queues.values()) {
                 for (Job j : q.jobs) {
-                    if (!admitted(j) || !j.hasPending() || j.passedIn == this) continue;
+                    if (!admitted(j) || !j.hasPending() || j.passedIn == state.copyCycle) continue;
                     if (j.stepReasons == null) {
                         j.stepReasons = new String[steps];
                         j.stepRules = new String[steps];
@@ -188,7 +188,7 @@ final class CycleWork {
             boolean queueParks = !podRules && q.limit != null && !policy.fifo(q.name());
             for (Job j : q.jobs) {
                 // Passed over (in every step: nothing was committed): it stays parked as it was.
-                if (j.passedIn == this) continue;
+                if (j.passedIn == state.copyCycle) continue;
                 j.parked = queueParks && parkable(j);
                 if (!j.parked) continue;
                 if (j.stepReasons == null) {

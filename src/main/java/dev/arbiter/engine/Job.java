@@ -103,8 +103,8 @@ final class Job {
     String parkedPhase;
     dev.arbiter.facts.GangRequirement parkedGang;
     dev.arbiter.facts.NoPreemption parkedNever;
-    /** The last cycle ({@link CycleWork}) that passed over it. */
-    Object passedIn;
+    /** The last cycle of its working copy ({@link CycleState#copyCycle}) that passed over it. */
+    int passedIn = -1;
     /** Whether its tasks' shape lets it be parked ({@link CycleWork#parkable}): 0 not yet asked of them, 1 yes, 2 no. */
     byte parkShape;
     /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
