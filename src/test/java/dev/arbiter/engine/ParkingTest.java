@@ -177,6 +177,36 @@ class ParkingTest {
         assertEquals(2, kept.parkedPasses(), "both passed over in allocation only (the new one was parked too)");
     }
 
+    /**
+     * Room held for a nominated pod is no change to the running world: when the nomination goes, the room comes back,
+     * and a parked job that fits there is walked again and starts.
+     */
+    @Test
+    void aParkedJobIsWalkedAgainWhenANominationGoes() {
+        ClusterSnapshot base = ClusterBuilder.cluster().nodes(2, "nvidia.com/gpu", 8).node("node-3", "nvidia.com/gpu", 8)
+                .priorityClass("normal", 100)
+                .job("ns/busy").priorityClass("normal").minMember(2).pods(2, "nvidia.com/gpu", 8)
+                .running("node-1", "node-2").startedAt(0).end()
+                .job("ns/pair").priorityClass("normal").minMember(2).pods(2, "nvidia.com/gpu", 8).phase("Inqueue").end()
+                .job("ns/wait-a").priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 8).phase("Inqueue").end()
+                .snapshot(10_000);
+        // The last cycle nominated node-3 for one of pair's pods: the room stays held for it (pair cannot start whole).
+        ClusterSnapshot first = new ClusterSnapshot(base.nodes(), base.pods(), base.podGroups(), base.queues(),
+                base.priorityClasses(), base.now(), java.util.Map.of("ns/pair-0", "node-3"), base.namespaceLabels(),
+                base.hyperNodes());
+        CycleResult one = both(first, 1);
+        assertTrue(one.bindings().isEmpty() && one.evictions().isEmpty(), one.bindings() + " " + one.evictions());
+        ClusterSnapshot second = plus(first, 30, arrival("ns/late"));
+        both(second, 2);
+        assertTrue(kept.parkedPasses() > 0);
+        // The nomination goes: node-3's room is free, and wait-a (pair still cannot start whole) takes it.
+        ClusterSnapshot released = new ClusterSnapshot(second.nodes(), second.pods(), second.podGroups(), second.queues(),
+                second.priorityClasses(), second.now() + 30, java.util.Map.of(), second.namespaceLabels(), second.hyperNodes());
+        CycleResult three = both(released, 3);
+        assertEquals(0, kept.parkedPasses());
+        assertEquals(1, three.bindings().size(), three.bindings().toString());
+    }
+
     /** A protection that counts down changes the reason of a job that would reclaim: it is walked every cycle. */
     @Test
     void aJobWaitingForAProtectionToEndIsNotPassedOver() {
