@@ -45,6 +45,14 @@ class ParkingTest {
                 .snapshot(10_000);
     }
 
+    /** Two 8-GPU nodes full of long-running work, as {@link #full}, and a third node of {@code gpus} GPUs. */
+    private static ClusterBuilder busyAndThird(int gpus) {
+        return ClusterBuilder.cluster().nodes(2, "nvidia.com/gpu", 8).node("node-3", "nvidia.com/gpu", gpus)
+                .priorityClass("normal", 100)
+                .job("ns/busy").priorityClass("normal").minMember(2).pods(2, "nvidia.com/gpu", 8)
+                .running("node-1", "node-2").startedAt(0).end();
+    }
+
     /** {@code s} later by {@code seconds}, with the pods and PodGroups of {@code more} added (the rest the same objects). */
     private static ClusterSnapshot plus(ClusterSnapshot s, long seconds, ClusterSnapshot more) {
         List<PodSpec> pods = new ArrayList<>(s.pods());
@@ -153,10 +161,7 @@ class ParkingTest {
      */
     @Test
     void aJobPassedOverInAllocationIsWalkedInTheEvictionStepsAfterACommit() {
-        ClusterSnapshot first = ClusterBuilder.cluster().nodes(2, "nvidia.com/gpu", 8).node("node-3", "nvidia.com/gpu", 1)
-                .priorityClass("normal", 100)
-                .job("ns/busy").priorityClass("normal").minMember(2).pods(2, "nvidia.com/gpu", 8)
-                .running("node-1", "node-2").startedAt(0).end()
+        ClusterSnapshot first = busyAndThird(1)
                 .job("ns/wait-a").priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 8).phase("Inqueue").end()
                 .snapshot(10_000);
         both(first, 1);
@@ -183,10 +188,7 @@ class ParkingTest {
      */
     @Test
     void aParkedJobIsWalkedAgainWhenANominationGoes() {
-        ClusterSnapshot base = ClusterBuilder.cluster().nodes(2, "nvidia.com/gpu", 8).node("node-3", "nvidia.com/gpu", 8)
-                .priorityClass("normal", 100)
-                .job("ns/busy").priorityClass("normal").minMember(2).pods(2, "nvidia.com/gpu", 8)
-                .running("node-1", "node-2").startedAt(0).end()
+        ClusterSnapshot base = busyAndThird(8)
                 .job("ns/pair").priorityClass("normal").minMember(2).pods(2, "nvidia.com/gpu", 8).phase("Inqueue").end()
                 .job("ns/wait-a").priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 8).phase("Inqueue").end()
                 .snapshot(10_000);
