@@ -215,13 +215,13 @@ final class CycleWork {
         return !bindings.isEmpty() || !evictions.isEmpty() || !nominations.isEmpty();
     }
 
-    /** Whether the job, in a queue whose jobs may be parked, could not start and left no trace this cycle. */
+    /**
+     * Whether the job, in a queue whose jobs may be parked, could not start and left no trace this cycle. Asked only
+     * of a cycle that committed nothing ({@link #park}): no job has anything placed, bound, pipelined or evicted then,
+     * and the one trace left can be room held for a nominated task (its job is {@link Job#nominated}).
+     */
     private boolean parkable(Job j) {
-        if (!admitted(j) || !j.hasPending() || j.pipelined || j.nominated || j.bound > 0 || j.evictedMembers > 0) return false;
-        if (j.reason == null || boundThisCycle.containsKey(j)) return false;
-        for (Task t : j.pending) {
-            if (t.placed || t.nominated != null || t.holding) return false;
-        }
+        if (!admitted(j) || !j.hasPending() || j.nominated || j.reason == null) return false;
         if (j.parkShape == 0) j.parkShape = parkableShape(j) ? (byte) 1 : 2;
         return j.parkShape == 1;
     }
