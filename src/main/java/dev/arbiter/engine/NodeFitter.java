@@ -7,14 +7,12 @@ import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
 import dev.arbiter.model.Taint;
 import dev.arbiter.model.Toleration;
-import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -431,7 +429,7 @@ final class NodeFitter {
 
     /**
      * Until {@link #unconfine}, the pods of {@code tasks} see only the nodes of {@code domain}: every query about them
-     * ({@link #best}, {@link #eligibleSet}, {@link #constraintsKey}, the victim search's) answers as if the domain were
+     * ({@link #best}, {@link #eligibleIndexes}, {@link #constraintsKey}, the victim search's) answers as if the domain were
      * part of their node affinity. A gang tries a domain this way, all-or-nothing, in a {@link GangTransaction}.
      * Remembered answers stay correct: the domain is part of the pods' constraints, so of every key.
      */
@@ -553,27 +551,6 @@ final class NodeFitter {
     /** Whether the node passes the pod's static predicates (cordon, taints, nodeSelector, node affinity). */
     boolean isEligible(PodSpec pod, NodeState node) {
         return staticClass(demand(pod).constraints).eligible.get(node.index);
-    }
-
-    /** The nodes that pass the static predicates for this pod, as a set. */
-    Set<NodeState> eligibleSet(PodSpec pod) {
-        BitSet b = staticClass(demand(pod).constraints).eligible;
-        return new AbstractSet<>() {
-            @Override
-            public boolean contains(Object o) {
-                return o instanceof NodeState n && n.index >= 0 && b.get(n.index);
-            }
-
-            @Override
-            public Iterator<NodeState> iterator() {
-                return eligibleNodes(pod).iterator();
-            }
-
-            @Override
-            public int size() {
-                return b.cardinality();
-            }
-        };
     }
 
     /** The indexes of the nodes that pass the static predicates for this pod: the fitter's own set, not to be changed. */

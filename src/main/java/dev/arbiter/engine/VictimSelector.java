@@ -276,7 +276,7 @@ final class VictimSelector {
             if (candidates.isEmpty()) {
                 String blocked = fitter.blocked(task.pod);
                 if (blocked != null) return blocked;
-                if (fitter.eligibleSet(task.pod).isEmpty()) return "no node suits it: " + fitter.whyNoFit(task.pod);
+                if (fitter.eligibleIndexes(task.pod).isEmpty()) return "no node suits it: " + fitter.whyNoFit(task.pod);
                 return "no pod it may evict runs on a node that suits it";
             }
             NodeState best = null;
@@ -332,9 +332,8 @@ final class VictimSelector {
         if (!terms.floors().isEmpty() || terms.hysteresis() || failed.capBinds() || capBinds(task, terms)) return false;
         java.util.Set<NodeState> touched = fitter.touchedSince(failed.touchMark(), RECHECK_LIMIT);
         if (touched == null) return false;
-        java.util.Set<NodeState> eligibleNodes = fitter.eligibleSet(task.pod);
         for (NodeState n : touched) {
-            if (!eligibleNodes.contains(n) || !hostsAllowedVictim(n, terms)) continue;
+            if (!fitter.isEligible(task.pod, n) || !hostsAllowedVictim(n, terms)) continue;
             if (roomWithAllVictims(n, task, terms) && planOn(n, task, terms, List.of(), new Tally()) != null) return false;
         }
         return true;
