@@ -109,6 +109,11 @@ final class CycleState {
      * the rest of the snapshot holds may differ ({@link CycleWork#staysParked}).
      */
     boolean runningUnchanged;
+    /**
+     * From a kept working copy: the nodes whose bound pods it counted again (their tasks may be others than in its last
+     * cycle); null for a fresh index.
+     */
+    java.util.BitSet recounted;
 
     /** A working copy of {@code snap} with no nodes, queues, jobs or pods yet. */
     CycleState(ClusterSnapshot snap, Set<String> ignoredResources, Map<PodSpec, NodeState> boundPods) {

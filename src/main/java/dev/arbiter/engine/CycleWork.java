@@ -76,6 +76,7 @@ final class CycleWork {
             }
         }
         this.copy = copy;
+        if (copy != null) victims.recall(copy.victimMemory, protectedRunning);
         this.steps = 1 + settings.cycle().evictions().size();
         if (copy == null) {
             this.parkingSignature = null;
@@ -177,6 +178,8 @@ final class CycleWork {
      */
     void park() {
         if (copy == null) return;
+        copy.victimMemory = victims.remember();
+        copy.victimRecalls = victims.recalls();
         copy.parkedPassed = passed;
         if (committed()) {
             copy.parking = null;

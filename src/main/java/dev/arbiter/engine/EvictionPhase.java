@@ -97,14 +97,15 @@ final class EvictionPhase {
                     o = Outcome.refused(queueBudgetReason(q.name()), PER_QUEUE_SETTING);
                 } else {
                     TermsKey key = keys.computeIfAbsent(grant.lowerPriorityOnly() ? j.priority : 0,
-                            p -> new TermsKey(List.of("preempt", q.name(), p)));
+                            p -> new TermsKey(List.of("preempt", q.name(), grant.lowerPriorityOnly() ? p : "any")));
                     // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
-                    // tasks of strictly lower priority (when the grant says so), never the preemptor's own.
-                    java.util.function.Predicate<Task> eligible = t -> t.job != j && t.job.queueState == q
+                    // tasks of strictly lower priority (when the grant says so), never the preemptor's own (the terms'
+                    // own job).
+                    java.util.function.Predicate<Task> eligible = t -> t.job.queueState == q
                             && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
                             && (t.protection == null || !t.protection.coversPreemption())
                             && !queueBudgetSpent(t.job);
-                    o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key),
+                    o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key, j),
                             null, "preempt", grant.rule());
                 }
                 if (o.started()) continue;

@@ -479,6 +479,12 @@ final class NodeFitter {
         return out;
     }
 
+    /** Adds the nodes touched since {@code mark} to {@code into}; returns the position to continue from. */
+    int touchedInto(int mark, BitSet into) {
+        for (int i = mark; i < touched.size(); i++) into.set(touched.get(i).index);
+        return touched.size();
+    }
+
     /** Call on every other change to node capacity, queue allocations or evictions (a placement, held room). */
     void changed() {
         version = ++lastVersion;

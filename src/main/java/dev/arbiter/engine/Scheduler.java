@@ -120,6 +120,14 @@ public final class Scheduler {
         return copy == null ? 0 : copy.parkedPassed;
     }
 
+    /**
+     * How many victim searches of the last cycle started from victim nodes the cycle before worked out (0 when it
+     * kept no working copy). For tests and benchmarks: see {@link VictimMemory}.
+     */
+    public int victimRecalls() {
+        return copy == null ? 0 : copy.victimRecalls;
+    }
+
     /** True when this scheduler keeps its working copy across cycles. */
     public boolean keepsWorkingCopy() {
         return copy != null;

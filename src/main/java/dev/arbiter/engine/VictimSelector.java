@@ -42,8 +42,20 @@ final class VictimSelector {
      * until capacity changes.
      */
     record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
-                 QueueState preemptorQueue, boolean hysteresis, Object key) {
+                 QueueState preemptorQueue, boolean hysteresis, Object key, Job own) {
+        // own: the preemptor's job, whose running members are never its victims (null: no job is left out)
+        /** Terms whose victims may come from any job ({@code own} null). */
+        Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
+              QueueState preemptorQueue, boolean hysteresis, Object key) {
+            this(pool, eligible, floors, capQueue, preemptorQueue, hysteresis, key, null);
+        }
+
         boolean allows(Task t) {
+            return !t.evicted && t.job != own && eligible.test(t);
+        }
+
+        /** {@link #allows}, for a search whose preemptor is not {@code own}: what every job of the terms key shares. */
+        boolean allowsAnyJob(Task t) {
             return !t.evicted && eligible.test(t);
         }
 
@@ -67,7 +79,7 @@ final class VictimSelector {
         Terms bindingCapabilityOf(QueueState q) {
             if (q == capQueue) return this;
             return new Terms(pool, eligible, floors, q, preemptorQueue, hysteresis,
-                    List.of(key, q == null ? "" : q.name()));
+                    List.of(key, q == null ? "" : q.name()), own);
         }
     }
 
@@ -409,7 +421,7 @@ final class VictimSelector {
      * The nodes hosting an allowed victim, and what those victims hold together per node: the part of a search that
      * depends only on the terms and on which tasks are evicted, worked out once for every search that shares them.
      */
-    private static final class VictimNodes {
+    static final class VictimNodes {
         final java.util.BitSet nodes;
         /**
          * What the allowed tasks on each node hold together (null: none), by node index, in chunks of
@@ -443,15 +455,31 @@ final class VictimSelector {
             sums[c][node % CHUNK] = sum;
         }
 
-        /** A copy with the {@code touched} nodes worked out again (this one is left as it is: searches may hold it). */
-        VictimNodes updated(java.util.Set<NodeState> touched, Terms terms) {
+        /**
+         * A copy with the {@code touched} nodes worked out again for the tasks {@code allowed} (this one is left as it
+         * is: searches may hold it).
+         */
+        VictimNodes updated(java.util.Collection<NodeState> touched, Predicate<Task> allowed) {
             java.util.BitSet n = (java.util.BitSet) nodes.clone();
             Resources[][] sums = allowedSum.clone();
             java.util.BitSet own = new java.util.BitSet(sums.length);
             for (NodeState node : touched) {
-                Resources sum = allowedOn(node, terms);
+                Resources sum = allowedOn(node, allowed);
                 setAllowedSum(sums, own, node.index, sum);
                 n.set(node.index, sum != null);
+            }
+            return new VictimNodes(n, sums);
+        }
+
+        /** A copy with the nodes of {@code touched} (indexes into {@code all}) worked out again. */
+        VictimNodes updated(java.util.BitSet touched, List<NodeState> all, Predicate<Task> allowed) {
+            java.util.BitSet n = (java.util.BitSet) nodes.clone();
+            Resources[][] sums = allowedSum.clone();
+            java.util.BitSet own = new java.util.BitSet(sums.length);
+            for (int i = touched.nextSetBit(0); i >= 0; i = touched.nextSetBit(i + 1)) {
+                Resources sum = allowedOn(all.get(i), allowed);
+                setAllowedSum(sums, own, i, sum);
+                n.set(i, sum != null);
             }
             return new VictimNodes(n, sums);
         }
@@ -482,14 +510,18 @@ final class VictimSelector {
      * Which tasks the terms allow changes only with evictions and their undoing (each touches the victim's node and its
      * gang's nodes, see {@link NodeFitter#touchMark}), when a queue spends its eviction budget (it then offers no
      * victims anywhere: {@link #queueBudgetSpent}) and, for a preemptor's own running members, with the job. So the
-     * answer is kept per terms key and job, and brought up to date from the nodes touched since it was worked out: a
-     * new cycle's first evictions no longer make every later search walk the whole victim pool again. It only
-     * narrows where {@link #planOn} looks.
+     * answer is kept per terms key, for every job that shares it ({@link Terms#allowsAnyJob}), and brought up to date
+     * from the nodes touched since it was worked out: a new cycle's first evictions no longer make every later search
+     * walk the whole victim pool again. A preemptor with running members of its own takes that answer with the nodes
+     * they run on worked out again without them. It only narrows where {@link #planOn} looks.
      */
-    private record VictimNodesFor(Object termsKey, Job job) {}
+    private record VictimNodesFor(Object termsKey) {}
 
-    /** {@link VictimNodes} as of a position in the log of touched nodes and a {@link #spentBudgets} count. */
-    private record KnownVictimNodes(VictimNodes nodes, int touchMark, int spentBudgets) {}
+    /**
+     * {@link VictimNodes} as of a position in the log of touched nodes and a {@link #spentBudgets} count; for a
+     * preemptor's own, the shared answer it was made from ({@code from}).
+     */
+    private record KnownVictimNodes(VictimNodes nodes, int touchMark, int spentBudgets, VictimNodes from) {}
 
     /** At most this many touched nodes are brought up to date; more, and the victim nodes are worked out afresh. */
     private static final int VICTIM_NODES_UPDATE_LIMIT = 1024;
@@ -504,35 +536,116 @@ final class VictimSelector {
     }
 
     private VictimNodes victimNodes(Task task, Terms terms) {
-        VictimNodesFor key = new VictimNodesFor(terms.key(), task.job.running.isEmpty() ? null : task.job);
+        VictimNodes shared = sharedVictimNodes(terms);
+        Job own = terms.own();
+        if (own == null || own.running.isEmpty()) return shared;
+        // A gang's members ask one after another: the last job's answer is kept.
+        if (ownNodes != null && ownNodes.from() == shared && ownNodesOf == own) return ownNodes.nodes();
+        java.util.Set<NodeState> where = new java.util.LinkedHashSet<>();
+        for (Task t : own.running) where.add(t.node);
+        ownNodes = new KnownVictimNodes(shared.updated(where, terms::allows), -1, spentBudgets, shared);
+        ownNodesOf = own;
+        return ownNodes.nodes();
+    }
+
+    /** The last preemptor's {@link VictimNodes} without its own running members, and its job. */
+    private KnownVictimNodes ownNodes;
+    private Job ownNodesOf;
+
+    /** {@link VictimNodes} for every job of the terms key. */
+    private VictimNodes sharedVictimNodes(Terms terms) {
+        VictimNodesFor key = new VictimNodesFor(terms.key());
         KnownVictimNodes known = victimNodes.get(key);
         int mark = fitter.touchMark();
         if (known != null && known.touchMark() == mark && known.spentBudgets() == spentBudgets) return known.nodes();
         java.util.Set<NodeState> touched = known == null || known.spentBudgets() != spentBudgets ? null
                 : fitter.touchedSince(known.touchMark(), VICTIM_NODES_UPDATE_LIMIT);
-        VictimNodes computed = touched == null ? allVictimNodes(terms) : known.nodes().updated(touched, terms);
+        VictimNodes computed = touched != null ? known.nodes().updated(touched, terms::allowsAnyJob)
+                : known == null && spentBudgets == 0 ? recalled(terms) : null;
+        if (computed == null) computed = allVictimNodes(terms);
         if (known == null && victimNodes.size() >= 64) victimNodes.clear();
-        victimNodes.put(key, new KnownVictimNodes(computed, mark, spentBudgets));
+        victimNodes.put(key, new KnownVictimNodes(computed, mark, spentBudgets, null));
+        // While no queue has spent its budget: exact as the cycle began except on the nodes it touched, for the next.
+        if (protections != null && spentBudgets == 0
+                && (made.size() < VictimMemory.MAX_ENTRIES || made.containsKey(terms.key()))) {
+            made.put(terms.key(), computed);
+        }
         return computed;
     }
 
-    /** The nodes hosting a task the terms allow, from the whole pool. */
+    // ---- Across cycles (issue 17): see VictimMemory ---------------------------------------------------------------
+
+    /** What the last cycle of the kept working copy left, and the nodes that may have changed since (null: none). */
+    private VictimMemory carried;
+    private java.util.BitSet stale;
+    /** The protections of this cycle's running tasks, as {@link VictimMemory} compares them. */
+    private java.util.IdentityHashMap<Task, Byte> protections;
+    /** This cycle's victim nodes per terms key, for the next. */
+    private final Map<Object, VictimNodes> made = new HashMap<>();
+    /** The nodes touched this cycle, as of {@link #touchedUpTo} in the fitter's log. */
+    private final java.util.BitSet touchedThisCycle = new java.util.BitSet();
+    private int touchedUpTo;
+    /** How many searches' victim nodes came from the last cycle's (for tests and benchmarks). */
+    private int recalls;
+
+    /**
+     * Takes up what the last cycle of a kept working copy left ({@code memory}, or null), as the cycle begins with the
+     * rules' protections set on its running tasks ({@code protectedRunning}).
+     */
+    void recall(VictimMemory memory, List<Task> protectedRunning) {
+        protections = VictimMemory.protections(protectedRunning);
+        carried = memory;
+        stale = memory == null ? null : memory.stale(state, protections);
+    }
+
+    /** What this cycle leaves the next one; call once its searches are over. */
+    VictimMemory remember() {
+        return VictimMemory.next(state, protections, made, touchedThisCycle(), carried, stale);
+    }
+
+    int recalls() {
+        return recalls;
+    }
+
+    private java.util.BitSet touchedThisCycle() {
+        touchedUpTo = fitter.touchedInto(touchedUpTo, touchedThisCycle);
+        return touchedThisCycle;
+    }
+
+    /**
+     * The last cycle's victim nodes for the terms, brought up to date from the nodes that may have changed since, or
+     * null when there are none or when working them out afresh costs less (more nodes to look at again than hold a
+     * victim).
+     */
+    private VictimNodes recalled(Terms terms) {
+        if (stale == null) return null;
+        VictimMemory.Entry e = carried.entry(terms.key());
+        if (e == null) return null;
+        java.util.BitSet again = (java.util.BitSet) e.dirty().clone();
+        again.or(stale);
+        again.or(touchedThisCycle());
+        if (again.cardinality() > e.nodes().nodes.cardinality()) return null;
+        recalls++;
+        return e.nodes().updated(again, state.nodes, terms::allowsAnyJob);
+    }
+
+    /** The nodes hosting a task the terms allow any of their jobs, from the whole pool. */
     private VictimNodes allVictimNodes(Terms terms) {
         java.util.BitSet nodes = new java.util.BitSet(state.nodes.size());
-        for (Task t : terms.pool()) if (!nodes.get(t.node.index) && terms.allows(t)) nodes.set(t.node.index);
+        for (Task t : terms.pool()) if (!nodes.get(t.node.index) && terms.allowsAnyJob(t)) nodes.set(t.node.index);
         Resources[][] allowedSum = VictimNodes.chunks(state.nodes.size());
         java.util.BitSet own = new java.util.BitSet();
         for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-            VictimNodes.setAllowedSum(allowedSum, own, i, allowedOn(state.nodes.get(i), terms));
+            VictimNodes.setAllowedSum(allowedSum, own, i, allowedOn(state.nodes.get(i), terms::allowsAnyJob));
         }
         return new VictimNodes(nodes, allowedSum);
     }
 
-    /** What the tasks the terms allow on the node hold together, or null when there are none. */
-    static Resources allowedOn(NodeState n, Terms terms) {
+    /** What the tasks {@code allowed} on the node hold together, or null when there are none. */
+    static Resources allowedOn(NodeState n, Predicate<Task> allowed) {
         Resources.Sum sum = null;
         for (Task t : n.tasks) {
-            if (!terms.allows(t)) continue;
+            if (!allowed.test(t)) continue;
             if (sum == null) sum = new Resources.Sum();
             sum.add(t.request());
         }

@@ -173,12 +173,17 @@ final class WorkingCopy {
         jobless = List.of();
         lastQueues = Map.of();
         parking = null;
+        victimMemory = null;
     }
 
     /** What the last cycle's parking was decided against ({@link CycleWork#parkingSignature}); null: nothing parked. */
     Object parking;
     /** How many jobs the last cycle passed over as parked (for tests and benchmarks). */
     int parkedPassed;
+    /** What the last cycle's victim search left for the next ({@link VictimMemory}); null: nothing. */
+    VictimMemory victimMemory;
+    /** How many victim searches of the last cycle started from the cycle before's victim nodes (tests, benchmarks). */
+    int victimRecalls;
 
     /** The working copy of {@code snap}: the last one brought up to date, or (nothing kept) one made afresh. */
     CycleState next(ClusterSnapshot snap) {
@@ -347,11 +352,13 @@ final class WorkingCopy {
         }
         changedSerials.clear();
         boolean recounted = false;
+        s.recounted = new BitSet(nodes.size());
         for (NodeState n : nodes) {
             if (n.recount) {
                 n.boundPodsCounted();
                 n.keepBase();
                 recounted = true;
+                s.recounted.set(n.index);
             }
         }
         boolean newRunning = false;
