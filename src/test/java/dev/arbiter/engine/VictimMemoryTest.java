@@ -172,6 +172,43 @@ class VictimMemoryTest {
     }
 
     /**
+     * Within the cycle that recalls, the nodes it already touched are looked at again. Queue "b" waits to reclaim 8
+     * GPUs from queue "a", whose only pod old enough to be reclaimed holds 4 GPUs of node-1 (a young one holds the
+     * rest): no plan. Next cycle, a job of queue "a" preempts that pod first and takes its room: when reclaim recalls
+     * its victim nodes, node-1 hosts no victim any more, and the refusal must say so.
+     */
+    @Test
+    void aNodeTouchedEarlierInTheCycleIsLookedAtAgain() {
+        ClusterSnapshot first = plus(ClusterBuilder.cluster().nodes(4, "nvidia.com/gpu", 8)
+                .node("spare", "nvidia.com/gpu", 1)
+                .priorityClass("low", 10).priorityClass("high", 1000).priorityClass("mid", 500)
+                .queue("a").end().queue("b").end()
+                .job("ns/old").queue("a").priorityClass("low").minMember(1).pods(1, "nvidia.com/gpu", 4)
+                .running("node-1").startedAt(0).end()
+                .job("ns/young-1").queue("a").priorityClass("high").minMember(1).pods(1, "nvidia.com/gpu", 4)
+                .running("node-1").startedAt(10_000 - 5).end()
+                .job("ns/young-2").queue("a").priorityClass("high").minMember(1).pods(1, "nvidia.com/gpu", 8)
+                .running("node-2").startedAt(10_000 - 5).end()
+                // more nodes where reclaim finds a victim too small to make room
+                .job("ns/old-small").queue("a").priorityClass("high").minMember(2).pods(2, "nvidia.com/gpu", 1)
+                .running("node-3", "node-4").startedAt(0).end()
+                .job("ns/young-big").queue("a").priorityClass("high").minMember(2).pods(2, "nvidia.com/gpu", 7)
+                .running("node-3", "node-4").startedAt(10_000 - 5).end()
+                .job("ns/wait").queue("b").priorityClass("low").minMember(1).pods(1, "nvidia.com/gpu", 8)
+                .phase("Inqueue").end()
+                .snapshot(10_000), 0, small("a", "mid"));
+        CycleResult one = both(first, 1);
+        assertTrue(one.evictions().isEmpty(), one.evictions().toString());
+        ClusterSnapshot preemptor = ClusterBuilder.cluster().priorityClass("mid", 500)
+                .job("ns/urgent").queue("a").priorityClass("mid").minMember(1).pods(1, "nvidia.com/gpu", 4)
+                .phase("Inqueue").end().snapshot();
+        CycleResult two = both(plus(first, 1, preemptor), 2);
+        assertEquals(1, two.evictions().size(), two.evictions().toString());
+        assertTrue(two.evictions().get(0).toString().contains("old-0"), two.evictions().toString());
+        assertTrue(kept.victimRecalls() > 0, "reclaim starts from the first cycle's victim nodes");
+    }
+
+    /**
      * Queue "a" runs high-priority pods on two 8-GPU nodes, and a low-priority 1-GPU pod on node-1; a job of priority
      * 500 waits for 8 GPUs. Preemption finds its victim nodes (node-1 only) and no plan. Then a low-priority pod that
      * was already running on node-2 appears in the snapshot in place of a high one: that node's pods changed, and the
