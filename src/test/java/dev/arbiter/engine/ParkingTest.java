@@ -13,7 +13,6 @@ import dev.arbiter.model.Resources;
 import dev.arbiter.scenario.ClusterBuilder;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,15 +20,7 @@ import org.junit.jupiter.api.Test;
  * while nothing it could need changes — a kept scheduler then decides exactly what a fresh one decides, reasons
  * included — and is walked again as soon as something does.
  */
-class ParkingTest {
-    private static final SchedulerConfig CONFIG = SchedulerConfig.simulatorDefault();
-    private final Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
-    private final Scheduler kept = fresh.withoutTrace().keepingSession().keepingWorkingCopy();
-
-    @AfterEach
-    void drop() {
-        kept.dropSession();
-    }
+class ParkingTest extends KeptAgainstFresh {
 
     /**
      * Two 8-GPU nodes full of long-running work, and three waiting jobs of the same priority: nothing to preempt
@@ -53,26 +44,9 @@ class ParkingTest {
                 .running("node-1", "node-2").startedAt(0).end();
     }
 
-    /** {@code s} later by {@code seconds}, with the pods and PodGroups of {@code more} added (the rest the same objects). */
-    private static ClusterSnapshot plus(ClusterSnapshot s, long seconds, ClusterSnapshot more) {
-        List<PodSpec> pods = new ArrayList<>(s.pods());
-        pods.addAll(more.pods());
-        List<PodGroupSpec> groups = new ArrayList<>(s.podGroups());
-        groups.addAll(more.podGroups());
-        return new ClusterSnapshot(s.nodes(), pods, groups, s.queues(), s.priorityClasses(), s.now() + seconds,
-                s.nominations(), s.namespaceLabels(), s.hyperNodes());
-    }
-
     private static ClusterSnapshot arrival(String id) {
         return ClusterBuilder.cluster().priorityClass("normal", 100)
                 .job(id).priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 8).phase("Inqueue").end().snapshot();
-    }
-
-    /** Decides {@code s} both ways; the kept scheduler must decide as the fresh one does, statuses and reasons included. */
-    private CycleResult both(ClusterSnapshot s, int cycle) {
-        CycleResult expected = fresh.schedule(s, cycle);
-        KeptSessionTest.assertSameDecisions(expected, kept.schedule(s, cycle), "cycle " + cycle);
-        return expected;
     }
 
     @Test

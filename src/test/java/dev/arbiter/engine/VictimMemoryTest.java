@@ -10,7 +10,6 @@ import dev.arbiter.model.PodSpec;
 import dev.arbiter.scenario.ClusterBuilder;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,37 +18,10 @@ import org.junit.jupiter.api.Test;
  * decides exactly what a fresh scheduler decides. Each case has a cycle that recalls, then a change that gives a node
  * no one touched a victim it did not have: the kept scheduler must see it.
  */
-class VictimMemoryTest {
-    private static final SchedulerConfig CONFIG = SchedulerConfig.simulatorDefault();
-    private final Scheduler fresh = new Scheduler(Shipped.RULES, CONFIG);
-    private final Scheduler kept = fresh.withoutTrace().keepingSession().keepingWorkingCopy();
-
-    @AfterEach
-    void drop() {
-        kept.dropSession();
-    }
-
-    /** Decides {@code s} both ways; the kept scheduler must decide as the fresh one does, statuses and reasons included. */
-    private CycleResult both(ClusterSnapshot s, int cycle) {
-        CycleResult expected = fresh.schedule(s, cycle);
-        KeptSessionTest.assertSameDecisions(expected, kept.schedule(s, cycle), "cycle " + cycle);
-        return expected;
-    }
-
-    /** {@code s} later by {@code seconds}, with the pods and PodGroups of {@code more} added. */
-    private static ClusterSnapshot plus(ClusterSnapshot s, long seconds, ClusterSnapshot more) {
-        List<PodSpec> pods = new ArrayList<>(s.pods());
-        pods.addAll(more.pods());
-        List<PodGroupSpec> groups = new ArrayList<>(s.podGroups());
-        groups.addAll(more.podGroups());
-        return new ClusterSnapshot(s.nodes(), pods, groups, s.queues(), s.priorityClasses(), s.now() + seconds,
-                s.nominations(), s.namespaceLabels(), s.hyperNodes());
-    }
-
+class VictimMemoryTest extends KeptAgainstFresh {
     /** {@code s} later by {@code seconds}, the same objects otherwise. */
     private static ClusterSnapshot later(ClusterSnapshot s, long seconds) {
-        return new ClusterSnapshot(s.nodes(), s.pods(), s.podGroups(), s.queues(), s.priorityClasses(), s.now() + seconds,
-                s.nominations(), s.namespaceLabels(), s.hyperNodes());
+        return with(s, seconds, s.pods(), s.podGroups());
     }
 
     /** A one-GPU job of queue {@code queue} that binds on the spare node every cycle (so no cycle parks its jobs). */
@@ -155,8 +127,7 @@ class VictimMemoryTest {
                 pods.add(p);
             }
         }
-        ClusterSnapshot first = new ClusterSnapshot(built.nodes(), pods, built.podGroups(), built.queues(),
-                built.priorityClasses(), built.now(), built.nominations(), built.namespaceLabels(), built.hyperNodes());
+        ClusterSnapshot first = with(built, 0, pods, built.podGroups());
         CycleResult one = both(first, 1);
         assertTrue(one.evictions().isEmpty(), one.evictions().toString());
         both(later(first, 1), 2);
@@ -164,8 +135,7 @@ class VictimMemoryTest {
 
         List<PodSpec> without = new ArrayList<>(first.pods());
         without.remove(pendingHigh);
-        ClusterSnapshot third = new ClusterSnapshot(first.nodes(), without, first.podGroups(), first.queues(),
-                first.priorityClasses(), first.now() + 2, first.nominations(), first.namespaceLabels(), first.hyperNodes());
+        ClusterSnapshot third = with(first, 2, without, first.podGroups());
         CycleResult three = both(third, 3);
         assertEquals(1, three.evictions().size(), three.evictions().toString());
         assertTrue(three.evictions().get(0).toString().contains("mixed-0"), three.evictions().toString());
@@ -250,8 +220,7 @@ class VictimMemoryTest {
         for (PodSpec p : s.pods()) if (!p.name().startsWith(job + "-")) pods.add(p);
         List<PodGroupSpec> groups = new ArrayList<>();
         for (PodGroupSpec g : s.podGroups()) if (!g.name().equals(job)) groups.add(g);
-        return new ClusterSnapshot(s.nodes(), pods, groups, s.queues(), s.priorityClasses(), s.now(), s.nominations(),
-                s.namespaceLabels(), s.hyperNodes());
+        return with(s, 0, pods, groups);
     }
 
     /** The cluster of {@link #aNodeWhosePodsChangedIsLookedAtAgain}. */
