@@ -77,7 +77,7 @@ final class VictimMemory {
         BitSet stale = (BitSet) state.recounted.clone();
         protections.forEach((t, p) -> {
             Byte was = this.protections.get(t);
-            if (was == null || was != p) stale.set(t.node.index);
+            if (was == null || was.byteValue() != p.byteValue()) stale.set(t.node.index);
         });
         this.protections.forEach((t, p) -> {
             if (!protections.containsKey(t)) stale.set(t.node.index);

@@ -37,13 +37,14 @@ final class VictimSelector {
      * the victims must make room under ({@code capQueue}: the preemptor's own queue for preemption, or for reclaim a
      * capped ancestor it shares with victim queues; null when no capability binds) — victims inside its subtree free
      * room under it —, the preemptor's queue (victims are taken from the closest queues in the tree first), whether
-     * hysteresis applies (no victim whose queue would then qualify to reclaim it straight back), and a {@code key}
+     * hysteresis applies (no victim whose queue would then qualify to reclaim it straight back), a {@code key}
      * identifying terms that always give the same answer for the same task shape, so a failed search is not repeated
-     * until capacity changes.
+     * until capacity changes, and the preemptor's own job ({@code own}: its running members are never its victims;
+     * null when no job is left out). {@code eligible} does not test {@code own}, so that every job of a key shares
+     * what it allows ({@link #allowsAnyJob}).
      */
     record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
                  QueueState preemptorQueue, boolean hysteresis, Object key, Job own) {
-        // own: the preemptor's job, whose running members are never its victims (null: no job is left out)
         /** Terms whose victims may come from any job ({@code own} null). */
         Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
               QueueState preemptorQueue, boolean hysteresis, Object key) {
