@@ -63,10 +63,26 @@ class WarmUpTest extends LiveClusterTest {
         assertTrue(two.awaitEnd(LiveFixture.WAIT));
         assertEquals(2, two.cycles());
 
-        WarmUp asked = WarmUp.start(LiveFixture.RULES, CONFIG, false, SMALL, () -> false);
+        // Asked to stop while it decides whether to start its first cycle (its second look at `done` waits for the
+        // request): that cycle runs, and no other. (Stopping right after start, without that wait, raced with the
+        // warm-up's own thread on a busy machine: two small cycles could finish before the request was made.)
+        java.util.concurrent.CountDownLatch requested = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger looks = new java.util.concurrent.atomic.AtomicInteger();
+        WarmUp asked = WarmUp.start(LiveFixture.RULES, CONFIG, false, SMALL, () -> {
+            if (looks.getAndIncrement() == 1) {
+                try {
+                    requested.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return false;
+        });
+        LiveFixture.await("the warm-up's look before its first cycle", () -> looks.get() >= 2);
         asked.stop();
+        requested.countDown();
         assertTrue(asked.awaitEnd(LiveFixture.WAIT));
-        assertTrue(asked.cycles() <= 1, "at most the cycle under way when asked finishes: " + asked.cycles());
+        assertEquals(1, asked.cycles(), "the cycle under way when asked finishes, and no other");
     }
 
     @Test
