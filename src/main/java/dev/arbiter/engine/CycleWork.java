@@ -171,15 +171,23 @@ final class CycleWork {
     }
 
     /**
-     * The cycle's steps are over: parks every job that could not start and left no trace, for the next cycle (a job
+     * The cycle's steps are over: what a kept working copy keeps for the next cycle is handed to it — what the victim
+     * search remembers ({@link VictimMemory}) and the parked jobs ({@link #park}).
+     */
+    void stepsOver() {
+        if (copy == null) return;
+        copy.victimMemory = victims.remember();
+        copy.victimRecalls = victims.recalls();
+        park();
+    }
+
+    /**
+     * Parks every job that could not start and left no trace, for the next cycle (a job
      * passed over in every step stays parked as it was). Jobs outside any queue are never admitted. A cycle that
      * committed anything parks nothing, and the next one passes over no job: executed, its decisions change the
      * running world anyway (only a cycle whose decisions were not carried out could have passed over its jobs).
      */
-    void park() {
-        if (copy == null) return;
-        copy.victimMemory = victims.remember();
-        copy.victimRecalls = victims.recalls();
+    private void park() {
         copy.parkedPassed = passed;
         if (committed()) {
             copy.parking = null;

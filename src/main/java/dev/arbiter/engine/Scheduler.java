@@ -223,7 +223,7 @@ public final class Scheduler {
             }
             w.stepDone();
         }
-        w.park();
+        w.stepsOver();
         long t5 = lap(timings, "victims", t4);
         // 7. Status.
         StatusReport report = new StatusReport(w);

@@ -474,15 +474,9 @@ final class VictimSelector {
 
         /** A copy with the nodes of {@code touched} (indexes into {@code all}) worked out again. */
         VictimNodes updated(java.util.BitSet touched, List<NodeState> all, Predicate<Task> allowed) {
-            java.util.BitSet n = (java.util.BitSet) nodes.clone();
-            Resources[][] sums = allowedSum.clone();
-            java.util.BitSet own = new java.util.BitSet(sums.length);
-            for (int i = touched.nextSetBit(0); i >= 0; i = touched.nextSetBit(i + 1)) {
-                Resources sum = allowedOn(all.get(i), allowed);
-                setAllowedSum(sums, own, i, sum);
-                n.set(i, sum != null);
-            }
-            return new VictimNodes(n, sums);
+            List<NodeState> these = new ArrayList<>(touched.cardinality());
+            for (int i = touched.nextSetBit(0); i >= 0; i = touched.nextSetBit(i + 1)) these.add(all.get(i));
+            return updated(these, allowed);
         }
 
         /** The nodes hosting an allowed victim that are among {@code eligible} (node indexes), as a new set. */

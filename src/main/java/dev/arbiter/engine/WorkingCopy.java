@@ -351,19 +351,17 @@ final class WorkingCopy {
             }
         }
         changedSerials.clear();
-        boolean recounted = false;
         s.recounted = new BitSet(nodes.size());
         for (NodeState n : nodes) {
             if (n.recount) {
                 n.boundPodsCounted();
                 n.keepBase();
-                recounted = true;
                 s.recounted.set(n.index);
             }
         }
         boolean newRunning = false;
         for (Task t : s.newTasks) newRunning |= t.running();
-        s.runningUnchanged = !recounted && !newRunning && goneRunning.isEmpty();
+        s.runningUnchanged = s.recounted.isEmpty() && !newRunning && goneRunning.isEmpty();
         // A pod that found no job must find none among the implicit jobs either (a fresh index could file it there).
         for (Entry e : nowJobless) if (s.jobs.containsKey(e.pod.jobId())) return null;
         jobless = nowJobless;

@@ -137,13 +137,7 @@ public final class ClusterWorld {
             members.addAll(pendingMembers.getOrDefault(job, List.of()));
             for (String k : members) if (pods.remove(k) != null) removed++;
         }
-        int added = 0;
-        for (ClusterGenerator.GeneratedJob j : generator.morePending(target)) {
-            if (j.group() != null) groups.put(j.group().key(), j.group());
-            for (PodSpec p : j.pods()) pods.put(p.key(), p);
-            added += j.pods().size();
-        }
-        return removed + added;
+        return removed + arrive(generator.morePending(target));
     }
 
     /**
