@@ -1,0 +1,401 @@
+package dev.arbiter.realcluster;
+
+import dev.arbiter.runtime.KubeClients;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * A real Kubernetes control plane on 127.0.0.1 for the tests: etcd and kube-apiserver (built by
+ * {@code .ci/cluster-binaries}), with RBAC and Node authorization, a service-account issuer and key pair, an audit log
+ * of every request, an admin identity (a static token in group {@code system:masters}) and Arbiter's ServiceAccount
+ * from the shipped {@code deploy/} manifests, applied server-side by the release's own kubectl.
+ *
+ * <p>No controller-manager and no kubelet run: {@link #node} creates Ready, untainted Nodes, {@link #namespace}
+ * creates a namespace with its {@code default} ServiceAccount, and {@link KubeletStandIn} plays the kubelet's part
+ * for pods. The API server and etcd can be killed and restarted on the same ports and data ({@link #restartApiServer},
+ * {@link #restartEtcd}); etcd can be compacted ({@link #compactEtcd}). Everything runs under one folder and every
+ * process is killed on {@link #close()} (and by a shutdown hook, should the JVM end otherwise).
+ */
+final class RealCluster implements AutoCloseable {
+    static final String ADMIN_TOKEN = "arbiter-test-admin-" + Long.toHexString(new SecureRandom().nextLong());
+    static final String ARBITER_USER = "system:serviceaccount:arbiter-system:arbiter";
+    private static final Duration READY = Duration.ofSeconds(60);
+
+    final Path bin;
+    final Path dir;
+    final int etcdPort;
+    final int etcdPeerPort;
+    final int apiPort;
+    private final List<Process> processes = new ArrayList<>();
+    private Process etcd;
+    private Process apiServer;
+    private final Set<KubernetesClient> clients = ConcurrentHashMap.newKeySet();
+    private KubernetesClient admin;
+    private String arbiterToken;
+    final AuditLog audit;
+
+    private RealCluster(Path bin, Path dir) throws IOException {
+        this.bin = bin;
+        this.dir = dir;
+        this.etcdPort = freePort();
+        this.etcdPeerPort = freePort();
+        this.apiPort = freePort();
+        this.audit = new AuditLog(dir.resolve("audit.log"));
+        Runtime.getRuntime().addShutdownHook(new Thread(this::killAll, "real-cluster-teardown"));
+    }
+
+    /** Starts etcd and the API server, applies the shipped manifests and returns once Arbiter's identity works. */
+    static RealCluster start(Path bin, Path dir) throws IOException, InterruptedException {
+        RealCluster c = new RealCluster(bin, dir);
+        try {
+            c.writeFiles();
+            c.startEtcd();
+            c.startApiServer();
+            c.admin = c.newAdminClient();
+            c.applyShipped();
+            return c;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    String url() {
+        return "https://127.0.0.1:" + apiPort;
+    }
+
+    // ---- files ---------------------------------------------------------------------------------------------------
+
+    private void writeFiles() throws IOException {
+        Files.createDirectories(dir.resolve("certs"));
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        KeyPair sa = g.generateKeyPair();
+        Files.writeString(dir.resolve("sa.key"), pem("PRIVATE KEY", sa.getPrivate().getEncoded()));
+        Files.writeString(dir.resolve("sa.pub"), pem("PUBLIC KEY", sa.getPublic().getEncoded()));
+        Files.writeString(dir.resolve("tokens.csv"), ADMIN_TOKEN + ",test-admin,test-admin,\"system:masters\"\n");
+        // Metadata of every request but the health probes, once each (when the response is complete).
+        Files.writeString(dir.resolve("audit-policy.yaml"), """
+                apiVersion: audit.k8s.io/v1
+                kind: Policy
+                omitStages: [RequestReceived, ResponseStarted]
+                rules:
+                  - level: None
+                    nonResourceURLs: [/healthz*, /readyz*, /livez*]
+                  - level: Metadata
+                """);
+        writeKubeconfig(dir.resolve("admin.kubeconfig"), ADMIN_TOKEN);
+    }
+
+    /** A kubeconfig for {@code token} on this cluster (TLS not verified: the server's certificate is self-signed). */
+    Path writeKubeconfig(Path file, String token) throws IOException {
+        Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: real, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+                users: [{name: user, user: {token: "%s"}}]
+                contexts: [{name: real, context: {cluster: real, user: user, namespace: default}}]
+                current-context: real
+                """.formatted(url(), token));
+        return file;
+    }
+
+    private static String pem(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(der) + "\n-----END " + type + "-----\n";
+    }
+
+    // ---- processes -----------------------------------------------------------------------------------------------
+
+    synchronized void startEtcd() throws IOException, InterruptedException {
+        etcd = spawn("etcd", List.of(bin.resolve("etcd").toString(),
+                "--name", "default", "--data-dir", dir.resolve("etcd-data").toString(),
+                "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
+                "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
+                "--listen-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
+                "--initial-advertise-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
+                "--initial-cluster", "default=http://127.0.0.1:" + etcdPeerPort,
+                "--unsafe-no-fsync", "--log-level", "warn"));
+        awaitHttp("etcd", "http://127.0.0.1:" + etcdPort + "/health", etcd, false);
+    }
+
+    synchronized void startApiServer() throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(bin.resolve("kube-apiserver").toString(),
+                "--etcd-servers", "http://127.0.0.1:" + etcdPort,
+                "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+                "--secure-port", String.valueOf(apiPort),
+                "--cert-dir", dir.resolve("certs").toString(),
+                "--authorization-mode", "Node,RBAC",
+                "--token-auth-file", dir.resolve("tokens.csv").toString(),
+                "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
+                "--service-account-key-file", dir.resolve("sa.pub").toString(),
+                "--service-account-signing-key-file", dir.resolve("sa.key").toString(),
+                "--service-cluster-ip-range", "10.96.0.0/24",
+                "--endpoint-reconciler-type", "none",
+                "--audit-policy-file", dir.resolve("audit-policy.yaml").toString(),
+                "--audit-log-path", audit.file().toString(),
+                "--audit-log-mode", "blocking",
+                "--v", "1"));
+        apiServer = spawn("kube-apiserver", cmd);
+        awaitHttp("kube-apiserver", url() + "/readyz", apiServer, true);
+    }
+
+    /** {@code kill -9} the API server (etcd keeps running). */
+    synchronized void killApiServer() throws InterruptedException {
+        kill(apiServer);
+    }
+
+    /** {@code kill -9} the API server, then start it again on the same port, certificates and etcd. */
+    void restartApiServer() throws IOException, InterruptedException {
+        killApiServer();
+        startApiServer();
+    }
+
+    /** {@code kill -9} etcd (the API server keeps running, and answers errors meanwhile). */
+    synchronized void killEtcd() throws InterruptedException {
+        kill(etcd);
+    }
+
+    /** {@code kill -9} etcd, then start it again on its data; returns once the API server is ready again. */
+    void restartEtcd() throws IOException, InterruptedException {
+        killEtcd();
+        startEtcd();
+        awaitHttp("kube-apiserver", url() + "/readyz", apiServer, true);
+    }
+
+    private void kill(Process p) throws InterruptedException {
+        if (p == null || !p.isAlive()) return;
+        p.destroyForcibly();
+        p.waitFor(20, TimeUnit.SECONDS);
+    }
+
+    private Process spawn(String name, List<String> cmd) throws IOException {
+        Path log = dir.resolve(name + ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        synchronized (processes) {
+            processes.add(p);
+        }
+        return p;
+    }
+
+    private void awaitHttp(String name, String url, Process p, boolean authorized) throws InterruptedException, IOException {
+        HttpClient http = insecureHttp();
+        long deadline = System.nanoTime() + READY.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) throw new IllegalStateException(name + " exited with " + p.exitValue() + ": " + tail(name));
+            try {
+                HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2));
+                if (authorized) r.header("Authorization", "Bearer " + ADMIN_TOKEN);
+                HttpResponse<String> res = http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+                if (res.statusCode() == 200) return;
+                last = "HTTP " + res.statusCode() + " " + res.body().lines().limit(3).toList();
+            } catch (IOException e) {
+                last = e.toString();
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException(name + " not ready within " + READY.toSeconds() + " s (" + last + "): " + tail(name));
+    }
+
+    /** The last lines a process wrote, for failure messages. */
+    String tail(String name) {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve(name + ".log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    static HttpClient insecureHttp() {
+        try {
+            SSLContext ssl = SSLContext.getInstance("TLS");
+            ssl.init(null, new TrustManager[] {new X509TrustManager() {
+                public void checkClientTrusted(X509Certificate[] c, String a) {}
+
+                public void checkServerTrusted(X509Certificate[] c, String a) {}
+
+                public X509Certificate[] getAcceptedIssuers() {
+                    return new X509Certificate[0];
+                }
+            }}, new SecureRandom());
+            return HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(2)).build();
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---- identities and manifests -----------------------------------------------------------------------------------
+
+    /** The admin client (system:masters): the test's own hands. */
+    KubernetesClient admin() {
+        return admin;
+    }
+
+    private KubernetesClient newAdminClient() {
+        Config config = new ConfigBuilder().withMasterUrl(url()).withOauthToken(ADMIN_TOKEN).withTrustCerts(true)
+                .withDisableHostnameVerification(true).withRequestTimeout(20_000).withConnectionTimeout(5_000)
+                .withUserAgent("arbiter-test-admin").build();
+        return track(new KubernetesClientBuilder().withConfig(config).build());
+    }
+
+    /**
+     * A client as {@code arbiter run} makes one ({@link KubeClients#config}, from a kubeconfig) on Arbiter's
+     * ServiceAccount token, with {@code userAgent}; closed with the cluster.
+     */
+    KubernetesClient arbiterClient(String userAgent) {
+        try {
+            Config config = KubeClients.config(arbiterKubeconfig(), Duration.ofSeconds(10));
+            config.setUserAgent(userAgent);
+            config.setDisableHostnameVerification(true);
+            return track(new KubernetesClientBuilder().withConfig(config).build());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A kubeconfig with Arbiter's ServiceAccount token (one token per cluster, valid for 2 hours). */
+    synchronized Path arbiterKubeconfig() throws IOException {
+        if (arbiterToken == null) {
+            TokenRequest request = new TokenRequestBuilder().withNewSpec().withExpirationSeconds(7200L).endSpec().build();
+            arbiterToken = admin.serviceAccounts().inNamespace("arbiter-system").withName("arbiter")
+                    .tokenRequest(request).getStatus().getToken();
+        }
+        return writeKubeconfig(dir.resolve("arbiter.kubeconfig"), arbiterToken);
+    }
+
+    KubernetesClient track(KubernetesClient c) {
+        clients.add(c);
+        return c;
+    }
+
+    /** The CRDs and Arbiter's RBAC, namespace and Deployment as the README installs them: {@code apply --server-side}. */
+    private void applyShipped() throws IOException, InterruptedException {
+        kubectl("apply", "--server-side", "--force-conflicts", "-k", Path.of("deploy").toAbsolutePath().toString());
+        kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
+                "crd/queues.scheduling.volcano.sh", "crd/podgroups.scheduling.volcano.sh", "crd/hypernodes.topology.volcano.sh");
+    }
+
+    /** Runs the release's kubectl as admin; returns its output; throws with the output when it fails. */
+    String kubectl(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(bin.resolve("kubectl").toString(), "--kubeconfig",
+                dir.resolve("admin.kubeconfig").toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("kubectl " + String.join(" ", args) + " took over 120 s");
+        }
+        if (p.exitValue() != 0) throw new IllegalStateException("kubectl " + String.join(" ", args) + " failed: " + out);
+        return out;
+    }
+
+    /** A namespace with its {@code default} ServiceAccount (which the controller-manager would create). */
+    void namespace(String name) {
+        admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+                .serverSideApply();
+        try {
+            admin.serviceAccounts().inNamespace(name).resource(new ServiceAccountBuilder().withNewMetadata()
+                    .withName("default").withNamespace(name).endMetadata().build()).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) throw e;
+        }
+    }
+
+    /** The etcd revision now, read through etcd's JSON gateway. */
+    long etcdRevision() throws IOException, InterruptedException {
+        String body = etcdPost("/v3/kv/range", "{\"key\":\"" + Base64.getEncoder().encodeToString("/".getBytes(StandardCharsets.UTF_8)) + "\",\"limit\":1}");
+        Matcher m = Pattern.compile("\"revision\"\\s*:\\s*\"?(\\d+)").matcher(body);
+        if (!m.find()) throw new IllegalStateException("no revision in " + body);
+        return Long.parseLong(m.group(1));
+    }
+
+    /** Compacts etcd's history up to its current revision: a watch from an older resource version is then 410 Gone. */
+    long compactEtcd() throws IOException, InterruptedException {
+        long revision = etcdRevision();
+        etcdPost("/v3/kv/compaction", "{\"revision\":\"" + revision + "\",\"physical\":true}");
+        return revision;
+    }
+
+    private String etcdPost(String path, String json) throws IOException, InterruptedException {
+        HttpResponse<String> res = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + etcdPort + path)).POST(HttpRequest.BodyPublishers.ofString(json))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        if (res.statusCode() != 200) throw new IllegalStateException("etcd " + path + ": HTTP " + res.statusCode() + " " + res.body());
+        return res.body();
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private void killAll() {
+        clients.forEach(c -> {
+            try {
+                c.close();
+            } catch (RuntimeException ignored) {
+                // closing a client of a dead server may fail; the processes go below regardless
+            }
+        });
+        clients.clear();
+        List<Process> all;
+        synchronized (processes) {
+            all = new ArrayList<>(processes);
+        }
+        for (Process p : all) {
+            if (p.isAlive()) p.destroyForcibly();
+        }
+        for (Process p : all) {
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        killAll();
+    }
+}

@@ -1,0 +1,250 @@
+package dev.arbiter.realcluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.arbiter.engine.RuleBook;
+import dev.arbiter.live.Backoff;
+import dev.arbiter.live.LiveConfig;
+import dev.arbiter.live.LiveScheduler;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Base of the real-cluster suite: one {@link RealCluster} (etcd + kube-apiserver) and one {@link KubeletStandIn} for
+ * the whole test run, started by the first test class that needs them and torn down when the run ends, whether tests
+ * failed or not (JUnit closes the root store's resources; a shutdown hook kills the processes should the JVM end
+ * otherwise).
+ *
+ * <p>Each test starts on an empty cluster (its nodes, pods, PodGroups, queues, PDBs and leases are deleted after the
+ * previous test), and after each test the audit log must show no request of Arbiter's ServiceAccount that the
+ * shipped ClusterRole refused (403): Arbiter runs on that token, so a call the RBAC does not grant fails the test.
+ */
+@Tag("real-cluster")
+@ExtendWith(RealClusterTest.Shared.class)
+abstract class RealClusterTest {
+    static final RuleBook RULES = RuleBook.load(Path.of("rules"));
+    static final Duration WAIT = Duration.ofSeconds(30);
+    /** The User-Agent of the scheduler's clients, so tests can tell the scheduler's requests from their own. */
+    static final String AGENT = "arbiter-under-test";
+
+    static RealCluster cluster;
+    static KubeletStandIn kubelet;
+    static KubernetesClient admin;
+
+    private final List<LiveScheduler> schedulers = new ArrayList<>();
+    private final List<AutoCloseable> closeAfter = new ArrayList<>();
+    long auditMark;
+
+    /** Starts the shared cluster once per run (JUnit's root store closes it when the run ends). */
+    static final class Shared implements org.junit.jupiter.api.extension.BeforeAllCallback {
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            Holder h = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                    .getOrComputeIfAbsent(Holder.class, k -> Holder.start(), Holder.class);
+            if (h.cluster == null) {
+                if ("true".equals(System.getenv("CI"))) fail("no real cluster: " + h.why);
+                Assumptions.abort("no real cluster (" + h.why + "): the real-cluster suite is skipped");
+            }
+            cluster = h.cluster;
+            kubelet = h.kubelet;
+            admin = h.cluster.admin();
+        }
+    }
+
+    /** The run's cluster, closed by JUnit when the run ends. */
+    static final class Holder implements AutoCloseable {
+        final RealCluster cluster;
+        final KubeletStandIn kubelet;
+        final String why;
+
+        private Holder(RealCluster cluster, KubeletStandIn kubelet, String why) {
+            this.cluster = cluster;
+            this.kubelet = kubelet;
+            this.why = why;
+        }
+
+        static Holder start() {
+            Path bin = ClusterBinaries.find();
+            if (bin == null) return new Holder(null, null, ClusterBinaries.whyMissing());
+            try {
+                Path dir = Files.createTempDirectory("arbiter-real-cluster");
+                RealCluster c = RealCluster.start(bin, dir);
+                return new Holder(c, new KubeletStandIn(c.admin()), "");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (kubelet != null) kubelet.close();
+            if (cluster != null) cluster.close();
+        }
+    }
+
+    @BeforeAll
+    static void clusterUp() {
+        // The extension has set the fields (or aborted the class).
+    }
+
+    @BeforeEach
+    void markAudit() {
+        auditMark = cluster.audit.mark();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (LiveScheduler s : schedulers) s.close(Duration.ofSeconds(5));
+        schedulers.clear();
+        for (int i = closeAfter.size() - 1; i >= 0; i--) closeAfter.get(i).close();
+        closeAfter.clear();
+        kubelet.reset();
+        List<AuditLog.Request> refused = cluster.audit.since(auditMark,
+                r -> r.by(RealCluster.ARBITER_USER) && r.code() == 403);
+        emptyCluster();
+        assertEquals(List.of(), refused, "requests of Arbiter's ServiceAccount the shipped RBAC refused");
+    }
+
+    /** Deletes what tests create, so the next test starts on an empty cluster (namespaces are kept and reused). */
+    private static void emptyCluster() {
+        Set<String> system = Set.of("kube-system", "kube-public", "kube-node-lease", "arbiter-system");
+        admin.namespaces().list().getItems().stream().map(n -> n.getMetadata().getName())
+                .filter(n -> !system.contains(n)).forEach(ns -> {
+                    admin.pods().inNamespace(ns).withGracePeriod(0L).delete();
+                    admin.policy().v1().podDisruptionBudget().inNamespace(ns).delete();
+                    admin.resources(dev.arbiter.live.VolcanoPodGroup.class).inNamespace(ns).delete();
+                });
+        admin.resources(dev.arbiter.live.VolcanoQueue.class).delete();
+        admin.nodes().delete();
+        admin.leases().inNamespace("arbiter-system").delete();
+        admin.scheduling().v1().priorityClasses().list().getItems().stream()
+                .filter(p -> !p.getMetadata().getName().startsWith("system-"))
+                .forEach(p -> admin.scheduling().v1().priorityClasses().resource(p).delete());
+        await("the cluster emptied", () -> admin.pods().inAnyNamespace().list().getItems().stream()
+                .allMatch(p -> system.contains(p.getMetadata().getNamespace())) && admin.nodes().list().getItems().isEmpty());
+    }
+
+    // ---- schedulers -------------------------------------------------------------------------------------------------
+
+    /** Test defaults: answers "arbiter" and "volcano", quick backoff, a long period (tests drive cycles). */
+    static LiveConfig config(String identity) {
+        return LiveConfig.defaults(Set.of("arbiter", "volcano"), identity)
+                .withPeriod(Duration.ofMinutes(10))
+                .withBackoff(new Backoff(3, Duration.ofMillis(20), Duration.ofMillis(200)));
+    }
+
+    /** Arbiter on its ServiceAccount's token, informers synced, not leading: cycles run when the test calls them. */
+    LiveScheduler manualScheduler() {
+        return manualScheduler(config("arbiter-test"));
+    }
+
+    LiveScheduler manualScheduler(LiveConfig config) {
+        LiveScheduler s = new LiveScheduler(cluster.arbiterClient(AGENT), RULES, config, new SimpleMeterRegistry());
+        schedulers.add(s);
+        s.startInformersOnly();
+        await("caches synced", s::isReady);
+        return s;
+    }
+
+    /** Arbiter scheduling on its own (periodic and change-triggered cycles), as {@code arbiter run} does. */
+    LiveScheduler runningScheduler(LiveConfig config) {
+        LiveScheduler s = new LiveScheduler(cluster.arbiterClient(AGENT), RULES, config, new SimpleMeterRegistry());
+        schedulers.add(s);
+        s.start();
+        await("caches synced", s::isReady);
+        return s;
+    }
+
+    void closeAfter(AutoCloseable c) {
+        closeAfter.add(c);
+    }
+
+    // ---- objects ---------------------------------------------------------------------------------------------------
+
+    /** A Ready, untainted node with {@code cpu} cores, 64Gi and {@code gpus} nvidia.com/gpu (as a kubelet registers). */
+    static void node(String name, int cpu, int gpus) {
+        node(name, Map.of("cpu", String.valueOf(cpu), "memory", "64Gi", "pods", "110", "nvidia.com/gpu", String.valueOf(gpus)));
+    }
+
+    static void node(String name, Map<String, String> allocatable) {
+        Map<String, Quantity> q = new java.util.LinkedHashMap<>();
+        allocatable.forEach((k, v) -> q.put(k, new Quantity(v)));
+        admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
+                .addToLabels("kubernetes.io/hostname", name).endMetadata().build()).create();
+        // The API server's admission taints a new Node not-ready until its controller sees the kubelet report; the
+        // stand-in reports Ready and lifts the taint, as the node lifecycle controller would.
+        admin.nodes().withName(name).edit(n -> new NodeBuilder(n).editSpec().withTaints(List.of()).endSpec().build());
+        admin.nodes().withName(name).editStatus(n -> new NodeBuilder(n).withNewStatus().withCapacity(q).withAllocatable(q)
+                .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
+                .withLastHeartbeatTime(now()).withLastTransitionTime(now()).endCondition().endStatus().build());
+    }
+
+    /** Applies a manifest (one or several YAML documents) as admin, server-side. */
+    static void apply(String yaml) {
+        admin.resourceList(yaml).forceConflicts().serverSideApply();
+    }
+
+    /** Applies the manifests in files or folders as admin with the release's kubectl ({@code apply --server-side}). */
+    static void applyFiles(Path... paths) throws IOException, InterruptedException {
+        for (Path p : paths) cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", p.toAbsolutePath().toString());
+    }
+
+    static String now() {
+        return java.time.Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
+    }
+
+    static String nodeOf(String namespace, String pod) {
+        var p = admin.pods().inNamespace(namespace).withName(pod).get();
+        return p == null ? null : p.getSpec().getNodeName();
+    }
+
+    /** Requests of Arbiter's identity since this test began. */
+    List<AuditLog.Request> arbiterRequests() {
+        return cluster.audit.since(auditMark, r -> r.by(RealCluster.ARBITER_USER));
+    }
+
+    static void await(String what, BooleanSupplier condition) {
+        await(what, condition, WAIT);
+    }
+
+    static void await(String what, BooleanSupplier condition, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            try {
+                if (condition.getAsBoolean()) return;
+            } catch (KubernetesClientException e) {
+                // the server is restarting or refused for a moment; ask again
+            }
+            if (System.nanoTime() > deadline) fail("timed out after " + within.toSeconds() + " s waiting for: " + what);
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted waiting for: " + what);
+            }
+        }
+    }
+}
