@@ -66,6 +66,7 @@ final class RealCluster implements AutoCloseable {
     private Process etcd;
     private Process apiServer;
     private Process secondApiServer;
+    private volatile int restarts;
     private int secondPort;
     private final Set<KubernetesClient> clients = ConcurrentHashMap.newKeySet();
     private KubernetesClient admin;
@@ -151,7 +152,17 @@ final class RealCluster implements AutoCloseable {
 
     // ---- processes -----------------------------------------------------------------------------------------------
 
+    /**
+     * How many times etcd or the API server has been (re)started after the cluster first came up. A restarted API
+     * server answers requests its RBAC grants with 403 for a moment, while its authorizer's cache fills: a test that
+     * restarts the control plane tolerates those (and only those) 403s.
+     */
+    int restarts() {
+        return restarts;
+    }
+
     synchronized void startEtcd() throws IOException, InterruptedException {
+        if (etcd != null) restarts++;
         etcd = spawn("etcd", List.of(bin.resolve("etcd").toString(),
                 "--name", "default", "--data-dir", dir.resolve("etcd-data").toString(),
                 "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
@@ -164,6 +175,7 @@ final class RealCluster implements AutoCloseable {
     }
 
     synchronized void startApiServer() throws IOException, InterruptedException {
+        if (apiServer != null) restarts++;
         apiServer = spawn("kube-apiserver", apiServerCommand(apiPort, "certs", audit.file()));
         awaitHttp("kube-apiserver", url() + "/readyz", apiServer, true);
     }
