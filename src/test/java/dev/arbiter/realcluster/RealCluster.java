@@ -251,6 +251,7 @@ final class RealCluster implements AutoCloseable {
     void restartApiServer() throws IOException, InterruptedException {
         killApiServer();
         startApiServer();
+        awaitServing();
     }
 
     /** {@code kill -9} etcd (the API server keeps running, and answers errors meanwhile). */
@@ -263,6 +264,29 @@ final class RealCluster implements AutoCloseable {
         killEtcd();
         startEtcd();
         awaitHttp("kube-apiserver", url() + "/readyz", apiServer, true);
+        awaitServing();
+    }
+
+    /**
+     * Waits until the admin can list what the tests and Arbiter read. A server is ready (/readyz) before its watch
+     * caches are: until then it answers lists of custom resources 429 "storage is (re)initializing".
+     */
+    void awaitServing() throws InterruptedException {
+        long deadline = System.nanoTime() + READY.toNanos();
+        while (true) {
+            try {
+                // resourceVersion 0: from the watch cache, as informers list.
+                var fromCache = new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withResourceVersion("0").build();
+                admin.pods().inAnyNamespace().list(fromCache);
+                admin.nodes().list(fromCache);
+                admin.resources(dev.arbiter.live.VolcanoQueue.class).list(fromCache);
+                admin.resources(dev.arbiter.live.VolcanoPodGroup.class).inAnyNamespace().list(fromCache);
+                return;
+            } catch (KubernetesClientException e) {
+                if (System.nanoTime() > deadline) throw e;
+                Thread.sleep(100);
+            }
+        }
     }
 
     private void kill(Process p) throws InterruptedException {

@@ -38,6 +38,7 @@ class WatchExpiryRealTest extends RealClusterTest {
         long compacted = cluster.compactEtcd();
         long restarted = cluster.audit.mark();
         cluster.startApiServer();
+        cluster.awaitServing();
 
         await("all 50 bound", () -> admin.pods().inNamespace("wx").list().getItems().stream()
                 .filter(p -> p.getSpec().getNodeName() != null).count() == 51, Duration.ofSeconds(60));
