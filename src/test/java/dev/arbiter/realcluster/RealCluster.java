@@ -92,6 +92,7 @@ final class RealCluster implements AutoCloseable {
             c.startApiServer();
             c.admin = c.newAdminClient();
             c.applyShipped();
+            c.awaitServing();
             return c;
         } catch (IOException | InterruptedException | RuntimeException e) {
             c.close();

@@ -26,7 +26,9 @@ class TerminatingVictimRealTest extends RealClusterTest {
         kubelet.startedAgo(Duration.ofMinutes(10));
         apply(docs(List.of(podGroup("tb", "train", "qb", 1),
                 pod("tb", "train-0", "train", "arbiter", 8, null), pod("tb", "train-1", "train", "arbiter", 8, null))));
-        LiveScheduler s = manualScheduler();
+        // A short assumption: the eviction is assumed only briefly, so what holds the victim's GPUs afterwards is the
+        // informer's view of a Terminating pod alone.
+        LiveScheduler s = manualScheduler(config("arbiter-test").withAssumeTtl(Duration.ofSeconds(1)));
         await("B in cache", () -> s.cache().snapshot().pods().size() == 2 && s.cache().hasPodGroup("tb/train"));
         assertEquals(2, s.loop().runOnce().report().bound());
         await("B runs", () -> admin.pods().inNamespace("tb").list().getItems().stream()
@@ -43,6 +45,7 @@ class TerminatingVictimRealTest extends RealClusterTest {
                 .getMetadata().getDeletionTimestamp() != null);
         await("Arbiter sees it Terminating", () -> s.cache().snapshot().pods().stream()
                 .anyMatch(p -> p.key().equals("tb/" + victim) && p.terminating()));
+        await("the eviction no longer assumed", () -> !s.assumed().isEvicting("tb/" + victim));
 
         for (int i = 0; i < 5; i++) {
             var outcome = s.loop().runOnce();
