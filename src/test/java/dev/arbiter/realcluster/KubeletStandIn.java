@@ -32,6 +32,7 @@ final class KubeletStandIn implements AutoCloseable {
     private final Set<String> terminating = ConcurrentHashMap.newKeySet();
     private volatile Duration terminateAfter = Duration.ZERO;
     private volatile boolean held;
+    private volatile Duration startedAgo = Duration.ZERO;
     private final SharedIndexInformer<Pod> informer;
 
     KubeletStandIn(KubernetesClient client) {
@@ -67,9 +68,18 @@ final class KubeletStandIn implements AutoCloseable {
         if (!hold) informer.getStore().list().forEach(this::react);
     }
 
+    /**
+     * The {@code status.startTime} the stand-in reports for pods it starts from now on, this long before now: a test
+     * of reclaim stands for pods that have run past the policy's minimum runtime without waiting it out.
+     */
+    void startedAgo(Duration d) {
+        startedAgo = d;
+    }
+
     /** Back to the defaults between tests. */
     void reset() {
         terminateAfter = Duration.ZERO;
+        startedAgo = Duration.ZERO;
         holdTermination(false);
     }
 
@@ -88,7 +98,7 @@ final class KubeletStandIn implements AutoCloseable {
     }
 
     private void start(Pod pod) {
-        String now = Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
+        String now = Instant.now().minus(startedAgo).toString().replaceAll("\\.\\d+Z$", "Z");
         String patch = """
                 {"status":{"phase":"Running","startTime":"%s","conditions":[
                   {"type":"Initialized","status":"True","lastTransitionTime":"%s"},

@@ -52,6 +52,9 @@ import javax.net.ssl.X509TrustManager;
 final class RealCluster implements AutoCloseable {
     static final String ADMIN_TOKEN = "arbiter-test-admin-" + Long.toHexString(new SecureRandom().nextLong());
     static final String ARBITER_USER = "system:serviceaccount:arbiter-system:arbiter";
+    /** kube-scheduler's identity, which the API server's bootstrap RBAC grants what it needs. */
+    static final String KUBE_SCHEDULER_USER = "system:kube-scheduler";
+    private static final String KUBE_SCHEDULER_TOKEN = "kube-scheduler-" + Long.toHexString(new SecureRandom().nextLong());
     private static final Duration READY = Duration.ofSeconds(60);
 
     final Path bin;
@@ -62,6 +65,8 @@ final class RealCluster implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private Process etcd;
     private Process apiServer;
+    private Process secondApiServer;
+    private int secondPort;
     private final Set<KubernetesClient> clients = ConcurrentHashMap.newKeySet();
     private KubernetesClient admin;
     private String arbiterToken;
@@ -101,12 +106,18 @@ final class RealCluster implements AutoCloseable {
 
     private void writeFiles() throws IOException {
         Files.createDirectories(dir.resolve("certs"));
-        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        KeyPairGenerator g;
+        try {
+            g = KeyPairGenerator.getInstance("RSA");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
         g.initialize(2048);
         KeyPair sa = g.generateKeyPair();
         Files.writeString(dir.resolve("sa.key"), pem("PRIVATE KEY", sa.getPrivate().getEncoded()));
         Files.writeString(dir.resolve("sa.pub"), pem("PUBLIC KEY", sa.getPublic().getEncoded()));
-        Files.writeString(dir.resolve("tokens.csv"), ADMIN_TOKEN + ",test-admin,test-admin,\"system:masters\"\n");
+        Files.writeString(dir.resolve("tokens.csv"), ADMIN_TOKEN + ",test-admin,test-admin,\"system:masters\"\n"
+                + KUBE_SCHEDULER_TOKEN + "," + KUBE_SCHEDULER_USER + "," + KUBE_SCHEDULER_USER + "\n");
         // Metadata of every request but the health probes, once each (when the response is complete).
         Files.writeString(dir.resolve("audit-policy.yaml"), """
                 apiVersion: audit.k8s.io/v1
@@ -153,11 +164,16 @@ final class RealCluster implements AutoCloseable {
     }
 
     synchronized void startApiServer() throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(bin.resolve("kube-apiserver").toString(),
+        apiServer = spawn("kube-apiserver", apiServerCommand(apiPort, "certs", audit.file()));
+        awaitHttp("kube-apiserver", url() + "/readyz", apiServer, true);
+    }
+
+    private List<String> apiServerCommand(int port, String certDir, Path auditFile) {
+        return List.of(bin.resolve("kube-apiserver").toString(),
                 "--etcd-servers", "http://127.0.0.1:" + etcdPort,
                 "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
-                "--secure-port", String.valueOf(apiPort),
-                "--cert-dir", dir.resolve("certs").toString(),
+                "--secure-port", String.valueOf(port),
+                "--cert-dir", dir.resolve(certDir).toString(),
                 "--authorization-mode", "Node,RBAC",
                 "--token-auth-file", dir.resolve("tokens.csv").toString(),
                 "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
@@ -166,11 +182,52 @@ final class RealCluster implements AutoCloseable {
                 "--service-cluster-ip-range", "10.96.0.0/24",
                 "--endpoint-reconciler-type", "none",
                 "--audit-policy-file", dir.resolve("audit-policy.yaml").toString(),
-                "--audit-log-path", audit.file().toString(),
+                "--audit-log-path", auditFile.toString(),
                 "--audit-log-mode", "blocking",
+                "--v", "1");
+    }
+
+    /**
+     * A second API server on the same etcd (as in a highly available control plane), for the test's own requests
+     * while the first is down or frozen; its audit log is apart. Returns an admin client on it, closed with the
+     * cluster; the server stops with {@link #stopSecondApiServer()} or with the cluster.
+     */
+    synchronized KubernetesClient startSecondApiServer() throws IOException, InterruptedException {
+        if (secondPort == 0) secondPort = freePort();
+        Files.createDirectories(dir.resolve("certs-2"));
+        secondApiServer = spawn("kube-apiserver-2", apiServerCommand(secondPort, "certs-2", dir.resolve("audit-2.log")));
+        awaitHttp("kube-apiserver-2", "https://127.0.0.1:" + secondPort + "/readyz", secondApiServer, true);
+        return adminClient("https://127.0.0.1:" + secondPort);
+    }
+
+    synchronized void stopSecondApiServer() throws InterruptedException {
+        kill(secondApiServer);
+        secondApiServer = null;
+    }
+
+    /** Freezes the API server ({@code kill -STOP}): connections stay open, nothing is answered, until {@link #thawApiServer}. */
+    void freezeApiServer() throws IOException, InterruptedException {
+        signal("STOP", apiServer);
+    }
+
+    void thawApiServer() throws IOException, InterruptedException {
+        signal("CONT", apiServer);
+    }
+
+    /**
+     * The release's kube-scheduler (default plugins, no leader election) on its own identity, beside Arbiter; killed
+     * with the cluster or by the caller.
+     */
+    Process startKubeScheduler() throws IOException {
+        Path kubeconfig = writeKubeconfig(dir.resolve("kube-scheduler.kubeconfig"), KUBE_SCHEDULER_TOKEN);
+        return spawn("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(), "--kubeconfig", kubeconfig.toString(),
+                "--leader-elect=false", "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()),
                 "--v", "1"));
-        apiServer = spawn("kube-apiserver", cmd);
-        awaitHttp("kube-apiserver", url() + "/readyz", apiServer, true);
+    }
+
+    private static void signal(String signal, Process p) throws IOException, InterruptedException {
+        if (p == null || !p.isAlive()) return;
+        new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start().waitFor();
     }
 
     /** {@code kill -9} the API server (etcd keeps running). */
@@ -268,7 +325,11 @@ final class RealCluster implements AutoCloseable {
     }
 
     private KubernetesClient newAdminClient() {
-        Config config = new ConfigBuilder().withMasterUrl(url()).withOauthToken(ADMIN_TOKEN).withTrustCerts(true)
+        return adminClient(url());
+    }
+
+    private KubernetesClient adminClient(String url) {
+        Config config = new ConfigBuilder().withMasterUrl(url).withOauthToken(ADMIN_TOKEN).withTrustCerts(true)
                 .withDisableHostnameVerification(true).withRequestTimeout(20_000).withConnectionTimeout(5_000)
                 .withUserAgent("arbiter-test-admin").build();
         return track(new KubernetesClientBuilder().withConfig(config).build());

@@ -212,6 +212,66 @@ abstract class RealClusterTest {
         for (Path p : paths) cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", p.toAbsolutePath().toString());
     }
 
+    /** A reclaimable Volcano Queue of {@code weight}. */
+    static String queue(String name, int weight) {
+        return """
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: Queue
+                metadata: {name: %s}
+                spec: {weight: %d, reclaimable: true}
+                """.formatted(name, weight);
+    }
+
+    /** A PodGroup as Volcano's users write them. */
+    static String podGroup(String namespace, String name, String queue, int minMember) {
+        return """
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: %s, namespace: %s}
+                spec: {queue: %s, minMember: %d}
+                """.formatted(name, namespace, queue, minMember);
+    }
+
+    /** A PriorityClass. */
+    static String priorityClass(String name, int value) {
+        return """
+                apiVersion: scheduling.k8s.io/v1
+                kind: PriorityClass
+                metadata: {name: %s}
+                value: %d
+                """.formatted(name, value);
+    }
+
+    /**
+     * A one-container pod of {@code podGroup} (null: none) asking for 1 CPU and {@code gpus} nvidia.com/gpu, for
+     * {@code schedulerName}, of {@code priorityClass} (null: none).
+     */
+    static String pod(String namespace, String name, String podGroup, String schedulerName, int gpus, String priorityClass) {
+        String group = podGroup == null ? "" : "\n  annotations: {scheduling.k8s.io/group-name: " + podGroup + "}";
+        String gpu = gpus == 0 ? "" : ", nvidia.com/gpu: \"" + gpus + "\"";
+        String pc = priorityClass == null ? "" : "\n  priorityClassName: " + priorityClass;
+        return """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: %s
+                  namespace: %s%s
+                spec:
+                  schedulerName: %s%s
+                  containers:
+                    - name: main
+                      image: registry.example.com/job:1
+                      resources:
+                        requests: {cpu: "1", memory: 1Gi%s}
+                        limits: {cpu: "1", memory: 1Gi%s}
+                """.formatted(name, namespace, group, schedulerName, pc, gpu, gpu);
+    }
+
+    /** Documents joined into one multi-document manifest. */
+    static String docs(List<String> documents) {
+        return String.join("---\n", documents);
+    }
+
     static String now() {
         return java.time.Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
     }

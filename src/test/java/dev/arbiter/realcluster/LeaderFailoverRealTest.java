@@ -1,0 +1,108 @@
+package dev.arbiter.realcluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.arbiter.live.VolcanoPodGroup;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two replicas of {@code arbiter run --leader-elect}, each a JVM of its own on Arbiter's ServiceAccount token. The
+ * leader is killed ({@code kill -9}, no Lease released) while it binds a 40-pod gang: the follower takes the Lease
+ * within the lease duration and finishes the gang; while no one leads, the PodGroup's status claims no more members
+ * running than are bound.
+ */
+class LeaderFailoverRealTest extends RealClusterTest {
+    static final int MEMBERS = 40;
+
+    @Test
+    void theFollowerTakesOverWithinTheLeaseDurationAndFinishesTheGang() throws Exception {
+        cluster.namespace("lf");
+        for (int i = 0; i < MEMBERS / 8; i++) node("lf-" + i, 64, 8);
+        apply(queue("q-lf", 1));
+        Path dir = Files.createTempDirectory(cluster.dir, "leader-failover");
+        Process a = replica(dir, "replica-a");
+        await("replica-a leads", () -> "replica-a".equals(holder()), Duration.ofSeconds(60));
+        Process b = replica(dir, "replica-b");
+        closeAfter(b::destroyForcibly);
+
+        List<String> docs = new ArrayList<>();
+        docs.add(podGroup("lf", "big", "q-lf", MEMBERS));
+        for (int m = 0; m < MEMBERS; m++) docs.add(pod("lf", "big-" + m, "big", "arbiter", 1, null));
+        CountDownLatch firstBind = new CountDownLatch(1);
+        try (var watch = admin.pods().inNamespace("lf").watch(new Watcher<Pod>() {
+            @Override
+            public void eventReceived(Action action, Pod pod) {
+                if (pod.getSpec().getNodeName() != null) firstBind.countDown();
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        })) {
+            apply(docs(docs));
+            assertTrue(firstBind.await(60, TimeUnit.SECONDS), "replica-a began binding the gang");
+        }
+        a.destroyForcibly();
+        long killed = System.nanoTime();
+        a.waitFor(10, TimeUnit.SECONDS);
+        long boundAtKill = bound();
+
+        // No one leads now: whatever the PodGroup says must not run ahead of the bindings the server accepted.
+        VolcanoPodGroup pg = admin.resources(VolcanoPodGroup.class).inNamespace("lf").withName("big").get();
+        int claimed = pg.getStatus() == null || pg.getStatus().running == null ? 0 : pg.getStatus().running;
+        assertTrue(claimed <= bound(), () -> "status says " + claimed + " running, " + bound() + " bound");
+
+        await("replica-b leads", () -> "replica-b".equals(holder()), Duration.ofSeconds(25));
+        Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
+        assertTrue(takeover.compareTo(Duration.ofSeconds(20)) <= 0, () -> "took over after " + takeover);
+        await("the gang is whole", () -> bound() == MEMBERS, Duration.ofSeconds(60));
+        assertTrue(b.isAlive(), "replica-b runs on: " + tail(dir, "replica-b"));
+        assertEquals(MEMBERS, arbiterRequests().stream().filter(r -> r.on("pods", "binding") && r.code() == 201)
+                .map(AuditLog.Request::name).distinct().count(), "each member bound once (" + boundAtKill + " by replica-a)");
+    }
+
+    private static long bound() {
+        return admin.pods().inNamespace("lf").list().getItems().stream().filter(p -> p.getSpec().getNodeName() != null).count();
+    }
+
+    private static String holder() {
+        Lease l = admin.leases().inNamespace("arbiter-system").withName("arbiter").get();
+        return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+    }
+
+    private Process replica(Path dir, String name) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.arbiter.cli.Main",
+                "run", "--kubeconfig", cluster.arbiterKubeconfig().toString(), "--leader-elect",
+                "--scheduler-name", "arbiter", "--rules", "rules", "--period", "500ms", "--metrics-port", "0",
+                "--metrics-bind-address", "127.0.0.1", "--rules-cache", "off"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile());
+        pb.environment().put("POD_NAME", name);
+        pb.environment().put("POD_NAMESPACE", "arbiter-system");
+        Process p = pb.start();
+        closeAfter(p::destroyForcibly);
+        return p;
+    }
+
+    private static String tail(Path dir, String name) {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve(name + ".log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}
