@@ -218,6 +218,8 @@ final class Evictor {
         String[] id = podKey.split("/", 2);
         EvictionBuilder b = new EvictionBuilder().withNewMetadata().withNamespace(id[0]).withName(id[1]).endMetadata();
         if (dryRun) b.withDeleteOptions(new io.fabric8.kubernetes.api.model.DeleteOptionsBuilder().withDryRun("All").build());
-        return api.post("/api/v1/namespaces/" + id[0] + "/pods/" + id[1] + "/eviction", b.build());
+        // The dry run is said twice, in the body and in the query (they must agree): the query is what audit logs show.
+        return api.post("/api/v1/namespaces/" + id[0] + "/pods/" + id[1] + "/eviction" + (dryRun ? "?dryRun=All" : ""),
+                b.build());
     }
 }

@@ -326,6 +326,8 @@ final class LiveFixture implements AutoCloseable {
         String base = "/api/v1/namespaces/" + ns + "/pods/" + name;
         server.expect().post().withPath(base + "/binding").andReply(new Scripted(req -> bindReply(key, req))).always();
         server.expect().post().withPath(base + "/eviction").andReply(new Scripted(req -> evictReply(key, req))).always();
+        server.expect().post().withPath(base + "/eviction?dryRun=All").andReply(new Scripted(req -> evictReply(key, req)))
+                .always();
     }
 
     private Reply bindReply(String key, RecordedRequest req) {
@@ -356,6 +358,9 @@ final class LiveFixture implements AutoCloseable {
                 .unmarshal(req.getUtf8Body(), io.fabric8.kubernetes.api.model.policy.v1.Eviction.class);
         boolean dryRun = ev.getDeleteOptions() != null && ev.getDeleteOptions().getDryRun() != null
                 && ev.getDeleteOptions().getDryRun().contains("All");
+        if (dryRun != req.getPath().endsWith("?dryRun=All")) {
+            return Reply.failure(400, "DryRun in DeleteOptions doesn't match DryRun in CreateOptions");
+        }
         if (dryRun) dryRunCalls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
         if (refusingEviction.contains(key)) {
             return Reply.failure(429, "Cannot evict pod as it would violate the pod's disruption budget.");
