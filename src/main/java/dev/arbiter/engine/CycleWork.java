@@ -30,16 +30,19 @@ final class CycleWork {
     final Map<String, Integer> evictedPerQueue = new HashMap<>();
     /** The running tasks the rules protect from eviction (each with its {@link Task#protection}). */
     final List<Task> protectedRunning = new ArrayList<>();
+    /** Those of them protected because the API server refused their eviction ({@link RefusedVictims}). */
+    final List<Task> refusedRunning = new ArrayList<>();
 
     CycleWork(CycleState state, Policy policy, SchedulerConfig config) {
-        this(state, policy, config, null, Map.of());
+        this(state, policy, config, null, Map.of(), Map.of());
     }
 
     /**
      * The work of a cycle of a scheduler that keeps its working copy ({@code copy}; null: it does not), whose snapshot
-     * asks for {@code nominations}.
+     * asks for {@code nominations} and lists {@code refused} victims (protected for the cycle, see {@link RefusedVictims}).
      */
-    CycleWork(CycleState state, Policy policy, SchedulerConfig config, WorkingCopy copy, Map<String, String> nominations) {
+    CycleWork(CycleState state, Policy policy, SchedulerConfig config, WorkingCopy copy, Map<String, String> nominations,
+              Map<String, dev.arbiter.model.EvictionRefusal> refused) {
         this.state = state;
         this.policy = policy;
         dev.arbiter.policy.PolicySettings settings = policy.settings;
@@ -60,7 +63,8 @@ final class CycleWork {
         // A kept job with the same tasks, of the same priorities, is in the order the last cycle sorted it into.
         for (Job j : state.jobs.values()) if (!(j.sameTasks && state.samePriorities)) j.pending.sort(taskOrder);
         // Only running tasks can be victims: the only tasks whose protection anyone reads.
-        Map<String, dev.arbiter.facts.Protected> protectedTasks = policy.protectedTasks();
+        // Pods whose eviction the API server refused are protected like those the rules protect.
+        Map<String, dev.arbiter.facts.Protected> protectedTasks = RefusedVictims.withRefused(policy.protectedTasks(), refused);
         if (protectedTasks.isEmpty()) {
             // none: every task starts the cycle unprotected
         } else if (state.runningById != null && protectedTasks.size() < state.runningById.size()) {
@@ -254,6 +258,7 @@ final class CycleWork {
         t.protection = p;
         state.touch(t);
         protectedRunning.add(t);
+        if (RefusedVictims.refused(t)) refusedRunning.add(t);
     }
 
     static boolean admitted(Job j) {

@@ -107,6 +107,8 @@ final class EvictionPhase {
                             && !queueBudgetSpent(t.job);
                     o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key, j),
                             null, "preempt", grant.rule());
+                    o = noteRefused(j, o, t -> t.job != j && t.job.queueState == q
+                            && (!grant.lowerPriorityOnly() || t.job.priority < j.priority));
                 }
                 if (o.started()) continue;
                 refuse(j, "preempt", o);
@@ -129,8 +131,25 @@ final class EvictionPhase {
     }
 
     /**
-     * {@code "<prefix>: 3 by rule "x" (e.g. has run 20s, less than ...)"}; when a minimum runtime protects some of
-     * them, also when the first of those protections ends.
+     * The outcome of a search for job {@code j}, told which of the victims the API server refused ({@link
+     * RefusedVictims}) it {@code couldTake} and so passed over: its reason then says so, whether it started with other
+     * victims or not. The outcome as it was when none were refused (most cycles).
+     */
+    private Outcome noteRefused(Job j, Outcome o, java.util.function.Predicate<Task> couldTake) {
+        if (w.refusedRunning.isEmpty()) return o;
+        List<Task> passedOver = new ArrayList<>();
+        for (Task t : w.refusedRunning) if (couldTake.test(t)) passedOver.add(t);
+        if (passedOver.isEmpty()) return o;
+        String note = RefusedVictims.note(passedOver);
+        if (!o.started()) return Outcome.refusedInOwnWords(o.why() + "; " + note, o.rule());
+        if (j.reason != null) j.setReason(j.reason + "; " + note, j.reasonRule);
+        return o;
+    }
+
+    /**
+     * {@code "<prefix>: 3 by rule "x" (e.g. has run 20s, less than ...)"}, or {@code 2 by the Eviction API (e.g.
+     * eviction of ... refused: ... (429); ...)} for pods whose eviction was refused; when a minimum runtime protects
+     * some of them, also when the first of those protections ends.
      */
     private Outcome protectedReason(String prefix, List<Task> tasks) {
         Map<String, List<Task>> byRule = new TreeMap<>();
@@ -140,7 +159,8 @@ final class EvictionPhase {
         String firstRule = null;
         for (Map.Entry<String, List<Task>> e : byRule.entrySet()) {
             Protected example = e.getValue().get(0).protection;
-            sb.append(sep).append(e.getValue().size()).append(" by rule \"").append(e.getKey()).append("\" (")
+            String by = RefusedVictims.SOURCE.equals(e.getKey()) ? " by " + e.getKey() : " by rule \"" + e.getKey() + "\"";
+            sb.append(sep).append(e.getValue().size()).append(by).append(" (")
                     .append(e.getValue().size() > 1 ? "e.g. " : "").append(example.reason()).append(')');
             sep = ", ";
             if (firstRule == null) firstRule = e.getKey();
@@ -156,7 +176,7 @@ final class EvictionPhase {
         if (churn.minRuntimeSeconds() <= 0) return -1;
         long first = -1;
         for (Task t : tasks) {
-            if (t.protection == null || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
+            if (t.protection == null || RefusedVictims.refused(t) || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
             long ends = t.pod.startedAt() + churn.minRuntimeSeconds();
             if (ends > state.now && (first < 0 || ends < first)) first = ends;
         }
@@ -264,6 +284,7 @@ final class EvictionPhase {
                                 && usableQueue(t.job, usable, u.queues()) && !queueBudgetSpent(t.job);
                         o = startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
                                 u.key()), ceiling, "reclaim", rule);
+                        o = noteRefused(j, o, t -> usable.containsKey(t.job.queue));
                     }
                 }
                 if (o.started()) continue;

@@ -206,7 +206,7 @@ public final class Scheduler {
         long t2 = lap(timings, "rules", t1);
 
         trace.gangPolicy(state.jobs.values(), policy);
-        CycleWork w = new CycleWork(state, policy, config, copy, snapshot.nominations());
+        CycleWork w = new CycleWork(state, policy, config, copy, snapshot.nominations(), snapshot.refusedVictims());
         // 3. Admit.
         new Admission(w).admit();
         long t3 = lap(timings, "enqueue", t2);

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * The only writer: hands one cycle's {@link CycleResult} to the writers, by output kind, and returns at once.
  *
  * <ol>
- *   <li>Evictions ({@link Evictor}) and bindings ({@link Binder}) on a bounded pool of concurrent binders; each pod
+ *   <li>Evictions ({@link Evictor}), a preemptor's victims all or none, and bindings ({@link Binder}) on a bounded
+ *       pool of concurrent binders; a refused victim is passed over by the next cycles ({@link EvictionRefusals}); each pod
  *       is assumed (leaving, or on its node) before its call is sent, so the next cycle never waits on the API.
  *       Bindings go gang by gang, all-or-nothing; a gang whose rollback failed is {@linkplain StrandedGangs reviewed}
  *       every cycle until it is whole or gone.</li>
@@ -84,6 +85,8 @@ public final class Actuator implements AutoCloseable {
     private final StatusWriter status;
     private final EventRecorder events;
     private final StrandedGangs stranded = new StrandedGangs();
+    /** Victims whose eviction the API server refused, passed over by the next cycles while their backoff runs. */
+    private final EvictionRefusals refusals = new EvictionRefusals();
     // Read and written by the cycle; cleared by abandonWrites() on the leader-election thread.
     private final Map<String, String> reportedUnschedulable = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, String> reportedUnreadable = new java.util.concurrent.ConcurrentHashMap<>();
@@ -101,10 +104,23 @@ public final class Actuator implements AutoCloseable {
                 new LinkedBlockingQueue<>(), daemon("arbiter-binder"));
         pool.allowCoreThreadTimeOut(true);
         this.events = new EventRecorder(api, metrics, component, instance, writers.events());
-        this.evictor = new Evictor(api, assumed, metrics, backoff, pool, this::podEvent);
+        this.evictor = new Evictor(api, assumed, metrics, backoff, pool, this::podEvent, refusals, new Evictor.Victims() {
+            @Override
+            public String uid(String pod) {
+                ClusterCache.PodIdentity id = cache.podIdentity(pod);
+                return id == null ? null : id.uid();
+            }
+
+            @Override
+            public Map<String, String> labels(String pod) {
+                PodSpec p = cache.pod(pod);
+                return p == null ? null : p.labels();
+            }
+        });
         this.binder = new Binder(api, assumed, cache, metrics, backoff, pool, evictor, stranded, this::podEvent);
         this.status = new StatusWriter(api, writers.statusThreads());
         metrics.writers(() -> pool.getQueue().size() + pool.getActiveCount(), stranded::size, events::waiting);
+        metrics.refusedVictims(() -> refusedVictims().size());
     }
 
     /**
@@ -122,9 +138,8 @@ public final class Actuator implements AutoCloseable {
 
         // 1. Evictions first: pipelined gangs wait for them, bindings do not depend on them.
         for (String member : strandedPlan.evict()) writes.track(evictor.rollBack(member, "(stranded gang)", writes));
-        for (Eviction e : evictions) {
-            writes.track(evictor.evictVictim(e.pod(), e.action(), e.forPodGroup(), e.rule(), e.reason(), writes));
-        }
+        // A preemptor's victims go together, all or none (Evictor#evictPlan).
+        for (List<Eviction> plan : plans(evictions).values()) writes.track(evictor.evictPlan(plan, writes));
         // 2. Bindings, gang by gang, all-or-nothing.
         Map<String, CompletableFuture<Boolean>> inFlight = new HashMap<>();
         for (Map.Entry<String, List<Binding>> gang : gangs.entrySet()) {
@@ -148,6 +163,29 @@ public final class Actuator implements AutoCloseable {
         status.prune(cache::hasPodGroup, cache::hasQueue);
         ensureDefaultQueue();
         return writes.seal();
+    }
+
+    /**
+     * The victims the API server refused, whose backoff runs now, by pod: the next snapshot carries them
+     * ({@link ClusterSnapshot#refusedVictims}), so the victim search takes others.
+     */
+    public Map<String, dev.arbiter.model.EvictionRefusal> refusedVictims() {
+        return refusals.active(cache::pod, pod -> {
+            ClusterCache.PodIdentity id = cache.podIdentity(pod);
+            return id == null ? null : id.uid();
+        });
+    }
+
+    /** The refused victims' table, for tests that move its clock. */
+    EvictionRefusals refusals() {
+        return refusals;
+    }
+
+    /** The evictions by the preemptor they make room for, in decision order. */
+    private static Map<String, List<Eviction>> plans(List<Eviction> evictions) {
+        Map<String, List<Eviction>> out = new LinkedHashMap<>();
+        for (Eviction e : evictions) out.computeIfAbsent(e.forPodGroup(), k -> new ArrayList<>()).add(e);
+        return out;
     }
 
     /** Each victim once, and not one already leaving. */

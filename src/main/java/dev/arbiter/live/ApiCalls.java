@@ -152,7 +152,16 @@ final class ApiCalls implements AutoCloseable {
         if (body == null || body.isBlank()) return "";
         try {
             Status s = json.unmarshal(body, Status.class);
-            return s.getMessage() == null ? body : s.getMessage();
+            if (s.getMessage() == null) return body;
+            // An eviction's 429 names the PodDisruptionBudget only in its causes ("The disruption budget b-pdb needs
+            // 2 healthy pods and has 2 currently").
+            StringBuilder m = new StringBuilder(s.getMessage());
+            if (s.getDetails() != null && s.getDetails().getCauses() != null) {
+                for (var c : s.getDetails().getCauses()) {
+                    if (c.getMessage() != null && !c.getMessage().isBlank()) m.append(' ').append(c.getMessage());
+                }
+            }
+            return m.toString();
         } catch (RuntimeException notStatus) {
             return body.length() > 200 ? body.substring(0, 200) : body;
         }

@@ -21,6 +21,8 @@ public final class CycleWrites {
     final AtomicInteger bindFailures = new AtomicInteger();
     final AtomicInteger evicted = new AtomicInteger();
     final AtomicInteger evictionsRefused = new AtomicInteger();
+    /** Victims of a plan not evicted because another victim of it was refused (all or none). */
+    final AtomicInteger evictionsWithheld = new AtomicInteger();
     final AtomicInteger evictionFailures = new AtomicInteger();
     final AtomicInteger rolledBack = new AtomicInteger();
     final AtomicInteger statusWrites = new AtomicInteger();
@@ -58,6 +60,11 @@ public final class CycleWrites {
 
     public int issuedEvictions() {
         return issuedEvictions;
+    }
+
+    /** Victims not evicted, so far, because another victim of their preemptor's plan was refused. */
+    public int evictionsWithheld() {
+        return evictionsWithheld.get();
     }
 
     public boolean isDone() {

@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       own steps (rules, enqueue, allocate, victims, status) prefixed {@code engine_}.</li>
  *   <li>{@code arbiter_scheduling_e2e_latency_seconds}: pod creation to accepted binding.</li>
  *   <li>{@code arbiter_decisions_total{action,outcome}}: action bind, preempt, reclaim, rollback; outcome ok, failed,
- *       refused (an eviction a PodDisruptionBudget refused).</li>
+ *       refused (an eviction a PodDisruptionBudget refused, dry runs included).</li>
+ *   <li>{@code arbiter_refused_victims}: pods whose eviction was refused and that the victim search passes over
+ *       now (their backoff runs).</li>
  *   <li>{@code arbiter_queue_deserved{queue,resource}}, {@code arbiter_queue_allocated{queue,resource}}: in units
  *       (cores, bytes, devices), as of the last cycle.</li>
  *   <li>{@code arbiter_pending_pods}: pods of this scheduler waiting for a node, as of the last cycle.</li>
@@ -162,6 +164,12 @@ public final class Metrics {
                 .description("Gangs left half-bound by a failed rollback").register(registry);
         io.micrometer.core.instrument.Gauge.builder("arbiter.events.pending", pendingEvents::getAsInt)
                 .description("Events waiting to be sent").register(registry);
+    }
+
+    /** Registers the gauge of victims passed over because their eviction was refused. */
+    public void refusedVictims(java.util.function.IntSupplier passedOver) {
+        io.micrometer.core.instrument.Gauge.builder("arbiter.refused.victims", passedOver::getAsInt)
+                .description("Pods whose eviction was refused, passed over by the victim search now").register(registry);
     }
 
     public void pendingPods(int n) {

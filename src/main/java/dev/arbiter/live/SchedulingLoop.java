@@ -152,8 +152,10 @@ public final class SchedulingLoop implements AutoCloseable {
         int n = cycle.incrementAndGet();
         long t0 = System.nanoTime();
 
-        // 1. Snapshot the informer caches (with assumed bindings and evictions).
-        ClusterSnapshot snapshot = cache.snapshot(Instant.now().getEpochSecond(), nominations);
+        // 1. Snapshot the informer caches (with assumed bindings and evictions), and the victims whose eviction the
+        //    API server refused lately (the search passes over them).
+        ClusterSnapshot snapshot = cache.snapshot(Instant.now().getEpochSecond(), nominations)
+                .withRefusedVictims(actuator.refusedVictims());
         long t1 = System.nanoTime();
         // 2. Schedule: rules and the engine decide, nothing is written.
         CycleResult result = scheduler.schedule(snapshot, n);
@@ -228,7 +230,8 @@ public final class SchedulingLoop implements AutoCloseable {
     public CycleResult plan() {
         cycleLock.lock();
         try {
-            return scheduler.schedule(cache.snapshot(Instant.now().getEpochSecond(), nominations), cycle.get() + 1);
+            return scheduler.schedule(cache.snapshot(Instant.now().getEpochSecond(), nominations)
+                    .withRefusedVictims(actuator.refusedVictims()), cycle.get() + 1);
         } finally {
             cycleLock.unlock();
         }

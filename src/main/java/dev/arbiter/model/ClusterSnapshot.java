@@ -11,12 +11,25 @@ import java.util.List;
  * {@code namespaceLabels} holds the labels of the Namespace objects known (pod affinity terms select namespaces by
  * label); a namespace without an object has only the label every namespace carries, {@code kubernetes.io/metadata.name}.
  * {@code hyperNodes} are Volcano's HyperNode objects (network domains; see {@link HyperNodeSpec}).
+ * {@code refusedVictims} maps running pods ({@code ns/name}) whose eviction the API server refused to the refusal:
+ * the victim search passes over them until it ends (see {@link EvictionRefusal}).
  */
 public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                               List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
                               java.util.Map<String, String> nominations,
                               java.util.Map<String, java.util.Map<String, String>> namespaceLabels,
-                              List<HyperNodeSpec> hyperNodes) {
+                              List<HyperNodeSpec> hyperNodes,
+                              java.util.Map<String, EvictionRefusal> refusedVictims) {
+    /** A snapshot without refused victims. */
+    public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
+                           List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
+                           java.util.Map<String, String> nominations,
+                           java.util.Map<String, java.util.Map<String, String>> namespaceLabels,
+                           List<HyperNodeSpec> hyperNodes) {
+        this(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, hyperNodes,
+                java.util.Map.of());
+    }
+
     /** A snapshot without HyperNodes. */
     public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                            List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
@@ -27,11 +40,19 @@ public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<Pod
 
     /** This snapshot with these HyperNodes. */
     public ClusterSnapshot withHyperNodes(List<HyperNodeSpec> h) {
-        return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, h);
+        return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, h,
+                refusedVictims);
+    }
+
+    /** This snapshot with these refused victims (running pods the victim search passes over). */
+    public ClusterSnapshot withRefusedVictims(java.util.Map<String, EvictionRefusal> r) {
+        return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels,
+                hyperNodes, r);
     }
 
     public ClusterSnapshot {
         hyperNodes = List.copyOf(hyperNodes);
+        refusedVictims = java.util.Map.copyOf(refusedVictims);
         nominations = java.util.Map.copyOf(nominations);
         namespaceLabels = java.util.Map.copyOf(namespaceLabels);
         nodes = List.copyOf(nodes);
@@ -77,7 +98,7 @@ public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<Pod
         return same(nodes, other.nodes) && same(pods, other.pods) && same(podGroups, other.podGroups)
                 && same(queues, other.queues) && same(priorityClasses, other.priorityClasses)
                 && same(hyperNodes, other.hyperNodes) && same(nominations, other.nominations)
-                && same(namespaceLabels, other.namespaceLabels);
+                && same(namespaceLabels, other.namespaceLabels) && same(refusedVictims, other.refusedVictims);
     }
 
     private static boolean same(Object a, Object b) {

@@ -73,6 +73,7 @@ final class LiveFixture implements AutoCloseable {
     private final Map<String, String> boundTo = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> bindCalls = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> evictCalls = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> dryRunCalls = new ConcurrentHashMap<>();
     private final Set<String> expected = ConcurrentHashMap.newKeySet();
     private volatile Duration bindLatency = Duration.ZERO;
     private final List<LiveScheduler> schedulers = new ArrayList<>();
@@ -294,9 +295,28 @@ final class LiveFixture implements AutoCloseable {
         return n == null ? 0 : n.get();
     }
 
+    /** Eviction POSTs for {@code pod}, dry runs included. */
     int evictCalls(String pod) {
         AtomicInteger n = evictCalls.get(pod);
         return n == null ? 0 : n.get();
+    }
+
+    /** Of those, the dry runs ({@code deleteOptions.dryRun: [All]}: answered, nothing deleted). */
+    int dryRunCalls(String pod) {
+        AtomicInteger n = dryRunCalls.get(pod);
+        return n == null ? 0 : n.get();
+    }
+
+    /** Eviction POSTs for every pod, dry runs included. */
+    int evictCalls() {
+        int n = 0;
+        for (AtomicInteger c : evictCalls.values()) n += c.get();
+        return n;
+    }
+
+    /** Every pod can be evicted again (a PodDisruptionBudget was relaxed or deleted). */
+    void allowEvictions(String pod) {
+        refusingEviction.remove(pod);
     }
 
     /** Registers the binding and eviction emulation of pod {@code ns/name} (once). */
@@ -305,7 +325,9 @@ final class LiveFixture implements AutoCloseable {
         if (!expected.add(key)) return;
         String base = "/api/v1/namespaces/" + ns + "/pods/" + name;
         server.expect().post().withPath(base + "/binding").andReply(new Scripted(req -> bindReply(key, req))).always();
-        server.expect().post().withPath(base + "/eviction").andReply(new Scripted(req -> evictReply(key))).always();
+        server.expect().post().withPath(base + "/eviction").andReply(new Scripted(req -> evictReply(key, req))).always();
+        server.expect().post().withPath(base + "/eviction?dryRun=All").andReply(new Scripted(req -> evictReply(key, req)))
+                .always();
     }
 
     private Reply bindReply(String key, RecordedRequest req) {
@@ -329,11 +351,21 @@ final class LiveFixture implements AutoCloseable {
         return Reply.success(201);
     }
 
-    private Reply evictReply(String key) {
+    /** As the API server: a dry run ({@code deleteOptions.dryRun: [All]}) is checked and answered, nothing deleted. */
+    private Reply evictReply(String key, RecordedRequest req) {
         evictCalls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        io.fabric8.kubernetes.api.model.policy.v1.Eviction ev = client.getKubernetesSerialization()
+                .unmarshal(req.getUtf8Body(), io.fabric8.kubernetes.api.model.policy.v1.Eviction.class);
+        boolean dryRun = ev.getDeleteOptions() != null && ev.getDeleteOptions().getDryRun() != null
+                && ev.getDeleteOptions().getDryRun().contains("All");
+        if (dryRun != req.getPath().endsWith("?dryRun=All")) {
+            return Reply.failure(400, "DryRun in DeleteOptions doesn't match DryRun in CreateOptions");
+        }
+        if (dryRun) dryRunCalls.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
         if (refusingEviction.contains(key)) {
             return Reply.failure(429, "Cannot evict pod as it would violate the pod's disruption budget.");
         }
+        if (dryRun) return Reply.success(201);
         Integer failure = next(evictFailures.get(key));
         if (failure != null) return Reply.failure(failure, "injected failure evicting " + key);
         String[] id = key.split("/", 2);
