@@ -33,8 +33,8 @@ import tools.jackson.databind.json.JsonMapper;
  * PriorityClasses, Leases and Volcano's Queues and PodGroups; the {@code pods/binding} and {@code pods/eviction}
  * subresources; and {@code status} subresources. It stands in for the kubelet too: a bound pod is Running at once.
  *
- * <p>It is not a conformance model. It checks resource versions on replace (409 on a stale write, which leader
- * election needs) and answers a second binding of a pod with 409 "already assigned", as the real API server does; it
+ * <p>It is not a conformance model. It checks resource versions on replace and on a merge patch that names one (409 on a
+ * stale write, which leader election needs) and answers a second binding of a pod with 409 "already assigned", as the real API server does; it
  * does not validate objects, apply admission, or honour field or label selectors.
  *
  * <p>What a benchmark or a test sets: a {@linkplain #latency(Duration) round-trip latency} (half before the request is
@@ -618,7 +618,15 @@ public final class StandInApiServer implements AutoCloseable {
                 List<?> ops = JSON.readValue(body.getBytes(), List.class);
                 for (Object op : ops) JsonPatches.apply(updated, castMap(op));
             } else {
-                JsonPatches.merge(updated, readMap(body));
+                Map<String, Object> merge = readMap(body);
+                // A merge patch that names a resourceVersion is a precondition, as on the real server (leader
+                // election writes its Lease this way).
+                Object expected = merge.get("metadata") instanceof Map<?, ?> m ? m.get("resourceVersion") : null;
+                if (expected != null && !expected.equals(map(current, "metadata").get("resourceVersion"))) {
+                    return Reply.error(409, "Conflict", "Operation cannot be fulfilled on " + plural + " \"" + name(key)
+                            + "\": the object has been modified; please apply your changes to the latest version and try again");
+                }
+                JsonPatches.merge(updated, merge);
             }
             if ("status".equals(subresource)) {
                 Map<String, Object> onlyStatus = deepCopy(current);
