@@ -175,6 +175,22 @@ public final class StandInApiServer implements AutoCloseable {
         faults = script == null ? c -> null : script;
     }
 
+    /**
+     * Ends every open watch on {@code resource} (plural) as a restarting API server does: the connections close, and
+     * clients reconnect (meeting whatever {@link #inject} scripts for them).
+     */
+    public void endWatches(String resource) {
+        for (Kind k : kinds.values()) {
+            if (!k.plural.equals(resource)) continue;
+            List<Watch> open;
+            synchronized (k) {
+                open = new ArrayList<>(k.watches);
+                k.watches.clear();
+            }
+            for (Watch w : open) w.context.runOnContext(v -> w.end.run());
+        }
+    }
+
     /** Called (on a server thread) for every binding the server applies. */
     public void onBinding(Consumer<Bound> listener) {
         bindListeners.add(listener);
