@@ -101,6 +101,11 @@ final class ApiCalls implements AutoCloseable {
         return new Answer(s.outcome(), s.body());
     }
 
+    /** The time limit of one call. */
+    Duration timeout() {
+        return timeout;
+    }
+
     /** Calls in flight now. */
     int inFlight() {
         return inFlight.size();
