@@ -135,7 +135,7 @@ public final class ClusterCache implements AutoCloseable {
      * see {@link #hasSynced()}. {@link #close()} from another thread ends the wait.
      */
     public void start() {
-        List<java.util.concurrent.CompletableFuture<Void>> listed = new ArrayList<>();
+        List<SharedIndexInformer<?>> listed = new ArrayList<>();
         synchronized (this) {
             if (!informers.isEmpty() || closed) return;
             listed.add(informer("nodes", client.nodes(), new ResourceEventHandler<>() {
@@ -177,29 +177,40 @@ public final class ClusterCache implements AutoCloseable {
             listed.add(informer("podgroups", client.resources(VolcanoPodGroup.class).inAnyNamespace(),
                     handler(this::putPodGroup, this::removePodGroup)));
             listed.add(informer("namespaces", client.namespaces(), handler(this::putNamespace, this::removeNamespace)));
-            startHyperNodes();
         }
-        awaitListed(listed);
+        // One after the other, as fabric8's inform() did: each lists (and its handler takes the first adds) before the
+        // next starts. Outside the lock, so that close() can end a wait on a server that keeps refusing.
+        for (SharedIndexInformer<?> i : listed) {
+            if (closed || !awaitListed(i)) return;
+        }
+        synchronized (this) {
+            if (!closed) startHyperNodes();
+        }
     }
 
-    /** An informer that retries every transient failure, reporting through {@link #outages}; started. */
-    private <T extends HasMetadata> java.util.concurrent.CompletableFuture<Void> informer(
+    /** An informer that retries every transient failure, reporting through {@link #outages}; not started. */
+    private <T extends HasMetadata> SharedIndexInformer<T> informer(
             String name, io.fabric8.kubernetes.client.dsl.Informable<T> source, ResourceEventHandler<? super T> handler) {
         SharedIndexInformer<T> i = source.runnableInformer(0);
         i.exceptionHandler(outages.handler(name, i));
         i.addEventHandler(handler);
         informers.add(i);
-        return i.start().toCompletableFuture();
+        return i;
     }
 
-    /** Waits for the first lists; throws when one was refused for good, returns early when closed or interrupted. */
-    private void awaitListed(List<java.util.concurrent.CompletableFuture<Void>> listed) {
+    /**
+     * Starts {@code i} and waits for its first list; throws when it was refused for good, false when closed or
+     * interrupted meanwhile.
+     */
+    private boolean awaitListed(SharedIndexInformer<?> i) {
         try {
-            java.util.concurrent.CompletableFuture.allOf(listed.toArray(new java.util.concurrent.CompletableFuture<?>[0])).get();
+            i.start().toCompletableFuture().get();
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         } catch (java.util.concurrent.ExecutionException e) {
-            if (closed) return;
+            if (closed) return false;
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
         }
@@ -304,8 +315,8 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * False once an informer has stopped for good (fabric8 stops one whose first list fails, e.g. the API server was
-     * unreachable or refused the ServiceAccount): the process cannot recover by itself and should be restarted.
+     * False once an informer has stopped for good (only a first list refused with 401, 403 or 404 stops one; every
+     * other failure is retried, see {@link Outages}): the process cannot recover by itself and should be restarted.
      */
     public synchronized boolean isHealthy() {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isRunning);
@@ -498,8 +509,9 @@ public final class ClusterCache implements AutoCloseable {
                 ? PodTranslation.derived(previous, before, pod) : null;
         String assumedNode = assumed.assumedNode(key);
         if (spec != null) {
+            PodSpec was = pods.put(key, spec);
             handled.get(pods).add(key);
-            if (worthACycle(pods.put(key, spec), spec, assumedNode)) onChange.run();
+            if (worthACycle(was, spec, assumedNode)) onChange.run();
         } else {
             spec = store(pods, "Pod", key, pod, ignored -> podTranslation.translate(pod, creationOrder(pod)),
                     (was, now) -> worthACycle(was, now, assumedNode));
@@ -600,13 +612,13 @@ public final class ClusterCache implements AutoCloseable {
 
     private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate,
                         java.util.function.BiPredicate<R, R> worthACycle) {
-        handled.get(records).add(key);
         String id = kind + " " + key;
         R record;
         try {
             record = translate.apply(obj);
         } catch (ManifestException | IllegalArgumentException e) {
             unreadable(records, kind, key, id, obj, e.getMessage());
+            handled.get(records).add(key);
             return null;
         }
         if (unreadable.remove(id) != null) {
@@ -614,6 +626,9 @@ public final class ClusterCache implements AutoCloseable {
             releaseUnknownNode(key);
         }
         R previous = records.put(key, record);
+        // Counted as handled only once the record is in: hasSynced() must not open the gate before the snapshot
+        // shows every listed object (the informers now deliver their first adds on their own threads).
+        handled.get(records).add(key);
         if (worthACycle.test(previous, record)) onChange.run();
         return record;
     }
