@@ -84,6 +84,28 @@ final class ApiCalls implements AutoCloseable {
         }
     }
 
+    /** What an {@link #exchange} returned: the outcome and the answer's body (null without one). */
+    record Answer(ApiOutcome outcome, String body) {}
+
+    /**
+     * One request with a time limit of its own, e.g. {@code exchange("PUT", path, json, timeLeft)}: leader election
+     * bounds each Lease call by the time left before its renew deadline. A PATCH is a JSON merge patch; {@code
+     * jsonBody} null sends no body.
+     */
+    Answer exchange(String method, String path, String jsonBody, Duration limit) {
+        HttpRequest.Builder b = http.newHttpRequestBuilder().uri(base + path);
+        String type = method.equals("PATCH") ? "application/merge-patch+json" : "application/json";
+        if (jsonBody != null) b = b.method(method, type, jsonBody);
+        else if (!method.equals("GET")) b = b.method(method, type, "");
+        Sent s = send(b, limit);
+        return new Answer(s.outcome(), s.body());
+    }
+
+    /** The time limit of one call. */
+    Duration timeout() {
+        return timeout;
+    }
+
     /** Calls in flight now. */
     int inFlight() {
         return inFlight.size();
@@ -122,6 +144,10 @@ final class ApiCalls implements AutoCloseable {
     private record Sent(ApiOutcome outcome, String body) {}
 
     private Sent send(HttpRequest.Builder builder) {
+        return send(builder, timeout);
+    }
+
+    private Sent send(HttpRequest.Builder builder, Duration timeout) {
         if (closed) return new Sent(new ApiOutcome(0, "shutting down"), null);
         if (paused) return new Sent(new ApiOutcome(0, "not leading"), null);
         HttpRequest request = builder.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS).build();
@@ -129,11 +155,13 @@ final class ApiCalls implements AutoCloseable {
         inFlight.add(future);
         try {
             if (closed) future.cancel(true);
-            HttpResponse<String> r = future.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+            // The client's own timeout first; this one catches a client that does not enforce it.
+            HttpResponse<String> r = future.get(timeout.toMillis() + Math.min(1000, timeout.toMillis() / 4 + 1),
+                    TimeUnit.MILLISECONDS);
             return new Sent(new ApiOutcome(r.code(), r.isSuccessful() ? "" : statusMessage(r.body())), r.body());
         } catch (TimeoutException e) {
             future.cancel(true);
-            return new Sent(new ApiOutcome(0, "timed out after " + timeout.toSeconds() + " s"), null);
+            return new Sent(new ApiOutcome(0, "timed out after " + timeout.toMillis() + " ms"), null);
         } catch (CancellationException e) {
             return new Sent(new ApiOutcome(0, "cancelled"), null);
         } catch (ExecutionException e) {

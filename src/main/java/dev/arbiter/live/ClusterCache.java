@@ -95,8 +95,10 @@ public final class ClusterCache implements AutoCloseable {
      * records it held meanwhile rather than skipping cycles.
      */
     private boolean synced;
-    /** Set by {@link #close}: the HyperNode probe then starts no informer. */
-    private boolean closed;
+    /** Set by {@link #close}: the HyperNode probe then starts no informer, and informers' failures are not retried. */
+    private volatile boolean closed;
+    /** Says once per informer per outage what failed, and when it recovered. */
+    private final Outages outages;
     private List<NamespaceLabels> lastNamespaces;
     private Map<String, Map<String, String>> namespaceMap = Map.of();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -119,57 +121,99 @@ public final class ClusterCache implements AutoCloseable {
         this.podTranslation = new PodTranslation(translator, json);
         this.assumed = assumed;
         this.onChange = onChange;
+        this.outages = new Outages(client.getMasterUrl().toString(), () -> closed);
         for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
         handled.put(hyperNodes, ConcurrentHashMap.newKeySet());
     }
 
     /**
-     * Starts the six informers (list, then watch), one after the other; returns once each has listed and started
-     * watching (fabric8's {@code inform} waits for that), holding this cache's lock meanwhile. The handlers may still
-     * be translating what was listed: see {@link #hasSynced()}.
+     * Starts the six informers (list, then watch) and returns once each has listed and started watching. A list or
+     * watch that fails (the API server restarting, 429, 5xx, unreachable) is retried, the first list included, with
+     * fabric8's capped exponential backoff ({@link dev.arbiter.runtime.KubeClients#INFORMER_RETRY}: 50 ms doubling to
+     * 1.6 s), and said once per informer per outage ({@link Outages}). Only a first list the server refuses for good
+     * (401, 403, 404) stops an informer, and makes this throw. The handlers may still be translating what was listed:
+     * see {@link #hasSynced()}. {@link #close()} from another thread ends the wait.
      */
-    public synchronized void start() {
-        if (!informers.isEmpty()) return;
-        informers.add(client.nodes().inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Node obj) {
-                putNode(obj);
-            }
+    public void start() {
+        List<SharedIndexInformer<?>> listed = new ArrayList<>();
+        synchronized (this) {
+            if (!informers.isEmpty() || closed) return;
+            listed.add(informer("nodes", client.nodes(), new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Node obj) {
+                    putNode(obj);
+                }
 
-            @Override
-            public void onUpdate(Node oldObj, Node newObj) {
-                // Kubelets update their Node's status often (conditions, images); most updates change nothing read.
-                if (!sameNodeInputs(oldObj, newObj) || !nodes.contains(newObj.getMetadata().getName())) putNode(newObj);
-            }
+                @Override
+                public void onUpdate(Node oldObj, Node newObj) {
+                    // Kubelets update their Node's status often (conditions, images); most updates change nothing read.
+                    if (!sameNodeInputs(oldObj, newObj) || !nodes.contains(newObj.getMetadata().getName())) putNode(newObj);
+                }
 
-            @Override
-            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
-                removeNode(obj);
-            }
-        }, 0));
-        informers.add(client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod obj) {
-                putPod(null, obj);
-            }
+                @Override
+                public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+                    removeNode(obj);
+                }
+            }));
+            listed.add(informer("pods", client.pods().inAnyNamespace(), new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Pod obj) {
+                    putPod(null, obj);
+                }
 
-            @Override
-            public void onUpdate(Pod oldObj, Pod newObj) {
-                putPod(oldObj, newObj);
-            }
+                @Override
+                public void onUpdate(Pod oldObj, Pod newObj) {
+                    putPod(oldObj, newObj);
+                }
 
-            @Override
-            public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
-                removePod(obj);
-            }
-        }, 0));
-        informers.add(client.scheduling().v1().priorityClasses()
-                .inform(handler(this::putPriorityClass, this::removePriorityClass), 0));
-        informers.add(client.resources(VolcanoQueue.class).inform(handler(this::putQueue, this::removeQueue), 0));
-        informers.add(client.resources(VolcanoPodGroup.class).inAnyNamespace()
-                .inform(handler(this::putPodGroup, this::removePodGroup), 0));
-        informers.add(client.namespaces().inform(handler(this::putNamespace, this::removeNamespace), 0));
-        startHyperNodes();
+                @Override
+                public void onDelete(Pod obj, boolean deletedFinalStateUnknown) {
+                    removePod(obj);
+                }
+            }));
+            listed.add(informer("priorityclasses", client.scheduling().v1().priorityClasses(),
+                    handler(this::putPriorityClass, this::removePriorityClass)));
+            listed.add(informer("queues", client.resources(VolcanoQueue.class), handler(this::putQueue, this::removeQueue)));
+            listed.add(informer("podgroups", client.resources(VolcanoPodGroup.class).inAnyNamespace(),
+                    handler(this::putPodGroup, this::removePodGroup)));
+            listed.add(informer("namespaces", client.namespaces(), handler(this::putNamespace, this::removeNamespace)));
+        }
+        // One after the other, as fabric8's inform() did: each lists (and its handler takes the first adds) before the
+        // next starts. Outside the lock, so that close() can end a wait on a server that keeps refusing.
+        for (SharedIndexInformer<?> i : listed) {
+            if (closed || !awaitListed(i)) return;
+        }
+        synchronized (this) {
+            if (!closed) startHyperNodes();
+        }
+    }
+
+    /** An informer that retries every transient failure, reporting through {@link #outages}; not started. */
+    private <T extends HasMetadata> SharedIndexInformer<T> informer(
+            String name, io.fabric8.kubernetes.client.dsl.Informable<T> source, ResourceEventHandler<? super T> handler) {
+        SharedIndexInformer<T> i = source.runnableInformer(0);
+        i.exceptionHandler(outages.handler(name, i));
+        i.addEventHandler(handler);
+        informers.add(i);
+        return i;
+    }
+
+    /**
+     * Starts {@code i} and waits for its first list; throws when it was refused for good, false when closed or
+     * interrupted meanwhile.
+     */
+    private boolean awaitListed(SharedIndexInformer<?> i) {
+        try {
+            i.start().toCompletableFuture().get();
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (closed) return false;
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+        }
     }
 
     /**
@@ -192,6 +236,7 @@ public final class ClusterCache implements AutoCloseable {
             synchronized (this) {
                 if (closed) return;
                 hyperNodeInformer = client.resources(VolcanoHyperNode.class).runnableInformer(0);
+                hyperNodeInformer.exceptionHandler(outages.handler("hypernodes", hyperNodeInformer));
                 hyperNodeInformer.addEventHandler(handler(this::putHyperNode, this::removeHyperNode));
                 hyperNodeInformer.start().whenComplete((ok, failure) -> {
                     if (failure != null) {
@@ -270,8 +315,8 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * False once an informer has stopped for good (fabric8 stops one whose first list fails, e.g. the API server was
-     * unreachable or refused the ServiceAccount): the process cannot recover by itself and should be restarted.
+     * False once an informer has stopped for good (only a first list refused with 401, 403 or 404 stops one; every
+     * other failure is retried, see {@link Outages}): the process cannot recover by itself and should be restarted.
      */
     public synchronized boolean isHealthy() {
         return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isRunning);
@@ -295,6 +340,7 @@ public final class ClusterCache implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        outages.close();
         informers.forEach(SharedIndexInformer::stop);
         informers.clear();
         if (hyperNodeInformer != null) hyperNodeInformer.stop();
@@ -463,8 +509,9 @@ public final class ClusterCache implements AutoCloseable {
                 ? PodTranslation.derived(previous, before, pod) : null;
         String assumedNode = assumed.assumedNode(key);
         if (spec != null) {
+            PodSpec was = pods.put(key, spec);
             handled.get(pods).add(key);
-            if (worthACycle(pods.put(key, spec), spec, assumedNode)) onChange.run();
+            if (worthACycle(was, spec, assumedNode)) onChange.run();
         } else {
             spec = store(pods, "Pod", key, pod, ignored -> podTranslation.translate(pod, creationOrder(pod)),
                     (was, now) -> worthACycle(was, now, assumedNode));
@@ -565,13 +612,13 @@ public final class ClusterCache implements AutoCloseable {
 
     private <R> R store(RecordIndex<R> records, String kind, String key, HasMetadata obj, Function<HasMetadata, R> translate,
                         java.util.function.BiPredicate<R, R> worthACycle) {
-        handled.get(records).add(key);
         String id = kind + " " + key;
         R record;
         try {
             record = translate.apply(obj);
         } catch (ManifestException | IllegalArgumentException e) {
             unreadable(records, kind, key, id, obj, e.getMessage());
+            handled.get(records).add(key);
             return null;
         }
         if (unreadable.remove(id) != null) {
@@ -579,6 +626,9 @@ public final class ClusterCache implements AutoCloseable {
             releaseUnknownNode(key);
         }
         R previous = records.put(key, record);
+        // Counted as handled only once the record is in: hasSynced() must not open the gate before the snapshot
+        // shows every listed object (the informers now deliver their first adds on their own threads).
+        handled.get(records).add(key);
         if (worthACycle.test(previous, record)) onChange.run();
         return record;
     }

@@ -6,8 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import io.fabric8.kubernetes.api.model.Status;
+import java.util.concurrent.BlockingDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -23,10 +24,16 @@ import org.slf4j.LoggerFactory;
  *       the rest are combined into one Event, "(combined from similar events): ...".</li>
  *   <li><b>Rate-limited.</b> Per object, a burst of {@value #PER_OBJECT_BURST} then one event every 5 minutes (a pod
  *       that flaps cannot flood the API); overall, {@code qps} events per second with a burst of {@code burst}.</li>
- *   <li><b>Bounded.</b> At most {@code queueSize} events wait; beyond that new ones are dropped and counted
- *       ({@code arbiter_events_total{outcome="dropped"}}), so a burst of bindings never waits on events.</li>
+ *   <li><b>Retried.</b> A write the API server refuses for now (429, 5xx, no answer) is retried after 200 ms, then
+ *       twice as long each time up to 5 s, or after the server's {@code Retry-After} ({@code details.retryAfterSeconds}
+ *       of its Status) when longer, {@value #ATTEMPTS} attempts in all ({@code outcome="retried"} per retry); other
+ *       refusals are not ({@code outcome="failed"}). The sender waits meanwhile: a server asking for less traffic
+ *       gets less.</li>
+ *   <li><b>Bounded.</b> At most {@code queueSize} events wait; a new event that finds the queue full pushes out the
+ *       oldest waiting one, which is counted ({@code arbiter_events_total{outcome="dropped"}}), so a burst of bindings
+ *       never waits on events and what is reported is recent.</li>
  * </ul>
- * Events are best effort, as in Kubernetes: nothing is retried.
+ * Events are best effort, as in Kubernetes: what still fails after the retries is dropped.
  */
 final class EventRecorder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
@@ -35,6 +42,9 @@ final class EventRecorder implements AutoCloseable {
     private static final long WINDOW_NANOS = Duration.ofMinutes(10).toNanos();
     private static final long PER_OBJECT_REFILL_NANOS = Duration.ofMinutes(5).toNanos();
     private static final int REMEMBERED = 4096;
+    static final int ATTEMPTS = 6;
+    private static final long FIRST_RETRY_MILLIS = 200;
+    private static final long MAX_RETRY_MILLIS = 5000;
 
     /** Global limits: {@code qps} events per second, bursts of {@code burst}, at most {@code queueSize} waiting. */
     record Limits(double qps, int burst, int queueSize) {
@@ -85,7 +95,7 @@ final class EventRecorder implements AutoCloseable {
     private final String component;
     private final String instance;
     private final Limits limits;
-    private final BlockingQueue<Pending> queue;
+    private final BlockingDeque<Pending> queue;
     private final Map<String, Bucket> perObject = lru();
     private final Map<String, Sent> sent = lru();
     private final Map<String, Similar> similar = lru();
@@ -101,23 +111,26 @@ final class EventRecorder implements AutoCloseable {
         this.component = component;
         this.instance = instance;
         this.limits = limits;
-        this.queue = new ArrayBlockingQueue<>(limits.queueSize());
+        this.queue = new LinkedBlockingDeque<>(limits.queueSize());
         this.global = new Bucket(limits.burst(), System.nanoTime());
         this.sender = new Thread(this::run, "arbiter-events");
         sender.setDaemon(true);
         sender.start();
     }
 
-    /** Queues an event; false (and counted) when it was dropped by the per-object limit or a full queue. */
+    /**
+     * Queues an event; false (and counted) when the per-object limit refused it. A full queue drops its oldest event
+     * (counted) to make room.
+     */
     boolean record(Involved object, String type, String reason, String message) {
         if (closing) return false;
         if (!perObjectAllows(object.key())) {
             metrics.event("throttled");
             return false;
         }
-        if (!queue.offer(new Pending(object, type, reason, message))) {
-            metrics.event("dropped");
-            return false;
+        Pending p = new Pending(object, type, reason, message);
+        while (!queue.offerLast(p)) {
+            if (queue.pollFirst() != null) metrics.event("dropped");
         }
         return true;
     }
@@ -189,7 +202,8 @@ final class EventRecorder implements AutoCloseable {
             patch.put("count", before.count() + 1);
             patch.put("lastTimestamp", ts);
             patch.put("message", message);
-            ApiOutcome o = api.mergePatch("/api/v1/namespaces/" + before.namespace() + "/events/" + before.name(), patch);
+            ApiOutcome o = withRetries(() -> api.exchange("PATCH", "/api/v1/namespaces/" + before.namespace() + "/events/"
+                    + before.name(), api.json().asJson(patch), api.timeout()));
             if (o.ok()) {
                 sent.put(sameKey, new Sent(before.name(), before.namespace(), before.count() + 1, before.atNanos()));
                 metrics.event("aggregated");
@@ -212,13 +226,49 @@ final class EventRecorder implements AutoCloseable {
                 .withNewSource().withComponent(component).endSource()
                 .withReportingComponent(component).withReportingInstance(instance)
                 .build();
-        ApiOutcome o = api.post("/api/v1/namespaces/" + obj.eventNamespace() + "/events", ev);
+        ApiOutcome o = withRetries(() -> api.exchange("POST", "/api/v1/namespaces/" + obj.eventNamespace() + "/events",
+                api.json().asJson(ev), api.timeout()));
         if (o.ok()) {
             sent.put(sameKey, new Sent(name, obj.eventNamespace(), 1, now));
             metrics.event("sent");
         } else {
             metrics.event("failed");
             LOG.debug("event {} on {} not recorded: {}", p.reason(), obj.key(), o);
+        }
+    }
+
+    /**
+     * Sends until the server accepts, refuses for good, or {@value #ATTEMPTS} attempts were made; waits between
+     * attempts as the class comment says. Gives up at once when closing, or when the writes are paused.
+     */
+    private ApiOutcome withRetries(java.util.function.Supplier<ApiCalls.Answer> call) {
+        long wait = FIRST_RETRY_MILLIS;
+        ApiCalls.Answer a = call.get();
+        for (int attempt = 1; attempt < ATTEMPTS && a.outcome().retryable() && a.outcome().code() != 409
+                && !api.isClosed() && !closing; attempt++) {
+            long millis = Math.max(wait, retryAfterMillis(a));
+            metrics.event("retried");
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return a.outcome();
+            }
+            wait = Math.min(wait * 2, MAX_RETRY_MILLIS);
+            a = call.get();
+        }
+        return a.outcome();
+    }
+
+    /** The server's {@code details.retryAfterSeconds} in a refusal's Status, in ms (0 when it gave none). */
+    private long retryAfterMillis(ApiCalls.Answer a) {
+        if (a.body() == null || a.body().isBlank()) return 0;
+        try {
+            Status s = api.json().unmarshal(a.body(), Status.class);
+            Integer seconds = s.getDetails() == null ? null : s.getDetails().getRetryAfterSeconds();
+            return seconds == null ? 0 : Math.min(TimeUnit.SECONDS.toMillis(seconds), MAX_RETRY_MILLIS * 6);
+        } catch (RuntimeException notStatus) {
+            return 0;
         }
     }
 

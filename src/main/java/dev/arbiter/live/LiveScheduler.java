@@ -121,9 +121,9 @@ public final class LiveScheduler implements AutoCloseable {
     }
 
     /**
-     * The informers' first lists block (fabric8's {@code inform} waits for each list and watch to start), so the
-     * warm-up starts before them and stops once they have returned, or at close: it never asks the cache, whose lock
-     * the lists hold. A standby replica warms up too: a failover then meets a warm engine.
+     * The informers' first lists block ({@link ClusterCache#start} waits for each list and watch to start, retrying
+     * failed lists), so the warm-up starts before them and stops once they have returned, or at close: it never asks
+     * the cache. A standby replica warms up too: a failover then meets a warm engine.
      */
     private void startInformers() {
         if (config.warmUp()) {

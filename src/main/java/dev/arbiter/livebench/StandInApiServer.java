@@ -33,8 +33,8 @@ import tools.jackson.databind.json.JsonMapper;
  * PriorityClasses, Leases and Volcano's Queues and PodGroups; the {@code pods/binding} and {@code pods/eviction}
  * subresources; and {@code status} subresources. It stands in for the kubelet too: a bound pod is Running at once.
  *
- * <p>It is not a conformance model. It checks resource versions on replace (409 on a stale write, which leader
- * election needs) and answers a second binding of a pod with 409 "already assigned", as the real API server does; it
+ * <p>It is not a conformance model. It checks resource versions on replace and on a merge patch that names one (409 on a
+ * stale write, which leader election needs) and answers a second binding of a pod with 409 "already assigned", as the real API server does; it
  * does not validate objects, apply admission, or honour field or label selectors.
  *
  * <p>What a benchmark or a test sets: a {@linkplain #latency(Duration) round-trip latency} (half before the request is
@@ -173,6 +173,22 @@ public final class StandInApiServer implements AutoCloseable {
     /** Scripts faults: {@code script} sees every request and returns a fault, or null to answer normally. */
     public void inject(Function<Call, Fault> script) {
         faults = script == null ? c -> null : script;
+    }
+
+    /**
+     * Ends every open watch on {@code resource} (plural) as a restarting API server does: the connections close, and
+     * clients reconnect (meeting whatever {@link #inject} scripts for them).
+     */
+    public void endWatches(String resource) {
+        for (Kind k : kinds.values()) {
+            if (!k.plural.equals(resource)) continue;
+            List<Watch> open;
+            synchronized (k) {
+                open = new ArrayList<>(k.watches);
+                k.watches.clear();
+            }
+            for (Watch w : open) w.context.runOnContext(v -> w.end.run());
+        }
     }
 
     /** Called (on a server thread) for every binding the server applies. */
@@ -618,7 +634,15 @@ public final class StandInApiServer implements AutoCloseable {
                 List<?> ops = JSON.readValue(body.getBytes(), List.class);
                 for (Object op : ops) JsonPatches.apply(updated, castMap(op));
             } else {
-                JsonPatches.merge(updated, readMap(body));
+                Map<String, Object> merge = readMap(body);
+                // A merge patch that names a resourceVersion is a precondition, as on the real server (leader
+                // election writes its Lease this way).
+                Object expected = merge.get("metadata") instanceof Map<?, ?> m ? m.get("resourceVersion") : null;
+                if (expected != null && !expected.equals(map(current, "metadata").get("resourceVersion"))) {
+                    return Reply.error(409, "Conflict", "Operation cannot be fulfilled on " + plural + " \"" + name(key)
+                            + "\": the object has been modified; please apply your changes to the latest version and try again");
+                }
+                JsonPatches.merge(updated, merge);
             }
             if ("status".equals(subresource)) {
                 Map<String, Object> onlyStatus = deepCopy(current);

@@ -40,9 +40,17 @@ public final class KubeClients {
     }
 
     /**
+     * How soon an informer retries a failed list or watch: fabric8 waits this long, then twice as long each time, up
+     * to 32 times this (so 50 ms, 100 ms, ... 1.6 s, 1.6 s, ...), and starts again from this after a success. With
+     * fabric8's default (1 s, so up to 32 s), informers refused by a restarting API server waited 16 s and more
+     * after it was back (issue 32, fault 4).
+     */
+    public static final Duration INFORMER_RETRY = Duration.ofMillis(50);
+
+    /**
      * The client configuration from {@code kubeconfig}, or when null auto-configured (KUBECONFIG, ~/.kube/config,
-     * else in-cluster), with bounded timeouts: {@code timeout} to connect and per request, and no client-side
-     * retries (callers decide).
+     * else in-cluster), with bounded timeouts: {@code timeout} to connect and per request, no client-side retries of
+     * requests (callers decide), and informers retrying promptly and forever ({@link #INFORMER_RETRY}).
      */
     public static Config config(Path kubeconfig, Duration timeout) {
         Config config;
@@ -71,6 +79,8 @@ public final class KubeClients {
         config.setConnectionTimeout(millis);
         config.setRequestTimeout(millis);
         config.setRequestRetryBackoffLimit(0);
+        config.setWatchReconnectInterval((int) INFORMER_RETRY.toMillis());
+        config.setWatchReconnectLimit(-1);
         return config;
     }
 
