@@ -210,7 +210,11 @@ final class RealCluster implements AutoCloseable {
         Files.createDirectories(dir.resolve("certs-2"));
         secondApiServer = spawn("kube-apiserver-2", apiServerCommand(secondPort, "certs-2", dir.resolve("audit-2.log")));
         awaitHttp("kube-apiserver-2", "https://127.0.0.1:" + secondPort + "/readyz", secondApiServer, true);
-        return adminClient("https://127.0.0.1:" + secondPort);
+        return adminClient(secondUrl());
+    }
+
+    String secondUrl() {
+        return "https://127.0.0.1:" + secondPort;
     }
 
     synchronized void stopSecondApiServer() throws InterruptedException {
@@ -377,8 +381,14 @@ final class RealCluster implements AutoCloseable {
      * ServiceAccount token, with {@code userAgent}; closed with the cluster.
      */
     KubernetesClient arbiterClient(String userAgent) {
+        return arbiterClient(userAgent, url());
+    }
+
+    /** As {@link #arbiterClient(String)}, on the API server at {@code url} (the second one, say). */
+    KubernetesClient arbiterClient(String userAgent, String url) {
         try {
             Config config = KubeClients.config(arbiterKubeconfig(), Duration.ofSeconds(10));
+            config.setMasterUrl(url);
             config.setUserAgent(userAgent);
             config.setDisableHostnameVerification(true);
             return track(new KubernetesClientBuilder().withConfig(config).build());

@@ -189,7 +189,12 @@ abstract class RealClusterTest {
 
     /** Arbiter scheduling on its own (periodic and change-triggered cycles), as {@code arbiter run} does. */
     LiveScheduler runningScheduler(LiveConfig config) {
-        LiveScheduler s = new LiveScheduler(cluster.arbiterClient(AGENT), RULES, config, new SimpleMeterRegistry());
+        return runningScheduler(cluster.arbiterClient(AGENT), config);
+    }
+
+    /** As {@link #runningScheduler(LiveConfig)}, on the given client (another API server, say). */
+    LiveScheduler runningScheduler(KubernetesClient client, LiveConfig config) {
+        LiveScheduler s = new LiveScheduler(client, RULES, config, new SimpleMeterRegistry());
         schedulers.add(s);
         s.start();
         await("caches synced", s::isReady);
