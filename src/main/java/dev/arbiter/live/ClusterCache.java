@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -89,6 +90,7 @@ public final class ClusterCache implements AutoCloseable {
     private SharedIndexInformer<VolcanoHyperNode> hyperNodeInformer;
     /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
     private volatile String hyperNodesAbsent;
+    private volatile Duration hyperNodeReprobe = Duration.ofSeconds(30);
     /**
      * Once every informer has synced, the cache stays synced until closed: as with kube-scheduler's wait for cache
      * sync, only the first sync gates scheduling, and an informer that re-lists later (its watch expired) serves the
@@ -219,20 +221,15 @@ public final class ClusterCache implements AutoCloseable {
     /**
      * The HyperNode informer, kept apart from the six above: when its first list fails (the CRD is not installed, or
      * the ServiceAccount may not list HyperNodes) the cluster has no HyperNodes, the scheduler says so once in its log,
-     * and runs on with the policy's label levels as its only network domains. It neither blocks the first sync nor
-     * makes the cache unhealthy.
+     * and runs on with the policy's label levels as its only network domains; it asks again every
+     * {@link #reprobeHyperNodesEvery} (one small list), so a CRD installed later is picked up without a restart. It
+     * neither blocks the first sync nor makes the cache unhealthy.
      */
     private void startHyperNodes() {
         // A probe first, off the caller's thread: an informer whose list fails makes fabric8 log a stack trace, and
         // most clusters have no HyperNode CRD.
         Thread probe = new Thread(() -> {
-            try {
-                client.resources(VolcanoHyperNode.class)
-                        .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
-            } catch (RuntimeException e) {
-                hyperNodesAbsent("cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): " + whyNot(e));
-                return;
-            }
+            if (!awaitHyperNodesListable()) return;
             synchronized (this) {
                 if (closed) return;
                 hyperNodeInformer = client.resources(VolcanoHyperNode.class).runnableInformer(0);
@@ -243,6 +240,11 @@ public final class ClusterCache implements AutoCloseable {
                         hyperNodesAbsent("cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): "
                                 + whyNot(failure));
                     } else {
+                        if (hyperNodesAbsent != null) {
+                            LOG.info("HyperNodes ({}/v1alpha1) can be listed now: network domains come from them from now on",
+                                    VolcanoHyperNode.GROUP);
+                        }
+                        hyperNodesAbsent = null;
                         // The cache may be synced only now, and a cluster without HyperNodes sends no event that
                         // would ask for the cycle it now allows.
                         onChange.run();
@@ -254,8 +256,43 @@ public final class ClusterCache implements AutoCloseable {
         probe.start();
     }
 
+    /**
+     * Lists one HyperNode until that works (true) or the cache closes (false); while it fails, the cluster has no
+     * HyperNodes (said once per cause) and the list is tried again every {@link #reprobeHyperNodesEvery}.
+     */
+    private boolean awaitHyperNodesListable() {
+        String said = null;
+        while (true) {
+            try {
+                client.resources(VolcanoHyperNode.class)
+                        .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+                return true;
+            } catch (RuntimeException e) {
+                String why = "cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): " + whyNot(e);
+                if (!why.equals(said)) hyperNodesAbsent(why);
+                said = why;
+            }
+            synchronized (this) {
+                if (closed) return false;
+                try {
+                    wait(hyperNodeReprobe.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+                if (closed) return false;
+            }
+        }
+    }
+
+    /** How often HyperNodes are asked for again while they cannot be listed (30 s unless set before {@link #start}). */
+    public void reprobeHyperNodesEvery(Duration every) {
+        hyperNodeReprobe = every;
+    }
+
     private void hyperNodesAbsent(String why) {
-        hyperNodesAbsent = why + "; running without HyperNodes (topology comes from node labels only)";
+        hyperNodesAbsent = why + "; running without HyperNodes (topology comes from node labels only); asking again every "
+                + hyperNodeReprobe.toSeconds() + " s";
         LOG.warn(hyperNodesAbsent);
         onChange.run();
     }
@@ -344,6 +381,7 @@ public final class ClusterCache implements AutoCloseable {
         informers.forEach(SharedIndexInformer::stop);
         informers.clear();
         if (hyperNodeInformer != null) hyperNodeInformer.stop();
+        notifyAll(); // the HyperNode probe, waiting to ask again
     }
 
     // ---- the snapshot ---------------------------------------------------------------------------------------

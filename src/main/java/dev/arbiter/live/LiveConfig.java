@@ -20,11 +20,14 @@ import java.util.Set;
  * @param keepRulesSession   one rules session and one working copy across cycles, updated with what changed (else
  *                           each cycle opens a fresh session and indexes its snapshot anew)
  * @param warmUp             while the caches sync, warm the engine on a small synthetic cluster ({@link WarmUp})
+ * @param hyperNodeReprobe   while HyperNodes cannot be listed (their CRD is not installed), how often to ask again, so
+ *                           that a CRD installed later is picked up without a restart
  */
 public record LiveConfig(Set<String> schedulerNames, Duration period, boolean leaderElect, String leaseNamespace,
                          String leaseName, String identity, LeaderElection.Timing leaseTiming, Backoff backoff,
                          Duration assumeTtl, String scoring, Actuator.Writers writers, Duration cycleDeadline,
-                         int rulesFallbackAfter, Duration shutdownGrace, boolean keepRulesSession, boolean warmUp) {
+                         int rulesFallbackAfter, Duration shutdownGrace, boolean keepRulesSession, boolean warmUp,
+                         Duration hyperNodeReprobe) {
     public LiveConfig {
         schedulerNames = Set.copyOf(schedulerNames);
         if (schedulerNames.isEmpty()) throw new IllegalArgumentException("at least one scheduler name is needed");
@@ -32,13 +35,15 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
         if (cycleDeadline.isNegative() || cycleDeadline.isZero()) throw new IllegalArgumentException("cycle deadline must be positive");
         if (rulesFallbackAfter < 1) throw new IllegalArgumentException("rules fallback needs at least 1 failed cycle");
         if (shutdownGrace.isNegative() || shutdownGrace.isZero()) throw new IllegalArgumentException("shutdown grace must be positive");
+        if (hyperNodeReprobe.isNegative() || hyperNodeReprobe.isZero()) throw new IllegalArgumentException("HyperNode re-probe must be positive");
     }
 
     /** Production defaults for the given scheduler names. */
     public static LiveConfig defaults(Set<String> schedulerNames, String identity) {
         return new LiveConfig(schedulerNames, Duration.ofSeconds(1), false, "arbiter-system", "arbiter", identity,
                 LeaderElection.Timing.standard(), Backoff.standard(), Duration.ofSeconds(30), null,
-                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true, false);
+                Actuator.Writers.standard(), Duration.ofSeconds(60), 3, Duration.ofSeconds(25), true, false,
+                Duration.ofSeconds(30));
     }
 
     public LiveConfig withPeriod(Duration p) {
@@ -102,13 +107,18 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
         return edit(c -> c.warmUp = warm);
     }
 
+    /** How often HyperNodes are asked for again while they cannot be listed (30 s by default). */
+    public LiveConfig withHyperNodeReprobe(Duration every) {
+        return edit(c -> c.hyperNodeReprobe = every);
+    }
+
     /** This configuration with the fields {@code change} sets (checked again as a new one). */
     private LiveConfig edit(java.util.function.Consumer<Fields> change) {
         Fields f = new Fields(this);
         change.accept(f);
         return new LiveConfig(f.schedulerNames, f.period, f.leaderElect, f.leaseNamespace, f.leaseName, f.identity,
                 f.leaseTiming, f.backoff, f.assumeTtl, f.scoring, f.writers, f.cycleDeadline, f.rulesFallbackAfter,
-                f.shutdownGrace, f.keepRulesSession, f.warmUp);
+                f.shutdownGrace, f.keepRulesSession, f.warmUp, f.hyperNodeReprobe);
     }
 
     /** A configuration's fields, to change some and make a new one ({@link #edit}). */
@@ -129,6 +139,7 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
         Duration shutdownGrace;
         boolean keepRulesSession;
         boolean warmUp;
+        Duration hyperNodeReprobe;
 
         Fields(LiveConfig c) {
             schedulerNames = c.schedulerNames;
@@ -147,6 +158,7 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
             shutdownGrace = c.shutdownGrace;
             keepRulesSession = c.keepRulesSession;
             warmUp = c.warmUp;
+            hyperNodeReprobe = c.hyperNodeReprobe;
         }
     }
 

@@ -48,6 +48,7 @@ public final class LiveScheduler implements AutoCloseable {
         this.cache = new ClusterCache(client, assumed, () -> {
             if (loopRef[0] != null) loopRef[0].trigger();
         });
+        cache.reprobeHyperNodesEvery(config.hyperNodeReprobe());
         metrics.unreadableObjects(cache::unreadableCount);
         this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());

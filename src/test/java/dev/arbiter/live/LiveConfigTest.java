@@ -20,17 +20,18 @@ class LiveConfigTest {
         Actuator.Writers writers = new Actuator.Writers(3, 2, Duration.ofSeconds(4), b.writers().events());
         assertEquals(new LiveConfig(b.schedulerNames(), Duration.ofSeconds(5), b.leaderElect(), b.leaseNamespace(),
                 b.leaseName(), b.identity(), b.leaseTiming(), b.backoff(), b.assumeTtl(), b.scoring(), b.writers(),
-                b.cycleDeadline(), b.rulesFallbackAfter(), b.shutdownGrace(), b.keepRulesSession(), b.warmUp()),
-                b.withPeriod(Duration.ofSeconds(5)));
+                b.cycleDeadline(), b.rulesFallbackAfter(), b.shutdownGrace(), b.keepRulesSession(), b.warmUp(),
+                b.hyperNodeReprobe()), b.withPeriod(Duration.ofSeconds(5)));
         assertEquals(new LiveConfig(b.schedulerNames(), b.period(), true, "ns", "lease", b.identity(), timing, b.backoff(),
                 b.assumeTtl(), b.scoring(), b.writers(), b.cycleDeadline(), b.rulesFallbackAfter(), b.shutdownGrace(),
-                b.keepRulesSession(), b.warmUp()), b.withLeaderElection("ns", "lease", timing));
+                b.keepRulesSession(), b.warmUp(), b.hyperNodeReprobe()), b.withLeaderElection("ns", "lease", timing));
         assertEquals(new LiveConfig(b.schedulerNames(), b.period(), b.leaderElect(), b.leaseNamespace(), b.leaseName(),
                 b.identity(), b.leaseTiming(), backoff, Duration.ofSeconds(3), "spread", writers, Duration.ofSeconds(8), 5,
-                Duration.ofSeconds(11), false, true),
+                Duration.ofSeconds(11), false, true, Duration.ofSeconds(4)),
                 b.withBackoff(backoff).withAssumeTtl(Duration.ofSeconds(3)).withScoring("spread").withWriters(writers)
                         .withCycleDeadline(Duration.ofSeconds(8)).withRulesFallbackAfter(5)
-                        .withShutdownGrace(Duration.ofSeconds(11)).withKeptRulesSession(false).withWarmUp(true));
+                        .withShutdownGrace(Duration.ofSeconds(11)).withKeptRulesSession(false).withWarmUp(true)
+                        .withHyperNodeReprobe(Duration.ofSeconds(4)));
     }
 
     @Test

@@ -86,7 +86,8 @@ class TopologyLiveTest extends LiveClusterTest {
         LiveScheduler s = fx.manualScheduler();
         await("told", () -> s.cache().hyperNodesAbsent() != null);
         assertEquals("cannot list HyperNodes (topology.volcano.sh/v1alpha1): the HyperNode CRD is not installed (404);"
-                + " running without HyperNodes (topology comes from node labels only)", s.cache().hyperNodesAbsent());
+                + " running without HyperNodes (topology comes from node labels only); asking again every 30 s",
+                s.cache().hyperNodesAbsent());
         assertTrue(s.cache().isHealthy(), "a missing HyperNode CRD does not make the cache unhealthy");
         s.loop().runOnce();
         await("bound", () -> fx.nodeOf("ops/job") != null);
