@@ -186,8 +186,22 @@ final class RunCommand implements Callable<Integer> {
             if (!awaitCluster(client, stop)) return 0;
             LiveScheduler scheduler = new LiveScheduler(client, book, config, registry);
             running.set(scheduler);
+            // start() waits for every informer's first list, retrying a server that refuses for now (429, 5xx) for
+            // as long as it takes: a stop asked for meanwhile closes the scheduler, which ends that wait.
+            Thread stopWhileStarting = new Thread(() -> {
+                try {
+                    stop.await();
+                    scheduler.close(grace);
+                } catch (InterruptedException started) {
+                    // start() returned: the stop is handled below
+                }
+            }, "arbiter-stop-while-starting");
+            stopWhileStarting.setDaemon(true);
+            stopWhileStarting.start();
             try {
                 scheduler.start();
+                stopWhileStarting.interrupt();
+                stopWhileStarting.join();
                 scheduler.watchRules(rules, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + book.generation() + ", metrics on " + metricsBindAddress + ":"
