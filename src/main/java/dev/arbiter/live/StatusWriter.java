@@ -37,6 +37,7 @@ final class StatusWriter implements AutoCloseable {
     private final ExecutorService workers;
     /** Null until known; false once a 404 on a PodGroup's /status showed the CRD declares no status subresource. */
     private volatile Boolean podGroupStatusSubresource;
+    private final Object probing = new Object();
     /** Pod → lastTransitionTime of the PodScheduled=False condition it carries (read once, then as written). */
     private final Map<String, String> podUnschedulableSince = new ConcurrentHashMap<>();
     private final Map<String, Job> waiting = new ConcurrentHashMap<>();
@@ -142,13 +143,27 @@ final class StatusWriter implements AutoCloseable {
      * main resource once a 404 on /status with the object present showed it has none.
      */
     private ApiOutcome writePodGroup(String path, String patch) {
-        if (Boolean.FALSE.equals(podGroupStatusSubresource)) return backoff.run(() -> api.jsonPatch(path, patch), this::retry);
+        Boolean subresource = podGroupStatusSubresource;
+        if (Boolean.FALSE.equals(subresource)) return backoff.run(() -> api.jsonPatch(path, patch), this::retry);
+        if (subresource == null) {
+            // Until one write has shown whether the subresource exists, writers take turns: one 404 per run, not one
+            // per writer thread.
+            synchronized (probing) {
+                if (podGroupStatusSubresource == null) return probePodGroup(path, patch);
+            }
+            return writePodGroup(path, patch);
+        }
+        return probePodGroup(path, patch);
+    }
+
+    /** Through /status; on a 404 there, through the object, which tells whether the subresource exists. */
+    private ApiOutcome probePodGroup(String path, String patch) {
         ApiOutcome o = backoff.run(() -> api.jsonPatch(path + "/status", patch), this::retry);
         if (o.ok()) {
             podGroupStatusSubresource = Boolean.TRUE;
             return o;
         }
-        if (!o.notFound()) return o;
+        if (!o.notFound() || Boolean.TRUE.equals(podGroupStatusSubresource)) return o; // known to exist: the object is gone
         ApiOutcome main = backoff.run(() -> api.jsonPatch(path, patch), this::retry);
         if (main.ok() && podGroupStatusSubresource == null) {
             podGroupStatusSubresource = Boolean.FALSE;

@@ -617,6 +617,8 @@ public final class StandInApiServer implements AutoCloseable {
             if (contentType.startsWith("application/json-patch+json")) {
                 List<?> ops = JSON.readValue(body.getBytes(), List.class);
                 for (Object op : ops) JsonPatches.apply(updated, castMap(op));
+            } else if (contentType.startsWith("application/strategic-merge-patch+json")) {
+                JsonPatches.strategicMerge(updated, readMap(body));
             } else {
                 JsonPatches.merge(updated, readMap(body));
             }
