@@ -37,10 +37,13 @@ import org.slf4j.LoggerFactory;
  *       Bindings go gang by gang, all-or-nothing; a gang whose rollback failed is {@linkplain StrandedGangs reviewed}
  *       every cycle until it is whole or gone.</li>
  *   <li>PodGroup and Queue status ({@link StatusWriter}), each written only when it differs from both what the object
- *       carries and what was last written; a gang's status waits for its bindings (and is not written if they were
- *       rolled back: the next cycle reports it).</li>
- *   <li>Events ({@link EventRecorder}, asynchronous, aggregated, rate-limited): Scheduled, FailedScheduling (only when
- *       the reason changes), Preempted/Reclaimed naming the preemptor and the rule, EvictionRefused, Unreadable.</li>
+ *       carries and what was last written, counted from what the API server holds ({@link StatusViews#members}); a
+ *       gang's status waits for its bindings (and is not written if they were rolled back: the next cycle reports
+ *       it), and a gang with a binding in flight from an earlier cycle gets none.</li>
+ *   <li>Why a pod waits: PodScheduled=False (Unschedulable) on it when the message changes, and events
+ *       ({@link EventRecorder}, asynchronous, aggregated, rate-limited): Scheduled, FailedScheduling (a stable message,
+ *       repeated unchanged only after the pod's backoff), Preempted/Reclaimed naming the preemptor and the rule,
+ *       EvictionRefused, Unreadable.</li>
  * </ol>
  * Every call it makes is listed in {@link ApiPermissions}. {@link #execute} is called by one scheduling loop at a
  * time; the writers run concurrently with it and with each other.

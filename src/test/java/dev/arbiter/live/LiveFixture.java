@@ -333,7 +333,7 @@ final class LiveFixture implements AutoCloseable {
             Map<String, Object> status = (Map<String, Object>) patch.getOrDefault("status", Map.of());
             List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.getOrDefault("conditions", List.of());
             // Through the main resource: the mock keeps no separate pod status, and /status is this very expectation.
-            side.pods().inNamespace(id[0]).withName(id[1]).edit(p -> {
+            editPod(id[0], id[1], p -> {
                 Pod out = new PodBuilder(p).build();
                 List<io.fabric8.kubernetes.api.model.PodCondition> merged = new ArrayList<>(
                         out.getStatus() == null || out.getStatus().getConditions() == null ? List.of() : out.getStatus().getConditions());
@@ -366,11 +366,30 @@ final class LiveFixture implements AutoCloseable {
         Duration latency = bindLatency;
         CompletableFuture.runAsync(() -> {
             sleep(latency);
-            side.pods().inNamespace(id[0]).withName(id[1]).edit(p -> new PodBuilder(p).editSpec()
+            editPod(id[0], id[1], p -> new PodBuilder(p).editSpec()
                     .withNodeName(b.getTarget().getName()).endSpec().editStatus().withPhase("Running").endStatus().build());
+        }).exceptionally(e -> {
+            System.err.println("binding emulation of " + key + " failed: " + e);
+            return null;
         });
         if (applyThenFail.remove(key)) return Reply.failure(504, "injected: the binding was applied but the answer was lost");
         return Reply.success(201);
+    }
+
+    /**
+     * Edits a pod as the emulated API server's side effects do: fabric8's edit sends the resourceVersion it read, so
+     * two emulations racing on one pod (a binding and a status patch) would lose one to a 409; a conflict is re-read
+     * and retried.
+     */
+    private void editPod(String namespace, String name, java.util.function.UnaryOperator<Pod> change) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                side.pods().inNamespace(namespace).withName(name).edit(change);
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) throw e;
+            }
+        }
     }
 
     private Reply evictReply(String key) {
