@@ -38,10 +38,13 @@ import org.slf4j.LoggerFactory;
  *       Bindings go gang by gang, all-or-nothing; a gang whose rollback failed is {@linkplain StrandedGangs reviewed}
  *       every cycle until it is whole or gone.</li>
  *   <li>PodGroup and Queue status ({@link StatusWriter}), each written only when it differs from both what the object
- *       carries and what was last written; a gang's status waits for its bindings (and is not written if they were
- *       rolled back: the next cycle reports it).</li>
- *   <li>Events ({@link EventRecorder}, asynchronous, aggregated, rate-limited): Scheduled, FailedScheduling (only when
- *       the reason changes), Preempted/Reclaimed naming the preemptor and the rule, EvictionRefused, Unreadable.</li>
+ *       carries and what was last written, counted from what the API server holds ({@link StatusViews#members}); a
+ *       gang's status waits for its bindings (and is not written if they were rolled back: the next cycle reports
+ *       it), and a gang with a binding in flight from an earlier cycle gets none.</li>
+ *   <li>Why a pod waits: PodScheduled=False (Unschedulable) on it when the message changes, and events
+ *       ({@link EventRecorder}, asynchronous, aggregated, rate-limited): Scheduled, FailedScheduling (a stable message,
+ *       repeated unchanged only after the pod's backoff), Preempted/Reclaimed naming the preemptor and the rule,
+ *       EvictionRefused, Unreadable.</li>
  * </ol>
  * Every call it makes is listed in {@link ApiPermissions}. {@link #execute} is called by one scheduling loop at a
  * time; the writers run concurrently with it and with each other.
@@ -88,10 +91,20 @@ public final class Actuator implements AutoCloseable {
     /** Victims whose eviction the API server refused, passed over by the next cycles while their backoff runs. */
     private final EvictionRefusals refusals = new EvictionRefusals();
     // Read and written by the cycle; cleared by abandonWrites() on the leader-election thread.
-    private final Map<String, String> reportedUnschedulable = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Reported> reportedUnschedulable = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, String> reportedUnreadable = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean creatingDefaultQueue = new AtomicBoolean();
     private volatile long nextDefaultQueueAttempt;
+    private volatile java.util.function.LongSupplier clock = System::nanoTime;
+
+    /**
+     * What a waiting pod was last told: its FailedScheduling message, and when the same message may be repeated (the
+     * pod's backoff, kube-scheduler's: 1 s, doubling up to 10 s).
+     */
+    private record Reported(String message, long repeatAtNanos, long backoffNanos) {}
+
+    static final Duration REPEAT_INITIAL = Duration.ofSeconds(1);
+    static final Duration REPEAT_MAX = Duration.ofSeconds(10);
 
     public Actuator(ApiCalls api, ClusterCache cache, AssumeCache assumed, Metrics metrics, Backoff backoff,
                     Set<String> schedulerNames, String component, String instance, Writers writers) {
@@ -118,7 +131,7 @@ public final class Actuator implements AutoCloseable {
             }
         });
         this.binder = new Binder(api, assumed, cache, metrics, backoff, pool, evictor, stranded, this::podEvent);
-        this.status = new StatusWriter(api, writers.statusThreads());
+        this.status = new StatusWriter(api, backoff, writers.statusThreads());
         metrics.writers(() -> pool.getQueue().size() + pool.getActiveCount(), stranded::size, events::waiting);
         metrics.refusedVictims(() -> refusedVictims().size());
     }
@@ -147,15 +160,18 @@ public final class Actuator implements AutoCloseable {
             inFlight.put(gang.getKey(), bound);
             writes.track(bound);
         }
-        // 3. Status: a gang being bound gets its status once its bindings succeeded.
-        Map<String, int[]> finished = finishedCounts(snapshot, result);
+        // 3. Status, from what the API server holds: a gang being bound gets its status once its bindings were
+        //    accepted; one with bindings still in flight from an earlier cycle waits for that cycle's write.
+        Map<String, List<String>> members = members(snapshot, result);
         for (PodGroupStatus s : result.podGroups()) {
+            List<String> m = members.getOrDefault(s.podGroup(), List.of());
             CompletableFuture<Boolean> bound = inFlight.get(s.podGroup());
-            if (bound == null) writes.track(writePodGroupStatus(s, finished.get(s.podGroup()), writes));
-            else writes.track(bound.thenCompose(ok -> ok ? writePodGroupStatus(s, finished.get(s.podGroup()), writes)
+            if (bound == null) writes.track(writePodGroupStatus(s, m, writes));
+            else writes.track(bound.thenCompose(ok -> ok ? writePodGroupStatus(s, m, writes)
                     : CompletableFuture.completedFuture(false)));
         }
-        for (QueueStatus q : result.queues()) writeQueueStatus(q, writes);
+        Map<String, Integer> pods = allocatedPods(snapshot, result);
+        for (QueueStatus q : result.queues()) writeQueueStatus(q, pods.getOrDefault(q.queue(), 0), writes);
         // 4. Why the rest still waits, and what could not be read.
         reportUnschedulable(snapshot, result, writes);
         reportUnreadable(writes);
@@ -249,25 +265,57 @@ public final class Actuator implements AutoCloseable {
 
     // ---- status ---------------------------------------------------------------------------------------------
 
-    /** Succeeded and failed members per gang, counted once per cycle and only for gangs whose status is written. */
-    private static Map<String, int[]> finishedCounts(ClusterSnapshot snapshot, CycleResult result) {
-        Map<String, int[]> out = new HashMap<>();
-        for (PodGroupStatus s : result.podGroups()) out.put(s.podGroup(), new int[2]);
+    /** The members (pod keys) of each gang whose status may be written: those with a PodGroup object. */
+    private Map<String, List<String>> members(ClusterSnapshot snapshot, CycleResult result) {
+        Map<String, List<String>> out = new HashMap<>();
+        for (PodGroupStatus s : result.podGroups()) if (cache.hasPodGroup(s.podGroup())) out.put(s.podGroup(), new ArrayList<>());
+        if (out.isEmpty()) return out;
         for (PodSpec p : snapshot.pods()) {
-            boolean succeeded = "Succeeded".equals(p.phase());
-            if (!succeeded && !"Failed".equals(p.phase())) continue;
-            int[] c = out.get(StatusViews.groupKey(p));
-            if (c != null) c[succeeded ? 0 : 1]++;
+            List<String> m = out.get(StatusViews.groupKey(p));
+            if (m != null) m.add(p.key());
         }
         return out;
     }
 
-    private CompletableFuture<Boolean> writePodGroupStatus(PodGroupStatus s, int[] finished, CycleWrites writes) {
+    /**
+     * Pods allocated per queue, its subtree included, as Volcano counts them in {@code status.allocated.pods}: bound
+     * or being bound (this cycle's bindings too), neither leaving nor finished.
+     */
+    private static Map<String, Integer> allocatedPods(ClusterSnapshot snapshot, CycleResult result) {
+        Map<String, String> queueOf = new HashMap<>();
+        for (PodGroupStatus s : result.podGroups()) queueOf.put(s.podGroup(), s.queue());
+        Map<String, String> parentOf = new HashMap<>();
+        for (QueueStatus q : result.queues()) if (q.parent() != null) parentOf.put(q.queue(), q.parent());
+        Set<String> binding = new HashSet<>();
+        for (Binding b : result.bindings()) binding.add(b.pod());
+        Map<String, Integer> out = new HashMap<>();
+        for (PodSpec p : snapshot.pods()) {
+            if (p.terminating() || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
+            if (!p.isBound() && !binding.contains(p.key())) continue;
+            String q = queueOf.get(StatusViews.groupKey(p));
+            Set<String> seen = new HashSet<>();
+            for (; q != null && seen.add(q); q = parentOf.get(q)) out.merge(q, 1, Integer::sum);
+        }
+        return out;
+    }
+
+    /**
+     * Writes a gang's status as the API server holds it ({@link StatusViews#members}): not while a binding of one of
+     * its members is in flight (the cycle that issued it writes once it is answered), and only when it differs from
+     * both what the object shows and what was last written.
+     */
+    private CompletableFuture<Boolean> writePodGroupStatus(PodGroupStatus s, List<String> memberKeys, CycleWrites writes) {
         String key = s.podGroup();
         if (!cache.hasPodGroup(key)) return CompletableFuture.completedFuture(false);
+        List<PodSpec> pods = new ArrayList<>(memberKeys.size());
+        for (String m : memberKeys) {
+            if (assumed.isBindingInFlight(m)) return CompletableFuture.completedFuture(false);
+            PodSpec p = cache.pod(m);
+            if (p != null) pods.add(p);
+        }
+        StatusViews.Members counted = StatusViews.members(pods, assumed::isBindingAccepted);
         VolcanoPodGroup.Status current = cache.podGroupStatus(key);
-        int[] counts = finished == null ? new int[2] : finished;
-        VolcanoPodGroup.Status desired = StatusViews.podGroup(s, counts[0], counts[1], current, Instant.now());
+        VolcanoPodGroup.Status desired = StatusViews.podGroup(s, counted, current, Instant.now());
         if (StatusViews.samePodGroup(desired, current)) {
             status.podGroupShows(key);
             return CompletableFuture.completedFuture(false);
@@ -276,10 +324,10 @@ public final class Actuator implements AutoCloseable {
         return status.podGroup(key, desired, writes);
     }
 
-    private void writeQueueStatus(QueueStatus q, CycleWrites writes) {
+    private void writeQueueStatus(QueueStatus q, int allocatedPods, CycleWrites writes) {
         if (!cache.hasQueue(q.queue())) return;
         VolcanoQueue.Status current = cache.queueStatus(q.queue());
-        VolcanoQueue.Status desired = StatusViews.queue(q, current);
+        VolcanoQueue.Status desired = StatusViews.queue(q, allocatedPods, current);
         if (StatusViews.sameQueue(desired, current)) {
             status.queueShows(q.queue());
             return;
@@ -290,7 +338,13 @@ public final class Actuator implements AutoCloseable {
 
     // ---- events ---------------------------------------------------------------------------------------------
 
-    /** A FailedScheduling event on each pending pod of a waiting gang, when its reason differs from the last one. */
+    /**
+     * Each pending pod of a waiting gang is told why, as kube-scheduler tells a pod it cannot place: its
+     * {@code PodScheduled} condition is set False (reason Unschedulable, the gang's message) when the message changed,
+     * and a FailedScheduling event carries the message when it changed or, unchanged, once the pod's backoff has
+     * passed (the API server then counts the repeat on the same Event). The message is stable
+     * ({@link StatusViews#unschedulableMessage}), so an unchanged situation is one Event whose count grows.
+     */
     private void reportUnschedulable(ClusterSnapshot snapshot, CycleResult result, CycleWrites writes) {
         Map<String, String> messages = new HashMap<>();
         for (PodGroupStatus s : result.podGroups()) {
@@ -300,6 +354,7 @@ public final class Actuator implements AutoCloseable {
         Set<String> binding = new HashSet<>();
         for (Binding b : result.bindings()) binding.add(b.pod());
         Set<String> waiting = new HashSet<>();
+        long now = clock.getAsLong();
         if (!messages.isEmpty()) {
             for (PodSpec p : snapshot.pods()) {
                 if (p.isBound() || p.terminating() || binding.contains(p.key()) || !schedulerNames.contains(p.schedulerName())
@@ -307,12 +362,29 @@ public final class Actuator implements AutoCloseable {
                 String message = messages.get(StatusViews.groupKey(p));
                 if (message == null) continue;
                 waiting.add(p.key());
-                if (message.equals(reportedUnschedulable.get(p.key()))) continue;
-                reportedUnschedulable.put(p.key(), message);
+                Reported before = reportedUnschedulable.get(p.key());
+                if (before != null && message.equals(before.message())) {
+                    if (now - before.repeatAtNanos() < 0) continue;
+                    long backoff = Math.min(before.backoffNanos() * 2, REPEAT_MAX.toNanos());
+                    reportedUnschedulable.put(p.key(), new Reported(message, now + backoff, backoff));
+                } else {
+                    reportedUnschedulable.put(p.key(), new Reported(message, now + REPEAT_INITIAL.toNanos(), REPEAT_INITIAL.toNanos()));
+                    writes.track(status.podUnschedulable(p.key(), message, writes));
+                }
                 podEvent(p.key(), "Warning", "FailedScheduling", message, writes);
             }
         }
-        reportedUnschedulable.keySet().retainAll(waiting);
+        for (String gone : reportedUnschedulable.keySet()) {
+            if (!waiting.contains(gone)) {
+                reportedUnschedulable.remove(gone);
+                status.podPlaced(gone);
+            }
+        }
+    }
+
+    /** Tests: the clock (System.nanoTime by default) that times FailedScheduling repeats. */
+    void useClock(java.util.function.LongSupplier nanos) {
+        this.clock = nanos;
     }
 
     /** An Unreadable Warning event on each object the cache cannot read, once per distinct problem. */

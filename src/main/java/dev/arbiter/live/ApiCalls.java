@@ -67,6 +67,12 @@ final class ApiCalls implements AutoCloseable {
         return send(http.newHttpRequestBuilder().uri(base + path).method("PATCH", "application/json-patch+json", patch)).outcome();
     }
 
+    /** A strategic merge patch already written as JSON (lists of conditions merge by their {@code type}). */
+    ApiOutcome strategicMergePatch(String path, String patch) {
+        return send(http.newHttpRequestBuilder().uri(base + path)
+                .method("PATCH", "application/strategic-merge-patch+json", patch)).outcome();
+    }
+
     /** A JSON merge patch (RFC 7386). */
     ApiOutcome mergePatch(String path, Object patch) {
         return send(http.newHttpRequestBuilder().uri(base + path)

@@ -9,7 +9,8 @@ import java.util.Set;
  *
  * <p>Who calls what: the {@link ClusterCache} informers list and watch (HyperNodes too, when their CRD is installed); the {@link Actuator}'s writers create
  * bindings, evictions, events and the {@code default} Queue, read a pod back after a 409 on its binding when the
- * answer does not name its node, patch an Event's count when they aggregate, and patch PodGroup and Queue status
+ * answer does not name its node (and before first setting its PodScheduled condition), patch the PodScheduled=False
+ * condition of pods they cannot place, patch an Event's count when they aggregate, and patch PodGroup and Queue status
  * (PodGroup status through the main resource when the installed CRD, e.g. Volcano's, has no status subresource);
  * the {@link LeaderElection} reads and renews its Lease.
  */
@@ -24,6 +25,7 @@ public final class ApiPermissions {
             new Rule("", "namespaces", Set.of("list", "watch")),
             new Rule("", "pods/binding", Set.of("create")),
             new Rule("", "pods/eviction", Set.of("create")),
+            new Rule("", "pods/status", Set.of("patch")),
             new Rule("", "events", Set.of("create", "patch")),
             new Rule("scheduling.k8s.io", "priorityclasses", Set.of("list", "watch")),
             new Rule(VolcanoQueue.GROUP, "queues", Set.of("list", "watch", "create")),

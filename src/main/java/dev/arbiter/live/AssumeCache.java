@@ -111,6 +111,21 @@ public final class AssumeCache {
         return e.node();
     }
 
+    /** True while a binding of {@code pod} has been issued and not yet answered. */
+    public synchronized boolean isBindingInFlight(String pod) {
+        Entry e = bindings.get(pod);
+        return e != null && e.expiresAtNanos() == IN_FLIGHT;
+    }
+
+    /**
+     * True when the API server accepted a binding of {@code pod} that the informer does not show yet (and the wait for
+     * it has not expired).
+     */
+    public synchronized boolean isBindingAccepted(String pod) {
+        Entry e = bindings.get(pod);
+        return e != null && e.expiresAtNanos() != IN_FLIGHT && !expired(e.expiresAtNanos());
+    }
+
     /** True while an eviction of {@code pod} is in flight or accepted and not yet shown (and has not expired). */
     public synchronized boolean isEvicting(String pod) {
         Long expires = evictions.get(pod);

@@ -26,40 +26,106 @@ final class StatusViews {
     /**
      * The one-line explanation of a gang that is not running, e.g.
      * {@code "2/4 tasks unschedulable: gang of 4 needs 4 tasks, 2 placeable: Insufficient mars-tech.com/gpu"};
-     * null when it is running.
+     * null when it is running. It is {@linkplain #stable stable}: the same situation gives the same words in every
+     * cycle, so its FailedScheduling events aggregate and an unchanged gang costs no status write.
      */
     static String unschedulableMessage(PodGroupStatus s) {
         if (s.reason() == null) return null;
         int total = s.running() + s.pending();
-        return s.pending() + "/" + total + " tasks unschedulable: " + s.reason()
+        return s.pending() + "/" + total + " tasks unschedulable: " + stable(s.reason())
                 + (s.rule() == null ? "" : " (rule: " + s.rule() + ")");
     }
 
     /**
-     * The status a PodGroup should carry: the cycle's phase and running count, succeeded/failed counted from its
-     * pods, conditions of other types kept, and exactly one of ours: {@code Unschedulable} with the reason while not
-     * running, {@code Scheduled} once running. A condition that did not change keeps its transition time and id.
-     * A gang whose members have all finished is {@code Completed}, with neither condition.
+     * The engine's reasons with what moves with the clock taken out: the countdown to the first minimum runtime's end
+     * ({@code "; the first minimum runtime ends in 53s"}) and a protected pod's age ({@code "has run 20s, less than the
+     * minimum runtime of 60s"} becomes {@code "has run less than the minimum runtime of 60s"}). A message that changed
+     * every cycle could not be aggregated by the API server (one Event per pod per cycle) and would rewrite the
+     * PodGroup's condition every cycle.
      */
-    static VolcanoPodGroup.Status podGroup(PodGroupStatus s, int succeeded, int failed, VolcanoPodGroup.Status current,
-                                           Instant now) {
+    static String stable(String reason) {
+        if (reason == null) return null;
+        String out = COUNTDOWN.matcher(reason).replaceAll("");
+        return AGE.matcher(out).replaceAll("has run less than");
+    }
+
+    private static final java.util.regex.Pattern COUNTDOWN = java.util.regex.Pattern.compile(
+            ";? ?the first minimum runtime ends in \\d+s");
+    private static final java.util.regex.Pattern AGE = java.util.regex.Pattern.compile("has run \\d+s, less than");
+
+    /**
+     * A gang's members as the API server shows them, counted as Volcano's {@code jobStatus} counts them:
+     * {@code running} pods whose phase is Running (and not terminating); {@code scheduled} pods placed on a node
+     * (bound, whatever their phase, terminating ones included, plus finished ones) or whose binding the API server
+     * accepted though the informer does not show it yet; {@code succeeded} and {@code failed} by phase. A binding
+     * merely issued counts nowhere. Example: 4 members, 3 bindings accepted, 1 of them started by its kubelet:
+     * running 1, scheduled 3.
+     */
+    record Members(int running, int scheduled, int succeeded, int failed) {
+        static final Members NONE = new Members(0, 0, 0, 0);
+
+        int finished() {
+            return succeeded + failed;
+        }
+    }
+
+    /**
+     * Counts {@code pods} (the informer's records, no assumptions) as {@link Members}; {@code bindAccepted} says
+     * which pods' bindings the API server has accepted.
+     */
+    static Members members(Iterable<PodSpec> pods, java.util.function.Predicate<String> bindAccepted) {
+        int running = 0, scheduled = 0, succeeded = 0, failed = 0;
+        for (PodSpec p : pods) {
+            if ("Succeeded".equals(p.phase())) {
+                succeeded++;
+                scheduled++;
+            } else if ("Failed".equals(p.phase())) {
+                failed++;
+                scheduled++;
+            } else if (p.isBound()) {
+                scheduled++;
+                if ("Running".equals(p.phase()) && !p.terminating()) running++;
+            } else if (!p.terminating() && bindAccepted.test(p.key())) {
+                scheduled++;
+            }
+        }
+        return new Members(running, scheduled, succeeded, failed);
+    }
+
+    /**
+     * The phase a PodGroup shows, as Volcano's {@code getPodGroupPhase}: Running once at least minMember members
+     * are scheduled ({@link Members}), Completed when every scheduled member has finished; before that the cycle's
+     * phase, Inqueue where the cycle already counts the gang running (its bindings not yet accepted). So the phase
+     * says what the API server holds, never what was merely planned.
+     */
+    static String phase(PodGroupStatus s, Members m) {
+        if (m.scheduled() > 0 && m.scheduled() >= s.minMember()) return m.scheduled() == m.finished() ? "Completed" : "Running";
+        return "Running".equals(s.phase()) ? "Inqueue" : s.phase();
+    }
+
+    /**
+     * The status a PodGroup should carry: phase and counts from its {@link Members} ({@link #phase}), conditions of
+     * other types kept, and at most one of ours: {@code Unschedulable} with the reason while the cycle cannot start
+     * it, {@code Scheduled} once the API server holds it Running. A condition that did not change keeps its
+     * transition time and id. A Completed gang carries neither condition; a gang the cycle placed whose bindings the
+     * API server has not yet accepted keeps the condition it had.
+     */
+    static VolcanoPodGroup.Status podGroup(PodGroupStatus s, Members m, VolcanoPodGroup.Status current, Instant now) {
         VolcanoPodGroup.Status out = new VolcanoPodGroup.Status();
         if (current != null) current.extra().forEach(out::putExtra);
-        out.phase = s.phase();
-        out.running = s.running();
-        out.succeeded = succeeded;
-        out.failed = failed;
+        out.phase = phase(s, m);
+        out.running = m.running();
+        out.succeeded = m.succeeded();
+        out.failed = m.failed();
         out.conditions = new ArrayList<>();
         List<VolcanoPodGroup.Condition> previous = current == null || current.conditions == null ? List.of() : current.conditions;
-        for (VolcanoPodGroup.Condition c : previous) {
-            if (!UNSCHEDULABLE.equals(c.type) && !SCHEDULED.equals(c.type)) out.conditions.add(c);
-        }
-        if (s.running() == 0 && s.pending() == 0 && succeeded + failed > 0) {
-            // Every member has finished: Volcano's Completed, with no condition of ours.
-            out.phase = "Completed";
-            return out;
-        }
         String message = unschedulableMessage(s);
+        boolean placedNotAccepted = message == null && !"Running".equals(out.phase);
+        for (VolcanoPodGroup.Condition c : previous) {
+            boolean ours = UNSCHEDULABLE.equals(c.type) || SCHEDULED.equals(c.type);
+            if (!ours || placedNotAccepted && !"Completed".equals(out.phase)) out.conditions.add(c);
+        }
+        if ("Completed".equals(out.phase) || placedNotAccepted) return out;
         VolcanoPodGroup.Condition ours = new VolcanoPodGroup.Condition();
         ours.status = "True";
         if (message != null) {
@@ -69,8 +135,8 @@ final class StatusViews {
         } else {
             ours.type = SCHEDULED;
             ours.reason = "GangScheduled";
-            // A gang with a network topology says where it runs: "4/4 tasks running in domain rack-3".
-            ours.message = s.running() + "/" + s.minMember() + " tasks running"
+            // A gang with a network topology says where it runs: "4/4 tasks scheduled in domain rack-3".
+            ours.message = m.scheduled() + "/" + s.minMember() + " tasks scheduled"
                     + (s.domain() == null ? "" : " in domain " + s.domain());
         }
         VolcanoPodGroup.Condition before = previous.stream().filter(c -> ours.type.equals(c.type)).findFirst().orElse(null);
@@ -98,22 +164,12 @@ final class StatusViews {
         return out;
     }
 
-    /** Succeeded and failed members of a gang, counted from the pods; {@code [succeeded, failed]}. */
-    static int[] finishedCounts(List<PodSpec> pods, String groupKey) {
-        int[] out = new int[2];
-        for (PodSpec p : pods) {
-            if (!groupKey.equals(groupKey(p))) continue;
-            if ("Succeeded".equals(p.phase())) out[0]++;
-            else if ("Failed".equals(p.phase())) out[1]++;
-        }
-        return out;
-    }
-
     /**
-     * The status a Queue should carry: state, allocated quantities and job counts by phase; what else the current
-     * status holds (unknown and completed counts, reservations) is kept.
+     * The status a Queue should carry: state, allocated quantities with the number of pods allocated in its subtree
+     * ({@code pods}, as Volcano counts its tasks' {@code pods: 1} there), and job counts by phase; what else the
+     * current status holds (unknown and completed counts, reservations) is kept.
      */
-    static VolcanoQueue.Status queue(QueueStatus q, VolcanoQueue.Status current) {
+    static VolcanoQueue.Status queue(QueueStatus q, int allocatedPods, VolcanoQueue.Status current) {
         VolcanoQueue.Status out = new VolcanoQueue.Status();
         if (current != null) {
             current.extra().forEach(out::putExtra);
@@ -121,7 +177,7 @@ final class StatusViews {
             out.completed = current.completed;
         }
         out.state = q.state();
-        out.allocated = quantities(q.allocated());
+        out.allocated = quantities(q.allocated().without("pods").add(Resources.of("pods", allocatedPods)));
         out.pending = q.pendingJobs();
         out.inqueue = q.inqueueJobs();
         out.running = q.runningJobs();
@@ -157,7 +213,6 @@ final class StatusViews {
      * implicit gang of one {@code podgroup-<pod>} (which has no object, so no status is written for it).
      */
     static String groupKey(PodSpec p) {
-        String group = p.groupName();
         return p.jobId();
     }
 }

@@ -13,10 +13,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PodGroup and Queue status, written off the decision loop by a few writer threads. The cycle computes the status an
- * object should carry and hands it over only when it differs from what the object shows and from what was last
- * written (the informer may lag); a newer status for the same object replaces one still waiting, so a slow API server
- * costs at most one write per object, not one per cycle.
+ * PodGroup and Queue status, and the {@code PodScheduled} condition of pods Arbiter could not place, written off the
+ * decision loop by a few writer threads. The cycle computes the status an object should carry and hands it over only
+ * when it differs from what the object shows and from what was last written (the informer may lag); a newer status
+ * for the same object replaces one still waiting, so a slow API server costs at most one write per object, not one
+ * per cycle.
+ *
+ * <p>One request per write: a PodGroup's status goes through the {@code status} subresource until a 404 there, with
+ * the object present, shows that the installed CRD declares none (Volcano's own PodGroup CRD has
+ * {@code subresources: {}}); from then on, for the rest of the run, it goes straight to the main resource. The patches
+ * carry no {@code resourceVersion}, so the API server applies them to the newest version and a stale read cannot
+ * make them conflict; an answer that may be retried (no answer, 409, 429, 5xx) is retried with the {@link Backoff}.
  *
  * <p>What was last written is remembered per object until the object is deleted ({@link #prune}), never longer.
  */
@@ -26,13 +33,20 @@ final class StatusWriter implements AutoCloseable {
     private record Job(String kind, String key, String path, Object status, CycleWrites cycle, CompletableFuture<Boolean> done) {}
 
     private final ApiCalls api;
+    private final Backoff backoff;
     private final ExecutorService workers;
+    /** Null until known; false once a 404 on a PodGroup's /status showed the CRD declares no status subresource. */
+    private volatile Boolean podGroupStatusSubresource;
+    private final Object probing = new Object();
+    /** Pod → lastTransitionTime of the PodScheduled=False condition it carries (read once, then as written). */
+    private final Map<String, String> podUnschedulableSince = new ConcurrentHashMap<>();
     private final Map<String, Job> waiting = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> writtenPodGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> writtenQueues = new ConcurrentHashMap<>();
 
-    StatusWriter(ApiCalls api, int threads) {
+    StatusWriter(ApiCalls api, Backoff backoff, int threads) {
         this.api = api;
+        this.backoff = backoff;
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 Actuator.daemon("arbiter-status"));
         pool.allowCoreThreadTimeOut(true);
@@ -85,21 +99,124 @@ final class StatusWriter implements AutoCloseable {
         return job.done();
     }
 
+    /**
+     * Sets pod {@code key}'s {@code PodScheduled} condition to False, reason {@code Unschedulable}, with
+     * {@code message}, as kube-scheduler does for a pod it cannot place: cluster-autoscaler scales up only for pods
+     * that carry it. The caller hands it over only when the message changed.
+     */
+    CompletableFuture<Boolean> podUnschedulable(String key, String message, CycleWrites cycle) {
+        String[] id = key.split("/", 2);
+        String path = "/api/v1/namespaces/" + id[0] + "/pods/" + id[1];
+        return submit(new Job("Pod", key, path, message, cycle, new CompletableFuture<>()));
+    }
+
+    /** The pod is no longer waiting (bound, gone): its condition is no longer Arbiter's to keep. */
+    void podPlaced(String key) {
+        podUnschedulableSince.remove(key);
+    }
+
     private void write(String id) {
         Job job = waiting.remove(id);
         if (job == null) return;
-        String patch = statusPatch(job.status());
-        ApiOutcome o = api.jsonPatch(job.path() + "/status", patch);
-        if (o.notFound() && job.kind().equals("PodGroup")) o = api.jsonPatch(job.path(), patch);
+        ApiOutcome o = switch (job.kind()) {
+            case "Pod" -> writePodCondition(job.key(), job.path(), (String) job.status());
+            case "PodGroup" -> writePodGroup(job.path(), statusPatch(job.status()));
+            default -> backoff.run(() -> api.jsonPatch(job.path() + "/status", statusPatch(job.status())), this::retry);
+        };
         if (o.ok()) {
             if (job.status() instanceof VolcanoPodGroup.Status s) writtenPodGroups.put(job.key(), s);
-            else writtenQueues.put(job.key(), (VolcanoQueue.Status) job.status());
-            job.cycle().statusWrites.incrementAndGet();
+            else if (job.status() instanceof VolcanoQueue.Status q) writtenQueues.put(job.key(), q);
+            if (o.code() != 204) job.cycle().statusWrites.incrementAndGet();
             job.done().complete(true);
             return;
         }
-        if (!o.notFound()) LOG.warn("cannot write status of {} {}: {}", job.kind(), job.key(), o);
+        if (!o.notFound() && o.code() != 409) LOG.warn("cannot write status of {} {}: {}", job.kind(), job.key(), o);
         job.done().complete(false);
+    }
+
+    private boolean retry(ApiOutcome o) {
+        return o.retryable() && !api.isClosed();
+    }
+
+    /**
+     * One request per PodGroup status write: through /status while the CRD may have the subresource, straight to the
+     * main resource once a 404 on /status with the object present showed it has none.
+     */
+    private ApiOutcome writePodGroup(String path, String patch) {
+        Boolean subresource = podGroupStatusSubresource;
+        if (Boolean.FALSE.equals(subresource)) return backoff.run(() -> api.jsonPatch(path, patch), this::retry);
+        if (subresource == null) {
+            // Until one write has shown whether the subresource exists, writers take turns: one 404 per run, not one
+            // per writer thread.
+            synchronized (probing) {
+                if (podGroupStatusSubresource == null) return probePodGroup(path, patch);
+            }
+            return writePodGroup(path, patch);
+        }
+        return probePodGroup(path, patch);
+    }
+
+    /** Through /status; on a 404 there, through the object, which tells whether the subresource exists. */
+    private ApiOutcome probePodGroup(String path, String patch) {
+        ApiOutcome o = backoff.run(() -> api.jsonPatch(path + "/status", patch), this::retry);
+        if (o.ok()) {
+            podGroupStatusSubresource = Boolean.TRUE;
+            return o;
+        }
+        if (!o.notFound() || Boolean.TRUE.equals(podGroupStatusSubresource)) return o; // known to exist: the object is gone
+        ApiOutcome main = backoff.run(() -> api.jsonPatch(path, patch), this::retry);
+        if (main.ok() && podGroupStatusSubresource == null) {
+            podGroupStatusSubresource = Boolean.FALSE;
+            LOG.info("the PodGroup CRD declares no status subresource: PodGroup status is written through the object");
+        }
+        return main;
+    }
+
+    /**
+     * The PodScheduled=False condition, as kube-scheduler's {@code updatePod} writes it: a strategic merge patch of
+     * the one condition (merged by type), {@code lastProbeTime} null, {@code lastTransitionTime} kept while the
+     * condition was already False, else now. The first time in a term the pod is read to learn that; a pod that
+     * already carries the same condition is not patched (answered 204 here, counted as no write).
+     */
+    private ApiOutcome writePodCondition(String key, String path, String message) {
+        String since = podUnschedulableSince.get(key);
+        if (since == null) {
+            ApiCalls.Fetched[] read = new ApiCalls.Fetched[1];
+            ApiOutcome got = backoff.run(() -> (read[0] = api.get(path)).outcome(), this::retry);
+            if (got.notFound()) return got;
+            since = "";
+            if (got.ok() && read[0].object() != null) {
+                Map<String, Object> current = podScheduled(read[0].object());
+                if (current != null && "False".equals(current.get("status"))) {
+                    if ("Unschedulable".equals(current.get("reason")) && message.equals(current.get("message"))) {
+                        podUnschedulableSince.put(key, String.valueOf(current.get("lastTransitionTime")));
+                        return new ApiOutcome(204, "already shown");
+                    }
+                    if (current.get("lastTransitionTime") != null) since = String.valueOf(current.get("lastTransitionTime"));
+                }
+            }
+        }
+        String transition = since.isEmpty() ? java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString() : since;
+        Map<String, Object> condition = new java.util.LinkedHashMap<>();
+        condition.put("type", "PodScheduled");
+        condition.put("status", "False");
+        condition.put("lastProbeTime", null);
+        condition.put("lastTransitionTime", transition);
+        condition.put("reason", "Unschedulable");
+        condition.put("message", message);
+        String patch = api.json().asJson(Map.of("status", Map.of("conditions", List.of(condition))));
+        ApiOutcome o = backoff.run(() -> api.strategicMergePatch(path + "/status", patch), r -> retry(r) && r.code() != 409);
+        if (o.ok()) podUnschedulableSince.put(key, transition);
+        return o;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> podScheduled(Map<String, Object> pod) {
+        if (!(pod.get("status") instanceof Map<?, ?> status) || !(status.get("conditions") instanceof List<?> conditions)) return null;
+        for (Object c : conditions) {
+            if (c instanceof Map<?, ?> m && "PodScheduled".equals(m.get("type"))) return (Map<String, Object>) m;
+        }
+        return null;
     }
 
     /**
@@ -132,6 +249,7 @@ final class StatusWriter implements AutoCloseable {
     void cancel() {
         for (Job j : waiting.values()) j.done().complete(false);
         waiting.clear();
+        podUnschedulableSince.clear();
     }
 
     @Override

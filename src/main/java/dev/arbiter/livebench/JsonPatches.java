@@ -5,8 +5,9 @@ import java.util.Map;
 
 /**
  * The two patch formats Arbiter and fabric8 send, applied to a JSON object held as maps and lists: JSON patch
- * (RFC 6902: add, replace, remove, test) and JSON merge patch (RFC 7386; strategic merge patches are merged the same
- * way, which is enough for the objects the stand-in serves).
+ * (RFC 6902: add, replace, remove, test) and JSON merge patch (RFC 7386); strategic merge patches are merged the same
+ * way except that lists of objects with a {@code type} (conditions) merge element by element on it, which is enough
+ * for the objects the stand-in serves.
  */
 final class JsonPatches {
     private JsonPatches() {}
@@ -61,6 +62,43 @@ final class JsonPatches {
                 target.put(e.getKey(), v);
             }
         }
+    }
+
+    /** Merges a strategic merge patch: as {@link #merge}, but lists of typed objects (conditions) merge by type. */
+    @SuppressWarnings("unchecked")
+    static void strategicMerge(Map<String, Object> target, Map<String, Object> patch) {
+        for (Map.Entry<String, Object> e : patch.entrySet()) {
+            Object v = e.getValue();
+            Object t = target.get(e.getKey());
+            if (v == null) {
+                target.remove(e.getKey());
+            } else if (v instanceof Map<?, ?> pm && t instanceof Map<?, ?> tm) {
+                strategicMerge((Map<String, Object>) tm, (Map<String, Object>) pm);
+            } else if (typed(v) && typed(t)) {
+                List<Object> merged = new java.util.ArrayList<>((List<Object>) t);
+                for (Object element : (List<Object>) v) {
+                    Map<String, Object> pe = (Map<String, Object>) element;
+                    Map<String, Object> same = null;
+                    for (Object m : merged) if (((Map<?, ?>) m).get("type").equals(pe.get("type"))) same = (Map<String, Object>) m;
+                    if (same == null) {
+                        Map<String, Object> added = new java.util.LinkedHashMap<>();
+                        strategicMerge(added, pe);
+                        merged.add(added);
+                    } else {
+                        strategicMerge(same, pe);
+                    }
+                }
+                target.put(e.getKey(), merged);
+            } else {
+                target.put(e.getKey(), v);
+            }
+        }
+    }
+
+    private static boolean typed(Object list) {
+        if (!(list instanceof List<?> l)) return false;
+        for (Object o : l) if (!(o instanceof Map<?, ?> m) || m.get("type") == null) return false;
+        return true;
     }
 
     private static Object child(Object parent, String token) {

@@ -633,6 +633,8 @@ public final class StandInApiServer implements AutoCloseable {
             if (contentType.startsWith("application/json-patch+json")) {
                 List<?> ops = JSON.readValue(body.getBytes(), List.class);
                 for (Object op : ops) JsonPatches.apply(updated, castMap(op));
+            } else if (contentType.startsWith("application/strategic-merge-patch+json")) {
+                JsonPatches.strategicMerge(updated, readMap(body));
             } else {
                 Map<String, Object> merge = readMap(body);
                 // A merge patch that names a resourceVersion is a precondition, as on the real server (leader

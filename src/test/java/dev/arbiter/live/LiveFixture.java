@@ -328,6 +328,50 @@ final class LiveFixture implements AutoCloseable {
         server.expect().post().withPath(base + "/eviction").andReply(new Scripted(req -> evictReply(key, req))).always();
         server.expect().post().withPath(base + "/eviction?dryRun=All").andReply(new Scripted(req -> evictReply(key, req)))
                 .always();
+        server.expect().patch().withPath(base + "/status").andReply(new Scripted(req -> statusPatchReply(key, req))).always();
+    }
+
+    /**
+     * A patch of the pod's status. The CRUD mock knows no strategic merge patch (415), which is what a pod's
+     * conditions need (merged by type): a strategic one is applied here, conditions merged by type, the rest merged
+     * as a merge patch; other kinds go to the mock's own patch through the second client. Applied asynchronously, as
+     * bindings are (the mock's event loop must not wait on itself); the answer is a Status, not the pod.
+     */
+    @SuppressWarnings("unchecked")
+    private Reply statusPatchReply(String key, RecordedRequest req) {
+        String[] id = key.split("/", 2);
+        String type = req.getHeader("Content-Type");
+        String body = req.getUtf8Body();
+        CompletableFuture.runAsync(() -> {
+            if (type == null || !type.startsWith("application/strategic-merge-patch+json")) {
+                side.pods().inNamespace(id[0]).withName(id[1])
+                        .patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                type != null && type.startsWith("application/json-patch+json")
+                                        ? io.fabric8.kubernetes.client.dsl.base.PatchType.JSON
+                                        : io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), body);
+                return;
+            }
+            Map<String, Object> patch = client.getKubernetesSerialization().unmarshal(body, Map.class);
+            Map<String, Object> status = (Map<String, Object>) patch.getOrDefault("status", Map.of());
+            List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.getOrDefault("conditions", List.of());
+            // Through the main resource: the mock keeps no separate pod status, and /status is this very expectation.
+            editPod(id[0], id[1], p -> {
+                Pod out = new PodBuilder(p).build();
+                List<io.fabric8.kubernetes.api.model.PodCondition> merged = new ArrayList<>(
+                        out.getStatus() == null || out.getStatus().getConditions() == null ? List.of() : out.getStatus().getConditions());
+                for (Map<String, Object> c : conditions) {
+                    var parsed = client.getKubernetesSerialization().convertValue(c, io.fabric8.kubernetes.api.model.PodCondition.class);
+                    merged.removeIf(m -> m.getType().equals(parsed.getType()));
+                    merged.add(parsed);
+                }
+                out.getStatus().setConditions(merged);
+                return out;
+            });
+        }).exceptionally(e -> {
+            System.err.println("status patch emulation of " + key + " failed: " + e);
+            return null;
+        });
+        return Reply.success(200);
     }
 
     private Reply bindReply(String key, RecordedRequest req) {
@@ -344,11 +388,30 @@ final class LiveFixture implements AutoCloseable {
         Duration latency = bindLatency;
         CompletableFuture.runAsync(() -> {
             sleep(latency);
-            side.pods().inNamespace(id[0]).withName(id[1]).edit(p -> new PodBuilder(p).editSpec()
+            editPod(id[0], id[1], p -> new PodBuilder(p).editSpec()
                     .withNodeName(b.getTarget().getName()).endSpec().editStatus().withPhase("Running").endStatus().build());
+        }).exceptionally(e -> {
+            System.err.println("binding emulation of " + key + " failed: " + e);
+            return null;
         });
         if (applyThenFail.remove(key)) return Reply.failure(504, "injected: the binding was applied but the answer was lost");
         return Reply.success(201);
+    }
+
+    /**
+     * Edits a pod as the emulated API server's side effects do: fabric8's edit sends the resourceVersion it read, so
+     * two emulations racing on one pod (a binding and a status patch) would lose one to a 409; a conflict is re-read
+     * and retried.
+     */
+    private void editPod(String namespace, String name, java.util.function.UnaryOperator<Pod> change) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                side.pods().inNamespace(namespace).withName(name).edit(change);
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) throw e;
+            }
+        }
     }
 
     /** As the API server: a dry run ({@code deleteOptions.dryRun: [All]}) is checked and answered, nothing deleted. */
