@@ -96,7 +96,18 @@ class SeedStoryRealTest extends RealClusterTest {
             VolcanoQueue b = admin.resources(VolcanoQueue.class).withName("tenantb").get();
             return a.getStatus() != null && a.getStatus().allocated != null && b.getStatus() != null && b.getStatus().allocated != null
                     && "16".equals(String.valueOf(a.getStatus().allocated.get("mars-tech.com/gpu")))
-                    && "16".equals(String.valueOf(b.getStatus().allocated.get("mars-tech.com/gpu")));
+                    && "16".equals(String.valueOf(b.getStatus().allocated.get("mars-tech.com/gpu")))
+                    // Pods, as Volcano counts them: A's leader and worker, B's master and remaining worker.
+                    && "2".equals(String.valueOf(a.getStatus().allocated.get("pods")))
+                    && "2".equals(String.valueOf(b.getStatus().allocated.get("pods")));
+        });
+        // B's PodGroup counts, as Volcano's jobStatus does, the pods in phase Running.
+        await("tenant B's PodGroup: Running, 2 running", () -> {
+            s.loop().runOnce();
+            VolcanoPodGroup training = admin.resources(VolcanoPodGroup.class).inNamespace("b01")
+                    .withName("tenantb-heavy-training").get();
+            return training.getStatus() != null && "Running".equals(training.getStatus().phase)
+                    && Integer.valueOf(2).equals(training.getStatus().running);
         });
         // Every status write of Arbiter's was accepted (no 4xx but the conflicts a retry resolves).
         List<AuditLog.Request> statusWrites = arbiterRequests().stream()
