@@ -28,6 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Fault 4 of issue 32 and item 1 of issue 34: informers refused by an API server (429) retry promptly, the first list
  * included, and say so in one line per informer, without stack traces. The client is configured as {@code run}
  * configures it ({@link KubeClients#config}).
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterpart is {@code
+ * ControlPlaneRestartRealTest}, and the two agree: informers back promptly after 429s, a gang created afterwards
+ * bound within seconds.
  */
 class InformerRecoveryTest {
     @TempDir

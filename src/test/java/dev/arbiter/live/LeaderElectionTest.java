@@ -13,7 +13,13 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Two replicas share one Lease: only the leader binds, and the standby takes over when the leader leaves. */
+/**
+ * Two replicas share one Lease: only the leader binds, and the standby takes over when the leader leaves.
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterparts are
+ * {@code LeaderFailoverRealTest} and {@code FrozenApiServerLeaderRealTest}, and they agree: the standby leads only
+ * once the old leader has stopped, within the lease duration.
+ */
 class LeaderElectionTest extends LiveClusterTest {
     private static final LeaderElection.Timing FAST =
             new LeaderElection.Timing(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));

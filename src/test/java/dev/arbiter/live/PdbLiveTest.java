@@ -25,6 +25,10 @@ import org.junit.jupiter.api.Test;
  * puts "under a budget" ({@link LiveFixture#refuseEvictions}), dry runs included. A refused victim is a refused
  * victim: the plan is re-made without it, a plan's victims are evicted all or none, and a refused pod is not asked
  * again before its backoff ends.
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterpart is {@code PdbRealTest},
+ * and the two agree: a budget over one worker: the other worker evicted and nothing for nothing; over all workers:
+ * a bounded number of refusals.
  */
 class PdbLiveTest extends LiveClusterTest {
     private static final List<String> WORKERS = List.of("b/worker-0", "b/worker-1", "b/worker-2", "b/worker-3");

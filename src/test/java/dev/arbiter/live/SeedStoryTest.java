@@ -19,6 +19,10 @@ import org.junit.jupiter.api.Test;
  * critical service arrives, two training workers are reclaimed through the Eviction API, and tenant A's gang binds
  * on the freed nodes. The pods are the ones the training operator and the LeaderWorkerSet controller would create
  * (expanded by the manifest loader).
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterpart is {@code
+ * SeedStoryRealTest}, and the two agree: the same two workers reclaimed through the Eviction API, tenant A bound on
+ * the freed nodes, the master training on, 16/16.
  */
 class SeedStoryTest extends LiveClusterTest {
     @Test

@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Test;
 /**
  * PodGroup status writes against the stand-in API server (issue 32): what the API server holds, never what was only
  * planned; one request per write when the CRD, like Volcano's own, declares no status subresource; a 409 retried.
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterpart is {@code
+ * PodGroupStatusWritesRealTest}, and the two agree: one request per status write without a status subresource, and
+ * no write left failed.
  */
 class StatusWritesTest {
     private final StandInApiServer api = StandInApiServer.start(Duration.ZERO);

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.Test;
  * What a pod Arbiter cannot place is told (issue 32): PodScheduled=False with reason Unschedulable, as kube-scheduler
  * and Volcano set it (cluster-autoscaler scales up only for pods that carry it), written when the message changes;
  * and one FailedScheduling Event per pod whose count grows, repeated after the pod's backoff, not once per cycle.
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterpart is {@code
+ * WaitingGangRealTest}, and the two agree: PodScheduled=False, reason Unschedulable, and repeats on one Event.
  */
 class UnschedulablePodsTest extends LiveClusterTest {
     /** A gang of two 8-GPU pods on one 8-GPU node: it cannot start. */

@@ -40,6 +40,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The mock server cannot be restarted, so this test builds two on one CRUD state: the second takes the first's
  * port once it is shut down.
+ *
+ * <p>On a stand-in, for what only it can script and for speed; the real-server counterpart is {@code
+ * WatchExpiryRealTest}, and the two agree: pods created while the watch was gone are seen and bound once each.
  */
 class WatchResyncTest {
     private final Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
