@@ -87,7 +87,10 @@ class LeaderFailoverRealTest extends RealClusterTest {
                 "-Xmx512m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.arbiter.cli.Main",
                 "run", "--kubeconfig", cluster.arbiterKubeconfig().toString(), "--leader-elect",
                 "--scheduler-name", "arbiter", "--rules", "rules", "--period", "500ms", "--metrics-port", "0",
-                "--metrics-bind-address", "127.0.0.1", "--rules-cache", "off"));
+                "--metrics-bind-address", "127.0.0.1", "--rules-cache", "off",
+                // Two binders: the gang's 40 bindings take long enough that the kill lands among them, and a status
+                // written ahead of them (fault 5) would be seen.
+                "--binders", "2"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());
         pb.environment().put("POD_NAME", name);
