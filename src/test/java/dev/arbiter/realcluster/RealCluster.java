@@ -502,8 +502,15 @@ final class RealCluster implements AutoCloseable {
         }
     }
 
+    /** Kills every process and deletes the cluster's folder (etcd's data, logs, keys), unless ARBITER_KEEP_CLUSTER is set. */
     @Override
     public void close() {
         killAll();
+        if (System.getenv("ARBITER_KEEP_CLUSTER") != null) return;
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a folder left in the temp directory is no test failure
+        }
     }
 }
