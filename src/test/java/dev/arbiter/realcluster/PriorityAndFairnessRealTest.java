@@ -25,7 +25,9 @@ class PriorityAndFairnessRealTest extends RealClusterTest {
         for (int i = 0; i < 10; i++) node("apf-" + i, 64, 0);
         squeeze(1);
 
-        LiveScheduler s = runningScheduler(config("arbiter-test").withPeriod(Duration.ofMillis(500)));
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        LiveScheduler s = runningScheduler(cluster.arbiterClient(AGENT), config("arbiter-test").withPeriod(Duration.ofMillis(500)),
+                registry);
         List<String> pods = new ArrayList<>();
         for (int i = 0; i < PODS; i++) pods.add(pod("apf", "p-" + i, null, "arbiter", 0, null));
         apply(docs(pods));
@@ -40,6 +42,13 @@ class PriorityAndFairnessRealTest extends RealClusterTest {
                 .collect(Collectors.groupingBy(AuditLog.Request::name, Collectors.counting()));
         assertEquals(PODS, accepted.size());
         assertTrue(accepted.values().stream().allMatch(n -> n == 1), () -> "bound more than once: " + accepted);
+        // Fault 6: an Event refused with 429 is retried, not dropped (the audit log cannot name a create that APF
+        // refused before reading its body, so the scheduler's own counts tell).
+        await("every event written", () -> registry.get("arbiter.events.pending").gauge().value() == 0);
+        long refusedEvents = mine.stream().filter(r -> "events".equals(r.resource()) && r.code() == 429).count();
+        System.out.println(refusedEvents + " Event writes were refused with 429, " + throttled + " requests in all");
+        assertEquals(0.0, events(registry, "failed") + events(registry, "dropped"), "events given up or dropped");
+        if (refusedEvents > 0) assertTrue(events(registry, "retried") >= 1, "refused events were retried");
         long bindAttempts = mine.stream().filter(r -> r.on("pods", "binding")).count();
         assertTrue(bindAttempts <= PODS * 6L, () -> "binding requests: " + bindAttempts + " for " + PODS + " pods");
     }
@@ -83,5 +92,10 @@ class PriorityAndFairnessRealTest extends RealClusterTest {
                     .anyMatch(c -> c.getType().equals("Dangling") && c.getStatus().equals("False"));
         });
 
+    }
+
+    private static double events(io.micrometer.core.instrument.MeterRegistry registry, String outcome) {
+        var c = registry.find("arbiter.events").tag("outcome", outcome).counter();
+        return c == null ? 0 : c.count();
     }
 }

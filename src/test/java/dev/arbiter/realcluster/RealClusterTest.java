@@ -194,7 +194,12 @@ abstract class RealClusterTest {
 
     /** As {@link #runningScheduler(LiveConfig)}, on the given client (another API server, say). */
     LiveScheduler runningScheduler(KubernetesClient client, LiveConfig config) {
-        LiveScheduler s = new LiveScheduler(client, RULES, config, new SimpleMeterRegistry());
+        return runningScheduler(client, config, new SimpleMeterRegistry());
+    }
+
+    /** As {@link #runningScheduler(LiveConfig)}, its metrics in {@code registry}. */
+    LiveScheduler runningScheduler(KubernetesClient client, LiveConfig config, io.micrometer.core.instrument.MeterRegistry registry) {
+        LiveScheduler s = new LiveScheduler(client, RULES, config, registry);
         schedulers.add(s);
         s.start();
         await("caches synced", s::isReady);
