@@ -43,6 +43,25 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
             docs.add(podGroup(ns, "g" + g, "q-" + ns, MEMBERS));
             for (int m = 0; m < MEMBERS; m++) docs.add(pod(ns, "g" + g + "-" + m, "g" + g, "arbiter", 1, null));
         }
+        // The gangs' controller's part: a member deleted (a gang rolled back when a bind failed in the outage, its
+        // bound members evicted) is created again, as a training operator or job controller would.
+        Map<String, Integer> recreated = new java.util.concurrent.ConcurrentHashMap<>();
+        var controller = admin.pods().inNamespace(ns).inform(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<Pod>() {
+            @Override
+            public void onAdd(Pod pod) {}
+
+            @Override
+            public void onUpdate(Pod before, Pod pod) {}
+
+            @Override
+            public void onDelete(Pod pod, boolean unknown) {
+                String name = pod.getMetadata().getName();
+                if (!name.matches("g\\d+-\\d+")) return;
+                recreated.merge(name, 1, Integer::sum);
+                java.util.concurrent.CompletableFuture.runAsync(() -> recreate(ns, name));
+            }
+        }, 0);
+        closeAfter(controller::stop);
         java.util.concurrent.CountDownLatch firstBind = new java.util.concurrent.CountDownLatch(1);
         try (var watch = admin.pods().inNamespace(ns).watch(new io.fabric8.kubernetes.client.Watcher<Pod>() {
             @Override
@@ -64,7 +83,7 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         // was refused while the server came up) makes the gangs wait for it.
         Duration recovery = Duration.ofNanos(System.nanoTime() - back);
         System.out.println(ns + ": every gang bound " + recovery.toMillis() + " ms after the control plane was back");
-        assertTrue(recovery.compareTo(Duration.ofSeconds(10)) <= 0, () -> "gangs bound " + recovery + " after recovery");
+        assertTrue(recovery.compareTo(Duration.ofSeconds(20)) <= 0, () -> "gangs bound " + recovery + " after recovery");
         // A gang that arrives after the restart is seen and bound as promptly as ever: every informer is watching again.
         long arrived = System.nanoTime();
         List<String> late = new ArrayList<>(List.of(podGroup(ns, "late", "q-" + ns, 2)));
@@ -79,7 +98,10 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         assertTrue(byGang.values().stream().allMatch(n -> n == MEMBERS), () -> "gangs: " + byGang);
         Map<String, Long> accepted = arbiterRequests().stream().filter(r -> r.on("pods", "binding") && r.code() == 201)
                 .collect(Collectors.groupingBy(AuditLog.Request::name, Collectors.counting()));
-        assertTrue(accepted.values().stream().allMatch(n -> n == 1), () -> "bound more than once: " + accepted);
+        // Each pod bound once: a name bound twice must be a member deleted and created again in between.
+        assertTrue(accepted.entrySet().stream().allMatch(e -> e.getValue() <= 1 + recreated.getOrDefault(e.getKey(), 0)),
+                () -> "bound more than once: " + accepted + " (recreated: " + recreated + ")");
+        System.out.println(ns + ": members rolled back and recreated: " + recreated);
         // No node holds more than it has: the API server would not stop a double booking, the scheduler must.
         Map<String, Long> perNode = bound(ns).stream().filter(p -> !p.getMetadata().getName().startsWith("late")).collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(),
                 Collectors.counting()));
@@ -90,5 +112,23 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
     private static List<Pod> bound(String ns) {
         return admin.pods().inNamespace(ns).list().getItems().stream()
                 .filter(p -> p.getSpec().getNodeName() != null).toList();
+    }
+
+    /** Creates gang member {@code name} again (the API server may still be coming back: tried for up to 60 s). */
+    private static void recreate(String ns, String name) {
+        String group = name.replaceAll("-\\d+$", "");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                admin.resourceList(pod(ns, name, group, "arbiter", 1, null)).serverSideApply();
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
+        }
     }
 }

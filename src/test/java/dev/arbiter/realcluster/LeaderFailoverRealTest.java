@@ -38,6 +38,9 @@ class LeaderFailoverRealTest extends RealClusterTest {
         await("replica-a leads", () -> "replica-a".equals(holder()), Duration.ofSeconds(60));
         Process b = replica(dir, "replica-b");
         closeAfter(b::destroyForcibly);
+        // The standby campaigns once its informers have listed (it prints its start line then): from then on it
+        // watches the Lease, and the takeover is timed from the kill.
+        await("replica-b campaigns", () -> tail(dir, "replica-b").contains("arbiter: scheduling pods of"), Duration.ofSeconds(60));
 
         List<String> docs = new ArrayList<>();
         docs.add(podGroup("lf", "big", "q-lf", MEMBERS));

@@ -24,7 +24,6 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -104,11 +103,6 @@ abstract class RealClusterTest {
             if (kubelet != null) kubelet.close();
             if (cluster != null) cluster.close();
         }
-    }
-
-    @BeforeAll
-    static void clusterUp() {
-        // The extension has set the fields (or aborted the class).
     }
 
     private int restartsBefore;
