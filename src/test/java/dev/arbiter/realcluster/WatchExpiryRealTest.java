@@ -22,8 +22,8 @@ class WatchExpiryRealTest extends RealClusterTest {
     void podsCreatedWhileTheWatchWasGoneAndCompactedAwayBindOnceEach() throws Exception {
         cluster.namespace("wx");
         for (int i = 0; i < 4; i++) node("wx-" + i, 64, 0);
-        runningScheduler(config("arbiter-test").withPeriod(Duration.ofMillis(500)));
         apply(pod("wx", "before", null, "arbiter", 0, null));
+        runningScheduler(config("arbiter-test").withPeriod(Duration.ofMillis(500)));
         await("the scheduler binds", () -> nodeOf("wx", "before") != null);
 
         KubernetesClient second = cluster.startSecondApiServer();
