@@ -120,8 +120,7 @@ public final class Actuator implements AutoCloseable {
         this.evictor = new Evictor(api, assumed, metrics, backoff, pool, this::podEvent, refusals, new Evictor.Victims() {
             @Override
             public String uid(String pod) {
-                ClusterCache.PodIdentity id = cache.podIdentity(pod);
-                return id == null ? null : id.uid();
+                return uidOf(pod);
             }
 
             @Override
@@ -186,10 +185,13 @@ public final class Actuator implements AutoCloseable {
      * ({@link ClusterSnapshot#refusedVictims}), so the victim search takes others.
      */
     public Map<String, dev.arbiter.model.EvictionRefusal> refusedVictims() {
-        return refusals.active(cache::pod, pod -> {
-            ClusterCache.PodIdentity id = cache.podIdentity(pod);
-            return id == null ? null : id.uid();
-        });
+        return refusals.active(cache::pod, this::uidOf);
+    }
+
+    /** The uid of {@code pod} as the cache shows it, or null when it is gone. */
+    private String uidOf(String pod) {
+        ClusterCache.PodIdentity id = cache.podIdentity(pod);
+        return id == null ? null : id.uid();
     }
 
     /** The refused victims' table, for tests that move its clock. */
@@ -400,8 +402,7 @@ public final class Actuator implements AutoCloseable {
 
     /** An event on pod {@code podKey} (its uid from the cache), counted in the cycle's writes when queued. */
     void podEvent(String podKey, String type, String reason, String message, CycleWrites writes) {
-        ClusterCache.PodIdentity id = cache.podIdentity(podKey);
-        if (events.record(EventRecorder.Involved.pod(podKey, id == null ? null : id.uid()), type, reason, message)
+        if (events.record(EventRecorder.Involved.pod(podKey, uidOf(podKey)), type, reason, message)
                 && writes != null) {
             writes.events.incrementAndGet();
         }
