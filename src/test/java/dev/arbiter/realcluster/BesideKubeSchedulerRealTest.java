@@ -32,12 +32,12 @@ class BesideKubeSchedulerRealTest extends RealClusterTest {
         }
         apply(docs(theirs));
         apply(docs(ours));
-        await("Arbiter bound its own", () -> bound("ours-") == EACH, Duration.ofSeconds(60));
-        assertEquals(0, bound("theirs-"), "kube-scheduler's pods left alone");
+        await("Arbiter bound its own", () -> boundStartingWith("ours-") == EACH, Duration.ofSeconds(60));
+        assertEquals(0, boundStartingWith("theirs-"), "kube-scheduler's pods left alone");
 
         Process ks = cluster.startKubeScheduler();
         closeAfter(ks::destroyForcibly);
-        await("kube-scheduler bound its own", () -> bound("theirs-") == EACH, Duration.ofSeconds(60));
+        await("kube-scheduler bound its own", () -> boundStartingWith("theirs-") == EACH, Duration.ofSeconds(60));
         // Both running now: more of each kind arrive together.
         List<String> more = new ArrayList<>();
         for (int i = EACH; i < 2 * EACH; i++) {
@@ -45,7 +45,7 @@ class BesideKubeSchedulerRealTest extends RealClusterTest {
             more.add(pod("side", "ours-" + i, null, "arbiter", 0, null));
         }
         apply(docs(more));
-        await("all bound", () -> bound("") == 4 * EACH, Duration.ofSeconds(60));
+        await("all bound", () -> bound("side") == 4 * EACH, Duration.ofSeconds(60));
 
         Set<String> boundByArbiter = cluster.audit.since(auditMark, r -> r.on("pods", "binding") && r.code() == 201
                 && r.by(RealCluster.ARBITER_USER)).stream().map(AuditLog.Request::name).collect(Collectors.toSet());
@@ -60,7 +60,7 @@ class BesideKubeSchedulerRealTest extends RealClusterTest {
                 && r.on("pods", "binding") && r.code() != 201), "Arbiter's refused bindings");
     }
 
-    private static long bound(String prefix) {
+    private static long boundStartingWith(String prefix) {
         return admin.pods().inNamespace("side").list().getItems().stream()
                 .filter(p -> p.getMetadata().getName().startsWith(prefix) && p.getSpec().getNodeName() != null).count();
     }

@@ -62,23 +62,11 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
             }
         }, 0);
         closeAfter(controller::stop);
-        java.util.concurrent.CountDownLatch firstBind = new java.util.concurrent.CountDownLatch(1);
-        try (var watch = admin.pods().inNamespace(ns).watch(new io.fabric8.kubernetes.client.Watcher<Pod>() {
-            @Override
-            public void eventReceived(Action action, Pod pod) {
-                if (pod.getSpec().getNodeName() != null) firstBind.countDown();
-            }
-
-            @Override
-            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
-        })) {
-            apply(docs(docs));
-            assertTrue(firstBind.await(60, java.util.concurrent.TimeUnit.SECONDS), "binding began");
-        }
+        applyUntilFirstBind(ns, docs(docs));
         fault.inject();
         long back = System.nanoTime();
 
-        await("every gang bound whole", () -> bound(ns).size() == GANGS * MEMBERS, Duration.ofSeconds(90));
+        await("every gang bound whole", () -> bound(ns) == GANGS * MEMBERS, Duration.ofSeconds(90));
         // Normally the burst binds within 1-2 s; an informer that waits out a long backoff after the restart (it
         // was refused while the server came up) makes the gangs wait for it.
         Duration recovery = Duration.ofNanos(System.nanoTime() - back);
@@ -93,7 +81,7 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         Duration lateBind = Duration.ofNanos(System.nanoTime() - arrived);
         System.out.println(ns + ": a gang created after the restart bound in " + lateBind.toMillis() + " ms");
         assertTrue(lateBind.compareTo(Duration.ofSeconds(5)) <= 0, () -> "the late gang bound after " + lateBind);
-        Map<String, Long> byGang = bound(ns).stream().filter(p -> !p.getMetadata().getName().startsWith("late")).collect(Collectors.groupingBy(
+        Map<String, Long> byGang = boundPods(ns).stream().filter(p -> !p.getMetadata().getName().startsWith("late")).collect(Collectors.groupingBy(
                 p -> p.getMetadata().getName().replaceAll("-\\d+$", ""), Collectors.counting()));
         assertTrue(byGang.values().stream().allMatch(n -> n == MEMBERS), () -> "gangs: " + byGang);
         Map<String, Long> accepted = arbiterRequests().stream().filter(r -> r.on("pods", "binding") && r.code() == 201)
@@ -103,13 +91,13 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
                 () -> "bound more than once: " + accepted + " (recreated: " + recreated + ")");
         System.out.println(ns + ": members rolled back and recreated: " + recreated);
         // No node holds more than it has: the API server would not stop a double booking, the scheduler must.
-        Map<String, Long> perNode = bound(ns).stream().filter(p -> !p.getMetadata().getName().startsWith("late")).collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(),
+        Map<String, Long> perNode = boundPods(ns).stream().filter(p -> !p.getMetadata().getName().startsWith("late")).collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(),
                 Collectors.counting()));
         assertTrue(perNode.values().stream().allMatch(n -> n <= 8), () -> "GPUs per node: " + perNode);
         assertEquals(GANGS * MEMBERS, perNode.values().stream().mapToLong(Long::longValue).sum());
     }
 
-    private static List<Pod> bound(String ns) {
+    private static List<Pod> boundPods(String ns) {
         return admin.pods().inNamespace(ns).list().getItems().stream()
                 .filter(p -> p.getSpec().getNodeName() != null).toList();
     }

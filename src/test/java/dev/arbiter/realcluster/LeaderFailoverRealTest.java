@@ -5,17 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.VolcanoPodGroup;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -40,51 +36,36 @@ class LeaderFailoverRealTest extends RealClusterTest {
         closeAfter(b::destroyForcibly);
         // The standby campaigns once its informers have listed (it prints its start line then): from then on it
         // watches the Lease, and the takeover is timed from the kill.
-        await("replica-b campaigns", () -> tail(dir, "replica-b").contains("arbiter: scheduling pods of"), Duration.ofSeconds(60));
+        await("replica-b campaigns", () -> RealCluster.tail(dir.resolve("replica-b.log"), 20)
+                .contains("arbiter: scheduling pods of"), Duration.ofSeconds(60));
 
         List<String> docs = new ArrayList<>();
         docs.add(podGroup("lf", "big", "q-lf", MEMBERS));
         for (int m = 0; m < MEMBERS; m++) docs.add(pod("lf", "big-" + m, "big", "arbiter", 1, null));
-        CountDownLatch firstBind = new CountDownLatch(1);
-        try (var watch = admin.pods().inNamespace("lf").watch(new Watcher<Pod>() {
-            @Override
-            public void eventReceived(Action action, Pod pod) {
-                if (pod.getSpec().getNodeName() != null) firstBind.countDown();
-            }
-
-            @Override
-            public void onClose(WatcherException cause) {}
-        })) {
-            apply(docs(docs));
-            assertTrue(firstBind.await(60, TimeUnit.SECONDS), "replica-a began binding the gang");
-        }
+        applyUntilFirstBind("lf", docs(docs));
         a.destroyForcibly();
         long killed = System.nanoTime();
         a.waitFor(10, TimeUnit.SECONDS);
-        long boundAtKill = bound();
+        long boundAtKill = bound("lf");
 
         // No one leads now: whatever the PodGroup says must not run ahead of the bindings the server accepted.
         VolcanoPodGroup pg = admin.resources(VolcanoPodGroup.class).inNamespace("lf").withName("big").get();
         int claimed = pg.getStatus() == null || pg.getStatus().running == null ? 0 : pg.getStatus().running;
-        assertTrue(claimed <= bound(), () -> "status says " + claimed + " running, " + bound() + " bound");
+        assertTrue(claimed <= bound("lf"), () -> "status says " + claimed + " running, " + bound("lf") + " bound");
 
         // client-go's algorithm, which Arbiter's elector follows: the standby counts the lease duration from when it
         // saw the last renewal, and looks every retry period with up to 1.2 of jitter; so it leads at most lease
         // duration + 2 x 2.2 retry periods after the leader's last renewal (15 + 8.8 s with the standard timing).
         LeaderElection.Timing t = LeaderElection.Timing.standard();
-        Duration bound = t.leaseDuration().plus(t.retryPeriod().multipliedBy(44).dividedBy(10)).plusSeconds(2);
-        await("replica-b leads", () -> "replica-b".equals(holder()), bound.plusSeconds(5));
+        Duration takeoverBound = t.leaseDuration().plus(t.retryPeriod().multipliedBy(44).dividedBy(10)).plusSeconds(2);
+        await("replica-b leads", () -> "replica-b".equals(holder()), takeoverBound.plusSeconds(5));
         Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
         System.out.println("replica-b led " + takeover.toMillis() + " ms after replica-a was killed");
-        assertTrue(takeover.compareTo(bound) <= 0, () -> "took over after " + takeover);
-        await("the gang is whole", () -> bound() == MEMBERS, Duration.ofSeconds(60));
-        assertTrue(b.isAlive(), "replica-b runs on: " + tail(dir, "replica-b"));
+        assertTrue(takeover.compareTo(takeoverBound) <= 0, () -> "took over after " + takeover);
+        await("the gang is whole", () -> bound("lf") == MEMBERS, Duration.ofSeconds(60));
+        assertTrue(b.isAlive(), "replica-b runs on: " + RealCluster.tail(dir.resolve("replica-b.log"), 20));
         assertEquals(MEMBERS, arbiterRequests().stream().filter(r -> r.on("pods", "binding") && r.code() == 201)
                 .map(AuditLog.Request::name).distinct().count(), "each member bound once (" + boundAtKill + " by replica-a)");
-    }
-
-    private static long bound() {
-        return admin.pods().inNamespace("lf").list().getItems().stream().filter(p -> p.getSpec().getNodeName() != null).count();
     }
 
     private static String holder() {
@@ -110,12 +91,4 @@ class LeaderFailoverRealTest extends RealClusterTest {
         return p;
     }
 
-    private static String tail(Path dir, String name) {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve(name + ".log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-        } catch (IOException e) {
-            return e.toString();
-        }
-    }
 }

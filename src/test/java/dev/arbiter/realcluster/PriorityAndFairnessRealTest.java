@@ -32,8 +32,7 @@ class PriorityAndFairnessRealTest extends RealClusterTest {
         for (int i = 0; i < PODS; i++) pods.add(pod("apf", "p-" + i, null, "arbiter", 0, null));
         apply(docs(pods));
 
-        await("every pod bound", () -> admin.pods().inNamespace("apf").list().getItems().stream()
-                .filter(p -> p.getSpec().getNodeName() != null).count() == PODS, Duration.ofSeconds(120));
+        await("every pod bound", () -> bound("apf") == PODS, Duration.ofSeconds(120));
         assertTrue(s.isHealthy(), "the scheduler stayed healthy");
         List<AuditLog.Request> mine = arbiterRequests();
         long throttled = mine.stream().filter(r -> r.code() == 429).count();

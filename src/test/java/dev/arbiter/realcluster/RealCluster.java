@@ -330,11 +330,16 @@ final class RealCluster implements AutoCloseable {
         throw new IllegalStateException(name + " not ready within " + READY.toSeconds() + " s (" + last + "): " + tail(name));
     }
 
-    /** The last lines a process wrote, for failure messages. */
+    /** The last lines a process of the cluster wrote, for failure messages. */
     String tail(String name) {
+        return tail(dir.resolve(name + ".log"), 15);
+    }
+
+    /** The last {@code lines} lines of {@code log}, for failure messages and for awaiting a line. */
+    static String tail(Path log, int lines) {
         try {
-            List<String> lines = Files.readAllLines(dir.resolve(name + ".log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
         }

@@ -289,6 +289,32 @@ abstract class RealClusterTest {
                 """.formatted(name, namespace, group, schedulerName, pc, gpu, gpu);
     }
 
+    /**
+     * Applies {@code yaml} and returns as soon as the first pod of {@code namespace} is bound (seen on a watch, not
+     * polled), so that a fault can be injected while the scheduler is still binding.
+     */
+    static void applyUntilFirstBind(String namespace, String yaml) throws InterruptedException {
+        java.util.concurrent.CountDownLatch firstBind = new java.util.concurrent.CountDownLatch(1);
+        try (var watch = admin.pods().inNamespace(namespace).watch(new io.fabric8.kubernetes.client.Watcher<io.fabric8.kubernetes.api.model.Pod>() {
+            @Override
+            public void eventReceived(Action action, io.fabric8.kubernetes.api.model.Pod pod) {
+                if (pod.getSpec().getNodeName() != null) firstBind.countDown();
+            }
+
+            @Override
+            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+        })) {
+            apply(yaml);
+            if (!firstBind.await(60, java.util.concurrent.TimeUnit.SECONDS)) fail("no pod of " + namespace + " bound within 60 s");
+        }
+    }
+
+    /** How many pods of {@code namespace} are bound now. */
+    static long bound(String namespace) {
+        return admin.pods().inNamespace(namespace).list().getItems().stream()
+                .filter(p -> p.getSpec().getNodeName() != null).count();
+    }
+
     /** Documents joined into one multi-document manifest. */
     static String docs(List<String> documents) {
         return String.join("---\n", documents);

@@ -40,8 +40,7 @@ class WatchExpiryRealTest extends RealClusterTest {
         cluster.startApiServer();
         cluster.awaitServing();
 
-        await("all 50 bound", () -> admin.pods().inNamespace("wx").list().getItems().stream()
-                .filter(p -> p.getSpec().getNodeName() != null).count() == 51, Duration.ofSeconds(60));
+        await("all 50 bound", () -> bound("wx") == 51, Duration.ofSeconds(60));
         List<AuditLog.Request> after = cluster.audit.since(restarted, r -> r.by(RealCluster.ARBITER_USER));
         assertTrue(after.stream().anyMatch(r -> "list".equals(r.verb()) && "pods".equals(r.resource())),
                 () -> "the pod informer listed afresh after compaction at revision " + compacted);
