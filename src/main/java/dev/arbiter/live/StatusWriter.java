@@ -43,6 +43,8 @@ final class StatusWriter implements AutoCloseable {
     private final Map<String, Job> waiting = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> writtenPodGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> writtenQueues = new ConcurrentHashMap<>();
+    /** Writes that failed for a reason that passes (no answer, 429, 5xx) since the last success: logged once. */
+    private final java.util.concurrent.atomic.AtomicInteger passingFailures = new java.util.concurrent.atomic.AtomicInteger();
 
     StatusWriter(ApiCalls api, Backoff backoff, int threads) {
         this.api = api;
@@ -124,13 +126,25 @@ final class StatusWriter implements AutoCloseable {
             default -> backoff.run(() -> api.jsonPatch(job.path() + "/status", statusPatch(job.status())), this::retry);
         };
         if (o.ok()) {
+            int failed = passingFailures.getAndSet(0);
+            if (failed > 0) LOG.info("status writes succeed again ({} failed meanwhile)", failed);
             if (job.status() instanceof VolcanoPodGroup.Status s) writtenPodGroups.put(job.key(), s);
             else if (job.status() instanceof VolcanoQueue.Status q) writtenQueues.put(job.key(), q);
             if (o.code() != 204) job.cycle().statusWrites.incrementAndGet();
             job.done().complete(true);
             return;
         }
-        if (!o.notFound() && o.code() != 409) LOG.warn("cannot write status of {} {}: {}", job.kind(), job.key(), o);
+        if (o.notFound() || o.code() == 409) {
+            // Gone, or changed under us: the next cycle sees it as it is now.
+        } else if (o.retryable()) {
+            // An outage: every cycle's writes fail alike until the server is back, so one line says it.
+            if (passingFailures.getAndIncrement() == 0) {
+                LOG.warn("cannot write status of {} {}: {}; retried each cycle, not logged again until a write succeeds",
+                        job.kind(), job.key(), o);
+            }
+        } else {
+            LOG.warn("cannot write status of {} {}: {}", job.kind(), job.key(), o);
+        }
         job.done().complete(false);
     }
 

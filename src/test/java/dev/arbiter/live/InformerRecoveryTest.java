@@ -9,10 +9,6 @@ import dev.arbiter.runtime.KubeClients;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,35 +33,20 @@ class InformerRecoveryTest {
     @TempDir
     Path dir;
 
-    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
-    private PrintStream stderr;
+    private CapturedLog log;
 
-    /** slf4j-simple writes to whatever System.err is at each line: a tee keeps this test's log. */
     @BeforeEach
     void captureLog() {
-        stderr = System.err;
-        System.setErr(new PrintStream(new OutputStream() {
-            @Override
-            public void write(int b) {
-                log.write(b);
-                stderr.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-                log.write(b, off, len);
-                stderr.write(b, off, len);
-            }
-        }, true, StandardCharsets.UTF_8));
+        log = new CapturedLog();
     }
 
     @AfterEach
     void restoreLog() {
-        System.setErr(stderr);
+        log.close();
     }
 
     private List<String> logLines() {
-        return log.toString(StandardCharsets.UTF_8).lines().toList();
+        return log.lines();
     }
 
     private KubernetesClient client(StandInApiServer api) throws Exception {

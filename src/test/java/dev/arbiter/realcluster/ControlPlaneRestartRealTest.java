@@ -29,6 +29,35 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         burstThen("etcd", () -> cluster.restartEtcd());
     }
 
+    /**
+     * Fault 4: informers that failed all through a long outage retry within 1.6 s of the server's return. With
+     * fabric8's default retry (1 s doubling, up to 32 s) their attempts fall 1, 3, 7, 15 and 31 s after the break: a
+     * server back after 16 s was seen only at 31 s, and the gangs waited the difference.
+     */
+    @Test
+    void informersFailingThroughALongOutageSeeTheServerPromptlyOnceItIsBack() throws Exception {
+        String ns = "outage";
+        cluster.namespace(ns);
+        node(ns + "-0", 64, 8);
+        apply(queue("q-" + ns, 1));
+        runningScheduler(config("arbiter-test").withPeriod(Duration.ofMillis(500)));
+        applyUntilFirstBind(ns, docs(List.of(podGroup(ns, "first", "q-" + ns, 1), pod(ns, "first-0", "first", "arbiter", 1, null))));
+        cluster.killApiServer();
+        // The outage itself: long enough that a doubling retry from 1 s makes its fifth attempt (at 15 s) while the
+        // server is still down and waits 16 s more for its sixth.
+        Thread.sleep(16_000);
+        cluster.startApiServer();
+        cluster.awaitServing();
+        long back = System.nanoTime();
+        apply(docs(List.of(podGroup(ns, "after", "q-" + ns, 2), pod(ns, "after-0", "after", "arbiter", 1, null),
+                pod(ns, "after-1", "after", "arbiter", 1, null))));
+        await("the gang created after the outage bound", () -> nodeOf(ns, "after-0") != null && nodeOf(ns, "after-1") != null,
+                Duration.ofSeconds(60));
+        Duration seen = Duration.ofNanos(System.nanoTime() - back);
+        System.out.println(ns + ": a gang created once the server was back after 16 s down bound in " + seen.toMillis() + " ms");
+        assertTrue(seen.compareTo(Duration.ofSeconds(6)) <= 0, () -> "the gang bound " + seen + " after the server was back");
+    }
+
     interface Fault {
         void inject() throws Exception;
     }
