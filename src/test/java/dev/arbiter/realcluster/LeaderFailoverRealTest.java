@@ -42,7 +42,11 @@ class LeaderFailoverRealTest extends RealClusterTest {
         List<String> docs = new ArrayList<>();
         docs.add(podGroup("lf", "big", "q-lf", MEMBERS));
         for (int m = 0; m < MEMBERS; m++) docs.add(pod("lf", "big-" + m, "big", "arbiter", 1, null));
-        applyUntilFirstBind("lf", docs(docs));
+        // Each binding takes 300 ms (an admission webhook answers that late), so the gang's 40 bindings on two
+        // binders take about 6 s, and the kill lands at the fifth, long after a status written ahead of them would
+        // have reached the server (fault 5: Running 40/40 after 3 of 40 binds).
+        closeAfter(SlowBindings.in(cluster, "lf", Duration.ofMillis(300)));
+        applyUntilBound("lf", docs(docs), 5);
         a.destroyForcibly();
         long killed = System.nanoTime();
         a.waitFor(10, TimeUnit.SECONDS);
@@ -51,6 +55,8 @@ class LeaderFailoverRealTest extends RealClusterTest {
         // No one leads now: whatever the PodGroup says must not run ahead of the bindings the server accepted.
         VolcanoPodGroup pg = admin.resources(VolcanoPodGroup.class).inNamespace("lf").withName("big").get();
         int claimed = pg.getStatus() == null || pg.getStatus().running == null ? 0 : pg.getStatus().running;
+        System.out.println("at the kill: " + boundAtKill + " of " + MEMBERS + " bound; the PodGroup says "
+                + (pg.getStatus() == null ? "nothing" : pg.getStatus().phase + ", " + claimed + " running"));
         assertTrue(claimed <= bound("lf"), () -> "status says " + claimed + " running, " + bound("lf") + " bound");
 
         // client-go's algorithm, which Arbiter's elector follows: the standby counts the lease duration from when it
@@ -79,8 +85,7 @@ class LeaderFailoverRealTest extends RealClusterTest {
                 "run", "--kubeconfig", cluster.arbiterKubeconfig().toString(), "--leader-elect",
                 "--scheduler-name", "arbiter", "--rules", "rules", "--period", "500ms", "--metrics-port", "0",
                 "--metrics-bind-address", "127.0.0.1", "--rules-cache", "off",
-                // Two binders: the gang's 40 bindings take long enough that the kill lands among them, and a status
-                // written ahead of them (fault 5) would be seen.
+                // Two binders (32 by default): with slow bindings, the gang's bindings spread over seconds.
                 "--binders", "2"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());

@@ -294,18 +294,28 @@ abstract class RealClusterTest {
      * polled), so that a fault can be injected while the scheduler is still binding.
      */
     static void applyUntilFirstBind(String namespace, String yaml) throws InterruptedException {
-        java.util.concurrent.CountDownLatch firstBind = new java.util.concurrent.CountDownLatch(1);
+        applyUntilBound(namespace, yaml, 1);
+    }
+
+    /** As {@link #applyUntilFirstBind}, returning once {@code pods} pods of {@code namespace} are bound. */
+    static void applyUntilBound(String namespace, String yaml, int pods) throws InterruptedException {
+        Set<String> bound = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.CountDownLatch enough = new java.util.concurrent.CountDownLatch(1);
         try (var watch = admin.pods().inNamespace(namespace).watch(new io.fabric8.kubernetes.client.Watcher<io.fabric8.kubernetes.api.model.Pod>() {
             @Override
             public void eventReceived(Action action, io.fabric8.kubernetes.api.model.Pod pod) {
-                if (pod.getSpec().getNodeName() != null) firstBind.countDown();
+                if (pod.getSpec().getNodeName() != null && bound.add(pod.getMetadata().getName()) && bound.size() >= pods) {
+                    enough.countDown();
+                }
             }
 
             @Override
             public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
         })) {
             apply(yaml);
-            if (!firstBind.await(60, java.util.concurrent.TimeUnit.SECONDS)) fail("no pod of " + namespace + " bound within 60 s");
+            if (!enough.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                fail(bound.size() + " of " + pods + " pods of " + namespace + " bound within 60 s");
+            }
         }
     }
 

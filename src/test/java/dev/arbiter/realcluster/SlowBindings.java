@@ -1,0 +1,164 @@
+package dev.arbiter.realcluster;
+
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfigurationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+
+/**
+ * A real API server whose bindings are slow: a validating admission webhook (HTTPS on 127.0.0.1) that the API server
+ * calls for every binding created in one namespace ({@code pods/binding}, and the older {@code bindings} its probe
+ * uses), and that answers "allowed" only after {@code delay}. Every binding there takes that much longer, as on a
+ * loaded API server, so a fault can land while a gang's bindings are still in flight. {@link #close()} removes the
+ * webhook and stops the server.
+ */
+final class SlowBindings implements AutoCloseable {
+    private static final Pattern UID = Pattern.compile("\"uid\"\\s*:\\s*\"([^\"]+)\"");
+
+    private final KubernetesClient admin;
+    private final String name;
+    private final HttpsServer server;
+    private final ExecutorService handlers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "slow-bindings-webhook");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicInteger calls = new AtomicInteger();
+
+    /**
+     * Starts the webhook for bindings in {@code namespace} (which it labels) and returns once the API server calls it
+     * (a dry-run binding of a probe pod went through it).
+     */
+    static SlowBindings in(RealCluster cluster, String namespace, Duration delay) throws Exception {
+        return new SlowBindings(cluster, namespace, delay);
+    }
+
+    private SlowBindings(RealCluster cluster, String namespace, Duration delay) throws Exception {
+        this.admin = RealClusterTest.admin;
+        this.name = "slow-bindings-" + namespace;
+        char[] password = "webhook".toCharArray();
+        Path store = cluster.dir.resolve(name + ".p12");
+        Files.deleteIfExists(store);
+        run(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair", "-alias", "webhook",
+                "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1",
+                "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", new String(password)));
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(store)) {
+            keys.load(in, password);
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, password);
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(kmf.getKeyManagers(), null, null);
+        Certificate cert = keys.getCertificate("webhook");
+        String caBundle = Base64.getEncoder().encodeToString(("-----BEGIN CERTIFICATE-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(cert.getEncoded())
+                + "\n-----END CERTIFICATE-----\n").getBytes(StandardCharsets.US_ASCII));
+
+        server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server.setHttpsConfigurator(new HttpsConfigurator(tls));
+        server.setExecutor(handlers);
+        server.createContext("/", exchange -> {
+            String review = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            calls.incrementAndGet();
+            Matcher uid = UID.matcher(review);
+            String answer = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
+                    + (uid.find() ? uid.group(1) : "") + "\",\"allowed\":true}}";
+            try {
+                if (!review.contains("\"dryRun\":true")) Thread.sleep(delay.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] body = answer.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+
+        admin.namespaces().withName(namespace).edit(ns -> {
+            ns.getMetadata().getLabels().put("arbiter.test/slow-bindings", "true");
+            return ns;
+        });
+        ValidatingWebhookConfiguration hook = new ValidatingWebhookConfigurationBuilder()
+                .withNewMetadata().withName(name).endMetadata()
+                .addNewWebhook().withName("slow-bindings.arbiter.test")
+                .withNewClientConfig().withUrl("https://127.0.0.1:" + server.getAddress().getPort() + "/").withCaBundle(caBundle).endClientConfig()
+                .addNewRule().withOperations("CREATE").withApiGroups("").withApiVersions("v1").withResources("pods/binding", "bindings")
+                .withScope("Namespaced").endRule()
+                .withNewNamespaceSelector().withMatchLabels(Map.of("arbiter.test/slow-bindings", "true")).endNamespaceSelector()
+                .withSideEffects("None").withAdmissionReviewVersions("v1").withFailurePolicy("Fail").withTimeoutSeconds(10)
+                .endWebhook().build();
+        admin.admissionRegistration().v1().validatingWebhookConfigurations().resource(hook).create();
+        awaitActive(namespace);
+    }
+
+    /** How many admission reviews the API server sent (dry runs included). */
+    int calls() {
+        return calls.get();
+    }
+
+    /** A dry-run binding of a pod no scheduler picks, until the API server asks the webhook about it. */
+    private void awaitActive(String namespace) throws InterruptedException {
+        admin.pods().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
+                .withName(name + "-probe").endMetadata().withNewSpec().withSchedulerName("nobody").addNewContainer()
+                .withName("c").withImage("registry.example.com/probe:1").endContainer().endSpec().build()).create();
+        var binding = new io.fabric8.kubernetes.api.model.BindingBuilder().withNewMetadata().withName(name + "-probe")
+                .endMetadata().withNewTarget().withKind("Node").withName("no-such-node").endTarget().build();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        String last = "no answer";
+        while (calls.get() == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the API server never called the webhook " + name + "; the probe's binding: " + last);
+            }
+            try {
+                admin.bindings().inNamespace(namespace).resource(binding).dryRun().create();
+                last = "accepted";
+            } catch (KubernetesClientException e) {
+                last = e.getCode() + " " + e.getMessage(); // not called yet, or answered: either way, look again
+            }
+            if (calls.get() == 0) Thread.sleep(100);
+        }
+        admin.pods().inNamespace(namespace).withName(name + "-probe").withGracePeriod(0).delete();
+    }
+
+    private static void run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IllegalStateException(command.get(0) + " failed: " + out);
+    }
+
+    @Override
+    public void close() {
+        try {
+            admin.admissionRegistration().v1().validatingWebhookConfigurations().withName(name).delete();
+        } catch (KubernetesClientException e) {
+            // The cluster may be going down; the server below stops regardless.
+        }
+        server.stop(0);
+        handlers.shutdownNow();
+    }
+}
