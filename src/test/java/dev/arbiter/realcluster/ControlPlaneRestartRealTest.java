@@ -12,11 +12,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The API server, then etcd, killed ({@code kill -9}) and restarted while Arbiter binds gangs: no pod is bound twice,
- * no gang is left below its minMember holding resources, and scheduling resumes once the control plane is back.
+ * The API server, then etcd, killed ({@code kill -9}) and restarted while Arbiter binds gangs, more than the nodes
+ * hold: no pod is bound twice, no node holds more than it has, no gang is left below its minMember holding
+ * resources, and scheduling resumes once the control plane is back.
  */
 class ControlPlaneRestartRealTest extends RealClusterTest {
+    /** Gangs the nodes hold, and gangs more than that: these wait, and a scheduler that lost count would place them. */
     static final int GANGS = 50;
+    static final int EXTRA = 10;
     static final int MEMBERS = 4;
 
     @Test
@@ -68,7 +71,7 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         apply(queue("q-" + ns, 1));
         runningScheduler(config("arbiter-test").withPeriod(Duration.ofMillis(500)));
         List<String> docs = new ArrayList<>();
-        for (int g = 0; g < GANGS; g++) {
+        for (int g = 0; g < GANGS + EXTRA; g++) {
             docs.add(podGroup(ns, "g" + g, "q-" + ns, MEMBERS));
             for (int m = 0; m < MEMBERS; m++) docs.add(pod(ns, "g" + g + "-" + m, "g" + g, "arbiter", 1, null));
         }
@@ -91,16 +94,19 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
             }
         }, 0);
         closeAfter(controller::stop);
+        // Each binding takes 50 ms more (an admission webhook): bindings are in flight across cycles and at the
+        // fault, so a cycle that forgot them would see their nodes free.
+        closeAfter(SlowBindings.in(cluster, ns, Duration.ofMillis(50)));
         applyUntilFirstBind(ns, docs(docs));
         fault.inject();
         long back = System.nanoTime();
 
-        await("every gang bound whole", () -> bound(ns) == GANGS * MEMBERS, Duration.ofSeconds(90));
+        await("the nodes full", () -> bound(ns) >= GANGS * MEMBERS, Duration.ofSeconds(90));
         // Normally the burst binds within 1-2 s; an informer that waits out a long backoff after the restart (it
         // was refused while the server came up) makes the gangs wait for it.
         Duration recovery = Duration.ofNanos(System.nanoTime() - back);
-        System.out.println(ns + ": every gang bound " + recovery.toMillis() + " ms after the control plane was back");
-        assertTrue(recovery.compareTo(Duration.ofSeconds(20)) <= 0, () -> "gangs bound " + recovery + " after recovery");
+        System.out.println(ns + ": the nodes full " + recovery.toMillis() + " ms after the control plane was back");
+        assertTrue(recovery.compareTo(Duration.ofSeconds(20)) <= 0, () -> "the nodes full " + recovery + " after recovery");
         // A gang that arrives after the restart is seen and bound as promptly as ever: every informer is watching again.
         long arrived = System.nanoTime();
         List<String> late = new ArrayList<>(List.of(podGroup(ns, "late", "q-" + ns, 2)));
@@ -112,6 +118,7 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         assertTrue(lateBind.compareTo(Duration.ofSeconds(5)) <= 0, () -> "the late gang bound after " + lateBind);
         Map<String, Long> byGang = boundPods(ns).stream().filter(p -> !p.getMetadata().getName().startsWith("late")).collect(Collectors.groupingBy(
                 p -> p.getMetadata().getName().replaceAll("-\\d+$", ""), Collectors.counting()));
+        // Gangs whole or not at all: the extra ones wait, holding nothing.
         assertTrue(byGang.values().stream().allMatch(n -> n == MEMBERS), () -> "gangs: " + byGang);
         Map<String, Long> accepted = arbiterRequests().stream().filter(r -> r.on("pods", "binding") && r.code() == 201)
                 .collect(Collectors.groupingBy(AuditLog.Request::name, Collectors.counting()));
