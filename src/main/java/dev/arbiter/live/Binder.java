@@ -101,11 +101,17 @@ final class Binder {
         }
     }
 
+    /**
+     * One member's binding, retried with the backoff while the answer may pass: no answer, 409 on no node, 429, 5xx,
+     * and 403. The start checked that the ClusterRole grants bindings ({@link ApiPermissions}), so a 403 here is an
+     * API server that has just restarted and not yet loaded its RBAC (seen on a real server, issue 32); failing at once
+     * would roll the whole gang back.
+     */
     private MemberResult bindMember(Gang gang, Binding b) {
         if (gang.aborted) return new MemberResult(Outcome.SKIPPED, null, null);
         String[] elsewhere = new String[1];
         ApiOutcome o = backoff.run(() -> attempt(b, elsewhere),
-                r -> r.retryable() && elsewhere[0] == null && !gang.aborted && !api.isClosed());
+                r -> (r.retryable() || r.code() == 403) && elsewhere[0] == null && !gang.aborted && !api.isClosed());
         if (o.ok()) return new MemberResult(Outcome.BOUND, o, b.node());
         if (elsewhere[0] != null) return new MemberResult(Outcome.BOUND_ELSEWHERE, o, elsewhere[0]);
         return new MemberResult(Outcome.FAILED, o, null);

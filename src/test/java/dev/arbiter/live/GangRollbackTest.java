@@ -61,6 +61,24 @@ class GangRollbackTest extends LiveClusterTest {
         await("PodGroup Running", () -> "Running".equals(phase(fx.podGroup("team/train"))));
     }
 
+    @Test
+    void aBindingRefused403ForAMomentIsRetriedNotRolledBack() {
+        // A restarted API server refuses granted calls with 403 until its RBAC is loaded (issue 32).
+        for (int n = 1; n <= 2; n++) fx.create(node("node-" + n, 8));
+        fx.create(podGroup("team", "pair", "default", 2));
+        for (int i = 0; i < 2; i++) fx.create(pod("team", "pair-" + i, "volcano", 8, "pair"));
+        LiveScheduler s = fx.manualScheduler();
+        await("gang in cache", () -> s.cache().snapshot().pods().size() == 2 && s.cache().hasPodGroup("team/pair"));
+        fx.failBinding("team/pair-1", 403);
+
+        SchedulingLoop.Outcome cycle = s.loop().runOnce();
+
+        assertEquals(2, cycle.report().bound(), "both bound, the refused one on its second attempt");
+        assertEquals(0, cycle.report().rolledBack());
+        assertEquals(2, fx.bindCalls("team/pair-1"));
+        assertEquals(0, fx.evictCalls("team/pair-0"));
+    }
+
     private static String phase(VolcanoPodGroup pg) {
         return pg == null || pg.getStatus() == null ? null : pg.getStatus().phase;
     }
