@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
  * {@code arbiter bench}: the scale benchmark (see {@link Benchmark}). The full matrix takes many minutes and wants a
  * large heap ({@code ARBITER_JAVA_OPTS=-Xmx8g ./arbiter bench}); {@code --quick} runs one small size (500 nodes × 5k
  * pending pods) in under two minutes. Progress goes to stderr, the table to stdout, and {@code --json FILE} writes the numbers.
- * {@code --live} runs the live end-to-end benchmark instead ({@link LiveBenchOptions}).
+ * {@code --live} runs the live end-to-end benchmark instead ({@link LiveBenchOptions}), {@code --apiserver} Arbiter
+ * against kube-scheduler on a real API server ({@link ApiServerBenchOptions}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure the engine at scale against the plain-Java reference (cold start, first and steady cycles, heap).")
@@ -82,8 +83,12 @@ final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     LiveBenchOptions live;
 
+    @picocli.CommandLine.Mixin
+    ApiServerBenchOptions apiServer;
+
     @Override
     public Integer call() throws Exception {
+        if (apiServer.apiserver) return apiServer.run(spec, quick, rules, json);
         if (live.live) return live.run(spec, quick, rules, json);
         if (soak != null) return soak();
         if (topology) return topology();

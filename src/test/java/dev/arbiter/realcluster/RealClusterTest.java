@@ -212,16 +212,7 @@ abstract class RealClusterTest {
     }
 
     static void node(String name, Map<String, String> allocatable) {
-        Map<String, Quantity> q = new java.util.LinkedHashMap<>();
-        allocatable.forEach((k, v) -> q.put(k, new Quantity(v)));
-        admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
-                .addToLabels("kubernetes.io/hostname", name).endMetadata().build()).create();
-        // The API server's admission taints a new Node not-ready until its controller sees the kubelet report; the
-        // stand-in reports Ready and lifts the taint, as the node lifecycle controller would.
-        admin.nodes().withName(name).edit(n -> new NodeBuilder(n).editSpec().withTaints(List.of()).endSpec().build());
-        admin.nodes().withName(name).editStatus(n -> new NodeBuilder(n).withNewStatus().withCapacity(q).withAllocatable(q)
-                .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
-                .withLastHeartbeatTime(now()).withLastTransitionTime(now()).endCondition().endStatus().build());
+        cluster.node(name, allocatable);
     }
 
     /** Applies a manifest (one or several YAML documents) as admin, server-side. */

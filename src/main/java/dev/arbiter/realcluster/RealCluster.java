@@ -38,7 +38,8 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * A real Kubernetes control plane on 127.0.0.1 for the tests: etcd and kube-apiserver (built by
+ * A real Kubernetes control plane on 127.0.0.1, for the real-cluster tests and {@code bench --apiserver}
+ * ({@link ApiServerBenchmark}): etcd and kube-apiserver (built by
  * {@code .ci/cluster-binaries}), with RBAC and Node authorization, a service-account issuer and key pair, an audit log
  * of every request, an admin identity (a static token in group {@code system:masters}) and Arbiter's ServiceAccount
  * from the shipped {@code deploy/} manifests, applied server-side by the release's own kubectl.
@@ -51,6 +52,7 @@ import javax.net.ssl.X509TrustManager;
  */
 final class RealCluster implements AutoCloseable {
     static final String ADMIN_TOKEN = "arbiter-test-admin-" + Long.toHexString(new SecureRandom().nextLong());
+    static final String ADMIN_USER = "test-admin";
     static final String ARBITER_USER = "system:serviceaccount:arbiter-system:arbiter";
     /** kube-scheduler's identity, which the API server's bootstrap RBAC grants what it needs. */
     static final String KUBE_SCHEDULER_USER = "system:kube-scheduler";
@@ -100,6 +102,12 @@ final class RealCluster implements AutoCloseable {
         }
     }
 
+    /** Where the project is: {@code $ARBITER_HOME} when set (the launcher sets it), else the working directory. */
+    static Path home() {
+        String home = System.getenv("ARBITER_HOME");
+        return (home == null || home.isBlank() ? Path.of("") : Path.of(home)).toAbsolutePath();
+    }
+
     String url() {
         return "https://127.0.0.1:" + apiPort;
     }
@@ -118,7 +126,7 @@ final class RealCluster implements AutoCloseable {
         KeyPair sa = g.generateKeyPair();
         Files.writeString(dir.resolve("sa.key"), pem("PRIVATE KEY", sa.getPrivate().getEncoded()));
         Files.writeString(dir.resolve("sa.pub"), pem("PUBLIC KEY", sa.getPublic().getEncoded()));
-        Files.writeString(dir.resolve("tokens.csv"), ADMIN_TOKEN + ",test-admin,test-admin,\"system:masters\"\n"
+        Files.writeString(dir.resolve("tokens.csv"), ADMIN_TOKEN + "," + ADMIN_USER + "," + ADMIN_USER + ",\"system:masters\"\n"
                 + KUBE_SCHEDULER_TOKEN + "," + KUBE_SCHEDULER_USER + "," + KUBE_SCHEDULER_USER + "\n");
         // Metadata of every request but the health probes, once each (when the response is complete).
         Files.writeString(dir.resolve("audit-policy.yaml"), """
@@ -240,6 +248,42 @@ final class RealCluster implements AutoCloseable {
         return spawn("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(), "--kubeconfig", kubeconfig.toString(),
                 "--leader-elect=false", "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()),
                 "--v", "1"));
+    }
+
+    /**
+     * As {@link #startKubeScheduler()}, with its client allowed {@code qps} requests a second (burst the same), so
+     * that its client's rate limit is not what a benchmark measures (its default is 50).
+     */
+    Process startKubeScheduler(int qps) throws IOException {
+        Path kubeconfig = writeKubeconfig(dir.resolve("kube-scheduler.kubeconfig"), KUBE_SCHEDULER_TOKEN);
+        Path config = Files.writeString(dir.resolve("kube-scheduler.yaml"), """
+                apiVersion: kubescheduler.config.k8s.io/v1
+                kind: KubeSchedulerConfiguration
+                clientConnection: {kubeconfig: "%s", qps: %d, burst: %d}
+                leaderElection: {leaderElect: false}
+                """.formatted(kubeconfig, qps, qps));
+        return spawn("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(), "--config", config.toString(),
+                "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()), "--v", "1"));
+    }
+
+    /**
+     * A Node with {@code allocatable} (and the same capacity), Ready and untainted, as the kubelet and the node
+     * lifecycle controller would leave it.
+     */
+    void node(String name, java.util.Map<String, String> allocatable) {
+        java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> q = new java.util.LinkedHashMap<>();
+        allocatable.forEach((k, v) -> q.put(k, new io.fabric8.kubernetes.api.model.Quantity(v)));
+        String now = java.time.Instant.now().toString().replaceAll("\\.\\d+Z$", "Z");
+        admin.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName(name)
+                .addToLabels("kubernetes.io/hostname", name).endMetadata().build()).create();
+        // The API server's admission taints a new Node not-ready until its controller sees the kubelet report; this
+        // reports Ready and lifts the taint, as the node lifecycle controller would.
+        admin.nodes().withName(name).edit(n -> new io.fabric8.kubernetes.api.model.NodeBuilder(n).editSpec()
+                .withTaints(List.of()).endSpec().build());
+        admin.nodes().withName(name).editStatus(n -> new io.fabric8.kubernetes.api.model.NodeBuilder(n).withNewStatus()
+                .withCapacity(q).withAllocatable(q).addNewCondition().withType("Ready").withStatus("True")
+                .withReason("KubeletReady").withLastHeartbeatTime(now).withLastTransitionTime(now).endCondition()
+                .endStatus().build());
     }
 
     private static void signal(String signal, Process p) throws IOException, InterruptedException {
@@ -419,7 +463,7 @@ final class RealCluster implements AutoCloseable {
 
     /** The CRDs and Arbiter's RBAC, namespace and Deployment as the README installs them: {@code apply --server-side}. */
     private void applyShipped() throws IOException, InterruptedException {
-        kubectl("apply", "--server-side", "--force-conflicts", "-k", Path.of("deploy").toAbsolutePath().toString());
+        kubectl("apply", "--server-side", "--force-conflicts", "-k", home().resolve("deploy").toString());
         kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
                 "crd/queues.scheduling.volcano.sh", "crd/podgroups.scheduling.volcano.sh", "crd/hypernodes.topology.volcano.sh");
     }

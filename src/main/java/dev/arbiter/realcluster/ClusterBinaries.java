@@ -27,7 +27,7 @@ final class ClusterBinaries {
             whyMissing = "ARBITER_CLUSTER_BIN=" + env + " lacks one of " + NAMES;
             return null;
         }
-        Path script = Path.of(".ci", "cluster-binaries").toAbsolutePath();
+        Path script = RealCluster.home().resolve(".ci").resolve("cluster-binaries");
         if (!Files.isExecutable(script)) {
             whyMissing = script + " is missing";
             return null;

@@ -1,0 +1,91 @@
+package dev.arbiter.cli;
+
+import dev.arbiter.realcluster.ApiServerBenchmark;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of {@code arbiter bench --apiserver} (a picocli mixin of {@code bench}): Arbiter against kube-scheduler
+ * on a real kube-apiserver and etcd ({@link ApiServerBenchmark}).
+ */
+final class ApiServerBenchOptions {
+    private static final Pattern SIZE = Pattern.compile("(\\d+)x(\\d+)(?:\\+(\\d+))?");
+
+    @Option(names = "--apiserver", description = "Run Arbiter and kube-scheduler of the same release on a real kube-apiserver"
+            + " and etcd (built from the Go module proxy by .ci/cluster-binaries, or found cached), alternating: cold"
+            + " backlog, warm burst, gangs, and the API server's ceiling.")
+    boolean apiserver;
+
+    @Option(names = "--apiserver-size", paramLabel = "NODESxPODS[+BOUND]",
+            description = "With --apiserver: sizes to run, e.g. 200x3000 or 1000x10000+27000 (BOUND pods already bound);"
+                    + " repeatable (default: 200x3000 and 1000x10000).")
+    List<String> sizes;
+
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+            description = "With --apiserver: rounds per size, the schedulers alternating (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--no-gangs", description = "With --apiserver: skip Arbiter's PodGroups of 8 and 64.")
+    boolean noGangs;
+
+    @Option(names = "--apiserver-binders", paramLabel = "N", defaultValue = "32",
+            description = "With --apiserver: arbiter run's --binders (default: ${DEFAULT-VALUE}).")
+    int binders;
+
+    int run(CommandSpec spec, boolean quick, Path rules, Path json) throws Exception {
+        List<ApiServerBenchmark.Size> list = new ArrayList<>();
+        List<String> given = sizes != null && !sizes.isEmpty() ? sizes : quick ? List.of("50x500") : List.of("200x3000", "1000x10000");
+        for (String s : given) {
+            Matcher m = SIZE.matcher(s.trim());
+            if (!m.matches()) return Main.usage(spec, "--apiserver-size must look like 200x3000 or 1000x10000+27000, got " + s);
+            int nodes = Integer.parseInt(m.group(1)), pods = Integer.parseInt(m.group(2));
+            int bound = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
+            if (nodes < 1 || pods < 1) return Main.usage(spec, "--apiserver-size needs at least 1 node and 1 pod, got " + s);
+            if ((long) nodes * 110 < (long) pods + bound) {
+                return Main.usage(spec, "--apiserver-size " + s + ": " + nodes + " nodes hold at most " + nodes * 110L + " pods");
+            }
+            list.add(new ApiServerBenchmark.Size(nodes, pods, bound));
+        }
+        int r = quick ? 1 : rounds;
+        if (r < 1) return Main.usage(spec, "--rounds must be at least 1, got " + rounds);
+        if (binders < 1 || binders > 256) return Main.usage(spec, "--apiserver-binders must be 1..256, got " + binders);
+        var err = spec.commandLine().getErr();
+        List<ApiServerBenchmark.Figure> figures;
+        try {
+            figures = new ApiServerBenchmark(new ApiServerBenchmark.Options(list, r, !noGangs, rules.toAbsolutePath(), binders), err).run();
+        } catch (IllegalStateException e) {
+            err.println("arbiter bench --apiserver: " + e.getMessage());
+            return 1;
+        }
+        var out = spec.commandLine().getOut();
+        out.println("machine: " + dev.arbiter.bench.Benchmark.machine());
+        out.print(ApiServerBenchmark.table(figures));
+        out.flush();
+        if (json != null) {
+            StringBuilder j = new StringBuilder("[\n");
+            for (int i = 0; i < figures.size(); i++) {
+                ApiServerBenchmark.Figure f = figures.get(i);
+                j.append(String.format(java.util.Locale.ROOT,
+                        "  {\"workload\": \"%s\", \"scheduler\": \"%s\", \"nodes\": %d, \"pods\": %d, \"bound\": %d, \"round\": %d,"
+                                + " \"first\": %s, \"last\": %s, \"bindsPerSecond\": %s, \"p50\": %s, \"p99\": %s,"
+                                + " \"cpuPer1000\": %s, \"requestsPerPod\": %s}%s\n",
+                        f.workload(), f.scheduler(), f.size().nodes(), f.size().pods(), f.size().bound(), f.round(),
+                        js(f.first()), js(f.last()), js(f.bindsPerSecond()), js(f.p50()), js(f.p99()), js(f.cpuPer1000()),
+                        js(f.requestsPerPod()), i + 1 < figures.size() ? "," : ""));
+            }
+            Files.writeString(json, j.append("]\n").toString(), StandardCharsets.UTF_8);
+        }
+        return 0;
+    }
+
+    private static String js(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(java.util.Locale.ROOT, "%.4f", v);
+    }
+}
