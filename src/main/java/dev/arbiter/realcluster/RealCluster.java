@@ -419,8 +419,21 @@ final class RealCluster implements AutoCloseable {
     }
 
     private KubernetesClient adminClient(String url) {
+        return adminClient(url, Duration.ofSeconds(20), 5);
+    }
+
+    /**
+     * An admin client with {@code timeout} per request and up to {@code concurrency} requests in flight (fabric8's
+     * default is 5 per host), for a benchmark's load; closed with the cluster.
+     */
+    KubernetesClient adminClient(Duration timeout, int concurrency) {
+        return adminClient(url(), timeout, concurrency);
+    }
+
+    private KubernetesClient adminClient(String url, Duration timeout, int concurrency) {
         Config config = new ConfigBuilder().withMasterUrl(url).withOauthToken(ADMIN_TOKEN).withTrustCerts(true)
-                .withDisableHostnameVerification(true).withRequestTimeout(20_000).withConnectionTimeout(5_000)
+                .withDisableHostnameVerification(true).withRequestTimeout((int) timeout.toMillis()).withConnectionTimeout(5_000)
+                .withMaxConcurrentRequests(Math.max(64, concurrency)).withMaxConcurrentRequestsPerHost(concurrency)
                 .withUserAgent("arbiter-test-admin").build();
         return track(new KubernetesClientBuilder().withConfig(config).build());
     }
