@@ -96,7 +96,7 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         closeAfter(controller::stop);
         // Each binding takes 50 ms more (an admission webhook): bindings are in flight across cycles and at the
         // fault, so a cycle that forgot them would see their nodes free.
-        closeAfter(SlowBindings.in(cluster, ns, Duration.ofMillis(50)));
+        closeAfter(BindingWebhook.in(cluster, ns, Duration.ofMillis(50)));
         applyUntilFirstBind(ns, docs(docs));
         fault.inject();
         long back = System.nanoTime();

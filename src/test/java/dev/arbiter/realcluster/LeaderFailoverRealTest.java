@@ -45,7 +45,7 @@ class LeaderFailoverRealTest extends RealClusterTest {
         // Each binding takes 300 ms (an admission webhook answers that late), so the gang's 40 bindings on two
         // binders take about 6 s, and the kill lands at the fifth, long after a status written ahead of them would
         // have reached the server (fault 5: Running 40/40 after 3 of 40 binds).
-        closeAfter(SlowBindings.in(cluster, "lf", Duration.ofMillis(300)));
+        closeAfter(BindingWebhook.in(cluster, "lf", Duration.ofMillis(300)));
         applyUntilBound("lf", docs(docs), 5);
         a.destroyForcibly();
         long killed = System.nanoTime();

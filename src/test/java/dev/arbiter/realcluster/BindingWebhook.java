@@ -28,14 +28,17 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 
 /**
- * A real API server whose bindings are slow: a validating admission webhook (HTTPS on 127.0.0.1) that the API server
- * calls for every binding created in one namespace ({@code pods/binding}, and the older {@code bindings} its probe
- * uses), and that answers "allowed" only after {@code delay}. Every binding there takes that much longer, as on a
- * loaded API server, so a fault can land while a gang's bindings are still in flight. {@link #close()} removes the
- * webhook and stops the server.
+ * A real API server whose bindings are slow, or refused: a validating admission webhook (HTTPS on 127.0.0.1) that the
+ * API server calls for every binding created in one namespace ({@code pods/binding}, and the older {@code bindings}
+ * its probe uses). It answers "allowed" only after {@code delay}, so every binding there takes that much longer, as
+ * on a loaded API server, and a fault can land while a gang's bindings are still in flight; and it refuses (422) the
+ * bindings of pods named to {@link #refuse}, so a gang's binding fails part-way as a real server refuses one.
+ * {@link #close()} removes the webhook and stops the server.
  */
-final class SlowBindings implements AutoCloseable {
+final class BindingWebhook implements AutoCloseable {
     private static final Pattern UID = Pattern.compile("\"uid\"\\s*:\\s*\"([^\"]+)\"");
+    /** The request's {@code name} (the pod's) is the first name in an AdmissionReview of a binding. */
+    private static final Pattern NAME = Pattern.compile("\"name\"\\s*:\\s*\"([^\"]+)\"");
 
     private final KubernetesClient admin;
     private final String name;
@@ -46,16 +49,17 @@ final class SlowBindings implements AutoCloseable {
         return t;
     });
     private final AtomicInteger calls = new AtomicInteger();
+    private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Starts the webhook for bindings in {@code namespace} (which it labels) and returns once the API server calls it
      * (a dry-run binding of a probe pod went through it).
      */
-    static SlowBindings in(RealCluster cluster, String namespace, Duration delay) throws Exception {
-        return new SlowBindings(cluster, namespace, delay);
+    static BindingWebhook in(RealCluster cluster, String namespace, Duration delay) throws Exception {
+        return new BindingWebhook(cluster, namespace, delay);
     }
 
-    private SlowBindings(RealCluster cluster, String namespace, Duration delay) throws Exception {
+    private BindingWebhook(RealCluster cluster, String namespace, Duration delay) throws Exception {
         this.admin = RealClusterTest.admin;
         this.name = "slow-bindings-" + namespace;
         char[] password = "webhook".toCharArray();
@@ -84,8 +88,11 @@ final class SlowBindings implements AutoCloseable {
             String review = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             calls.incrementAndGet();
             Matcher uid = UID.matcher(review);
+            Matcher pod = NAME.matcher(review);
+            boolean refuse = pod.find() && refused.contains(pod.group(1));
             String answer = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
-                    + (uid.find() ? uid.group(1) : "") + "\",\"allowed\":true}}";
+                    + (uid.find() ? uid.group(1) : "") + "\",\"allowed\":" + (refuse
+                    ? "false,\"status\":{\"code\":422,\"message\":\"refused by the test's webhook\"}}}" : "true}}");
             try {
                 if (!review.contains("\"dryRun\":true")) Thread.sleep(delay.toMillis());
             } catch (InterruptedException e) {
@@ -114,6 +121,16 @@ final class SlowBindings implements AutoCloseable {
                 .endWebhook().build();
         admin.admissionRegistration().v1().validatingWebhookConfigurations().resource(hook).create();
         awaitActive(namespace);
+    }
+
+    /** From now on, bindings of pod {@code name} (in the webhook's namespace) are refused with 422. */
+    void refuse(String name) {
+        refused.add(name);
+    }
+
+    /** Bindings of pod {@code name} are allowed again. */
+    void allow(String name) {
+        refused.remove(name);
     }
 
     /** How many admission reviews the API server sent (dry runs included). */
