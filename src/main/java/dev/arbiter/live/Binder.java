@@ -103,9 +103,10 @@ final class Binder {
 
     /**
      * One member's binding, retried with the backoff while the answer may pass: no answer, 409 on no node, 429, 5xx,
-     * and 403. The start checked that the ClusterRole grants bindings ({@link ApiPermissions}), so a 403 here is an
-     * API server that has just restarted and not yet loaded its RBAC (seen on a real server, issue 32); failing at once
-     * would roll the whole gang back.
+     * and 403. The shipped ClusterRole grants bindings ({@link ApiPermissions}), so a 403 is most likely an API server
+     * that has just restarted and not yet loaded its RBAC (seen on a real server, issue 32), where failing at once
+     * would roll the whole gang back; a ClusterRole that really lacks the grant costs the backoff's attempts (0.7 s)
+     * before the gang is rolled back and the failure reported.
      */
     private MemberResult bindMember(Gang gang, Binding b) {
         if (gang.aborted) return new MemberResult(Outcome.SKIPPED, null, null);

@@ -472,18 +472,21 @@ public final class ApiServerBenchmark {
             if (!ARBITER.equals(a.scheduler())) continue;
             Figure ks = medians.get(a.workload() + "|" + a.size() + "|" + KUBE_SCHEDULER);
             Figure ceiling = medians.get("ceiling|" + a.size() + "|round-robin client");
-            StringBuilder line = new StringBuilder("- " + a.workload() + ", " + a.size() + ":");
+            List<String> parts = new ArrayList<>();
             if (ks != null) {
-                line.append(String.format(Locale.ROOT, " binds/s %.2fx kube-scheduler's", a.bindsPerSecond() / ks.bindsPerSecond()));
-                if ("cold".equals(a.workload())) line.append(String.format(Locale.ROOT, ", first bind %.2f s vs %.2f s", a.first(), ks.first()));
-                if (!Double.isNaN(a.p99())) line.append(String.format(Locale.ROOT, ", p99 %.3f s vs %.3f s", a.p99(), ks.p99()));
-                line.append(String.format(Locale.ROOT, ", CPU per pod %.2fx", a.cpuPer1000() / ks.cpuPer1000()));
+                String vs = String.format(Locale.ROOT, "binds/s %.2fx kube-scheduler's", a.bindsPerSecond() / ks.bindsPerSecond());
+                if ("cold".equals(a.workload())) vs += String.format(Locale.ROOT, ", first bind %.2f s vs %.2f s", a.first(), ks.first());
+                if (!Double.isNaN(a.p99())) vs += String.format(Locale.ROOT, ", p99 %.3f s vs %.3f s", a.p99(), ks.p99());
+                parts.add(vs + String.format(Locale.ROOT, ", CPU per pod %.2fx", a.cpuPer1000() / ks.cpuPer1000()));
+            } else if (!Double.isNaN(a.p99())) {
+                parts.add(String.format(Locale.ROOT, "p50 %.3f s, p99 %.3f s", a.p50(), a.p99()));
             }
-            if (ceiling != null) line.append(String.format(Locale.ROOT, "; %.0f%% of the ceiling (%.0f binds/s)",
-                    100 * a.bindsPerSecond() / ceiling.bindsPerSecond(), ceiling.bindsPerSecond()));
-            if (ks != null && ceiling != null) line.append(String.format(Locale.ROOT, " (kube-scheduler %.0f%%)",
-                    100 * ks.bindsPerSecond() / ceiling.bindsPerSecond()));
-            out.append(line).append('\n');
+            if (ceiling != null) {
+                parts.add(String.format(Locale.ROOT, "%.0f%% of the ceiling (%.0f binds/s)%s",
+                        100 * a.bindsPerSecond() / ceiling.bindsPerSecond(), ceiling.bindsPerSecond(), ks == null ? ""
+                                : String.format(Locale.ROOT, " (kube-scheduler %.0f%%)", 100 * ks.bindsPerSecond() / ceiling.bindsPerSecond())));
+            }
+            out.append("- ").append(a.workload()).append(", ").append(a.size()).append(": ").append(String.join("; ", parts)).append('\n');
         }
         return out.toString();
     }
