@@ -95,7 +95,7 @@ class ControlPlaneRestartRealTest extends RealClusterTest {
         }, 0);
         closeAfter(controller::stop);
         // Each binding takes 50 ms more (an admission webhook): bindings are in flight across cycles and at the
-        // fault, so a cycle that forgot them would see their nodes free.
+        // fault while ten gangs wait for room, so a cycle that counted a node free too early would double-book it.
         closeAfter(BindingWebhook.in(cluster, ns, Duration.ofMillis(50)));
         applyUntilFirstBind(ns, docs(docs));
         fault.inject();
