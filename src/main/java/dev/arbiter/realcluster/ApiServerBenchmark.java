@@ -170,25 +170,13 @@ public final class ApiServerBenchmark {
         long[] created = new long[pods];
         long start = System.nanoTime();
         // Each gang's PodGroup first, then its members; the creators work gang by gang.
-        ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int g = 0; g < groups; g++) {
-                int gi = g;
-                done.add(pool.submit(() -> {
-                    admin.resource(podGroup(ns, "g-" + gi, gang)).create();
-                    for (int m = 0; m < gang; m++) {
-                        int i = gi * gang + m;
-                        admin.pods().inNamespace(ns).resource(withGroup(pod(ns, "g-" + gi + "-" + m, "arbiter", null), "g-" + gi)).create();
-                        created[i] = System.nanoTime();
-                    }
-                    return null;
-                }));
+        parallel(groups, CREATORS, g -> {
+            admin.resource(podGroup(ns, "g-" + g, gang)).create();
+            for (int m = 0; m < gang; m++) {
+                admin.pods().inNamespace(ns).resource(withGroup(pod(ns, "g-" + g + "-" + m, "arbiter", null), "g-" + g)).create();
+                created[g * gang + m] = System.nanoTime();
             }
-            for (Future<?> f : done) f.get();
-        } finally {
-            pool.shutdownNow();
-        }
+        });
         binds.await(pods, p);
         double cpu = cpuSeconds(p) - cpuBefore;
         int requests = cluster.audit.since(mark, r -> r.by(user)).size();
@@ -225,24 +213,9 @@ public final class ApiServerBenchmark {
         Binds binds = new Binds(admin, ns);
         long mark = cluster.audit.mark();
         long start = System.nanoTime();
-        AtomicInteger next = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(CEILING_BINDERS);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < CEILING_BINDERS; t++) {
-                done.add(pool.submit(() -> {
-                    for (int i; (i = next.getAndIncrement()) < size.pods(); ) {
-                        admin.bindings().inNamespace(ns).resource(new BindingBuilder().withNewMetadata().withName("p-" + i)
-                                .endMetadata().withNewTarget().withKind("Node").withName("n-" + (i % size.nodes())).endTarget()
-                                .build()).create();
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : done) f.get();
-        } finally {
-            pool.shutdownNow();
-        }
+        parallel(size.pods(), CEILING_BINDERS, i -> admin.bindings().inNamespace(ns).resource(new BindingBuilder()
+                .withNewMetadata().withName("p-" + i).endMetadata().withNewTarget().withKind("Node")
+                .withName("n-" + (i % size.nodes())).endTarget().build()).create());
         binds.await(size.pods(), null);
         int requests = cluster.audit.since(mark, r -> r.by(RealCluster.ADMIN_USER)).size();
         Figure f = figure("ceiling", "round-robin client", size, round, binds, start, null, Double.NaN, requests);
@@ -313,10 +286,7 @@ public final class ApiServerBenchmark {
         int have = admin.nodes().list().getItems().size();
         if (have >= nodes) return;
         say("creating nodes " + have + ".." + (nodes - 1));
-        parallel(nodes - have, i -> {
-            cluster.node("n-" + (have + i), Map.of("cpu", "64", "memory", "256Gi", "pods", "110"));
-            return null;
-        });
+        parallel(nodes - have, CREATORS, i -> cluster.node("n-" + (have + i), Map.of("cpu", "64", "memory", "256Gi", "pods", "110")));
     }
 
     private void createPods(String ns, int n, IntFunction<Pod> pod) throws Exception {
@@ -324,22 +294,26 @@ public final class ApiServerBenchmark {
     }
 
     private void createPods(String ns, int n, IntFunction<Pod> pod, long[] created) throws Exception {
-        parallel(n, i -> {
+        parallel(n, CREATORS, i -> {
             admin.pods().inNamespace(ns).resource(pod.apply(i)).create();
             if (created != null) created[i] = System.nanoTime();
-            return null;
         });
     }
 
-    /** Runs {@code task} for 0..n-1 on {@link #CREATORS} threads, each taking the next index. */
-    private static void parallel(int n, IntFunction<Void> task) throws Exception {
+    /** One step of {@link #parallel}: the work for index {@code i}. */
+    private interface Step {
+        void run(int i) throws Exception;
+    }
+
+    /** Runs {@code step} for 0..n-1 on {@code threads} threads, each taking the next index; throws what a step threw. */
+    private static void parallel(int n, int threads, Step step) throws Exception {
         AtomicInteger next = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(CREATORS);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < CREATORS; t++) {
+            for (int t = 0; t < threads; t++) {
                 done.add(pool.submit(() -> {
-                    for (int i; (i = next.getAndIncrement()) < n; ) task.apply(i);
+                    for (int i; (i = next.getAndIncrement()) < n; ) step.run(i);
                     return null;
                 }));
             }
