@@ -4,10 +4,10 @@ import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.manifest.ObjectTranslator;
 import dev.arbiter.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -33,22 +33,36 @@ import java.util.Map;
 final class PodTranslation {
     private static final int TEMPLATES = 4096;
 
-    /** Everything of a pod the translation reads, but its name, node, phase, start time and deletion. */
-    private record SpecKey(Map<String, String> labels, Map<String, String> annotations, String schedulerName,
-                           String priorityClassName, Integer priority, String preemptionPolicy, List<Container> containers,
-                           List<Container> initContainers, Map<String, Quantity> overhead, Map<String, String> nodeSelector,
-                           List<Toleration> tolerations) {
+    /**
+     * Everything of a pod the translation may read, but its name, node, phase, start time and deletion: its labels,
+     * annotations and spec, less what differs pod by pod and is never read (the node, the volumes and the containers'
+     * volume mounts: the ServiceAccount admission plugin gives every pod a token volume of its own name). Kept as a
+     * whole spec rather than a list of the fields read, so that a field the readers start to read is never left out.
+     */
+    private record SpecKey(Map<String, String> labels, Map<String, String> annotations, io.fabric8.kubernetes.api.model.PodSpec spec) {
         static SpecKey of(Pod pod) {
             var s = pod.getSpec();
-            var m = pod.getMetadata();
-            return new SpecKey(m.getLabels(), m.getAnnotations(), s.getSchedulerName(), s.getPriorityClassName(),
-                    s.getPriority(), s.getPreemptionPolicy(), s.getContainers(), s.getInitContainers(), s.getOverhead(),
-                    s.getNodeSelector(), s.getTolerations());
+            var key = new PodSpecBuilder(s).withNodeName(null).withVolumes((List<io.fabric8.kubernetes.api.model.Volume>) null)
+                    .withContainers(withoutMounts(s.getContainers())).withInitContainers(withoutMounts(s.getInitContainers()))
+                    .withEphemeralContainers((List<io.fabric8.kubernetes.api.model.EphemeralContainer>) null)
+                    .build();
+            return new SpecKey(pod.getMetadata().getLabels(), pod.getMetadata().getAnnotations(), key);
+        }
+
+        private static List<Container> withoutMounts(List<Container> containers) {
+            if (containers == null) return null;
+            List<Container> out = new java.util.ArrayList<>(containers.size());
+            for (Container c : containers) {
+                out.add(c.getVolumeMounts() == null || c.getVolumeMounts().isEmpty() ? c
+                        : new ContainerBuilder(c).withVolumeMounts((List<io.fabric8.kubernetes.api.model.VolumeMount>) null).build());
+            }
+            return out;
         }
     }
 
     private final ObjectTranslator translator;
     private final KubernetesSerialization json;
+    private final java.util.concurrent.atomic.AtomicLong fullTranslations = new java.util.concurrent.atomic.AtomicLong();
     private final Map<SpecKey, PodSpec> templates = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<SpecKey, PodSpec> eldest) {
@@ -82,9 +96,15 @@ final class PodTranslation {
 
     @SuppressWarnings("unchecked")
     private PodSpec full(Pod pod, long creationOrder) {
+        fullTranslations.incrementAndGet();
         Map<String, Object> object = json.convertValue(pod, Map.class);
         withoutSimulationAnnotations(object);
         return translator.pod(object, creationOrder);
+    }
+
+    /** Pods translated in full so far (the others were stamped from a template). */
+    long fullTranslations() {
+        return fullTranslations.get();
     }
 
     /** {@code pod} with the template's spec; null when something of it needs the full translation. */
@@ -97,7 +117,7 @@ final class PodTranslation {
         return new PodSpec(meta.getNamespace(), meta.getName(), template.schedulerName(), node, phase(pod, node),
                 template.priorityClassName(), template.priority(), template.preemptionPolicy(), template.requests(),
                 template.nodeSelector(), template.tolerations(), template.labels(), template.annotations(), 0, creationOrder,
-                meta.getDeletionTimestamp() != null, startedAt);
+                meta.getDeletionTimestamp() != null, startedAt, template.placement());
     }
 
     /**
@@ -113,7 +133,7 @@ final class PodTranslation {
                 previous.priorityClassName(), previous.priority(), previous.preemptionPolicy(), previous.requests(),
                 previous.nodeSelector(), previous.tolerations(), previous.labels(), previous.annotations(),
                 previous.arrivalCycle(), previous.creationOrder(), after.getMetadata().getDeletionTimestamp() != null,
-                startedAt);
+                startedAt, previous.placement());
     }
 
     /** Everything of a pod the translation reads, except node, phase, start time and deletion, is equal. */
