@@ -54,8 +54,8 @@ final class BenchCommand implements Callable<Integer> {
     boolean noReclaimable;
 
     @Option(names = "--no-constraint-mix",
-            description = "Skip the second first cycle on the same cluster with placement constraints (30% of jobs with"
-                    + " required node affinity, 10% with pod anti-affinity per hostname, 10% with a zone spread).")
+            description = "Skip the second first cycle on the same cluster with placement constraints (30%% of jobs with"
+                    + " required node affinity, 10%% with pod anti-affinity per hostname, 10%% with a zone spread).")
     boolean noConstraintMix;
 
     @Option(names = "--mix-reference",

@@ -79,7 +79,11 @@ public final class Main {
      */
     static Integer brokenRules(picocli.CommandLine.Model.CommandSpec spec, dev.arbiter.engine.RuleBook book) {
         List<String> findings = dev.arbiter.engine.PolicyCheck.check(book, List.of());
-        if (findings.isEmpty()) return null;
+        return findings.isEmpty() ? null : brokenRules(spec, findings);
+    }
+
+    /** Prints the rules check's {@code findings}, one {@code error:} line each; returns {@link #RULES_BROKEN}. */
+    static int brokenRules(picocli.CommandLine.Model.CommandSpec spec, List<String> findings) {
         PrintWriter err = spec.commandLine().getErr();
         for (String f : findings) err.println("error: " + TerminalText.safe(f));
         err.flush();

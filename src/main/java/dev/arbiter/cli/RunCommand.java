@@ -9,6 +9,7 @@ import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.LiveConfig;
 import dev.arbiter.live.LiveScheduler;
 import dev.arbiter.live.MetricsServer;
+import dev.arbiter.live.StartupTimeline;
 import dev.arbiter.live.WarmUp;
 import dev.arbiter.runtime.KubeClients;
 import io.fabric8.kubernetes.client.Config;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +52,12 @@ import picocli.CommandLine.Spec;
         description = "Run as a Kubernetes cluster's batch scheduler (pods whose spec.schedulerName is one of ours).")
 final class RunCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+    /**
+     * Requests in flight beside the binders': status writers, the event recorder, the Lease, lists and probes. The
+     * client's default (5 per host) held 32 binders to 5 requests at a time: a quarter of what the API server takes
+     * (docs/benchmarks.md, "On a real API server").
+     */
+    private static final int STATUS_AND_OTHER_REQUESTS = 16;
 
     @Spec
     CommandSpec spec;
@@ -142,6 +150,8 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        StartupTimeline startup = StartupTimeline.sinceJvmStart();
+        startup.mark("jvm");
         Durations.Bounded periodBounds = new Durations.Bounded(Duration.ofMillis(10), Duration.ofHours(1));
         Duration every;
         Duration deadline;
@@ -169,10 +179,20 @@ final class RunCommand implements Callable<Integer> {
             return Main.usage(spec, "--metrics-bind-address: " + metricsBindAddress + " is not an address of this host");
         }
         Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
-        RuleBook book = RuleBook.load(rules, RulesCache.fromEnvironment(rulesCache));
-        // Rules that compile but loop, throw or leave decisions unmade never start scheduling (exit 3).
-        Integer broken = Main.brokenRules(spec, book);
-        if (broken != null) return broken;
+        KubeClients.allowInFlight(clientConfig, binders + STATUS_AND_OTHER_REQUESTS);
+        // The rules compile (or come from the rules cache) and are checked while the client starts and the cluster is
+        // tried: each takes seconds in a fresh JVM, and the first cycle needs both.
+        CompletableFuture<CheckedRules> checkedRules = CompletableFuture.supplyAsync(() -> {
+            RuleBook book = RuleBook.load(rules, RulesCache.fromEnvironment(rulesCache));
+            startup.mark(book.fromCache() ? "rules read from the cache" : "rules compiled");
+            CheckedRules checked = new CheckedRules(book, dev.arbiter.engine.PolicyCheck.check(book, List.of()));
+            startup.mark("rules checked");
+            return checked;
+        }, runnable -> {
+            Thread t = new Thread(runnable, "arbiter-rules-load");
+            t.setDaemon(true);
+            t.start();
+        });
         LiveConfig config = config(every, deadline, grace);
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -183,8 +203,19 @@ final class RunCommand implements Callable<Integer> {
              MetricsServer http = new MetricsServer(metricsAddress, registry,
                      () -> running.get() == null || running.get().isHealthy(),
                      () -> running.get() != null && running.get().isReady())) {
-            if (!awaitCluster(client, stop)) return 0;
+            startup.mark("client and probes up");
+            if (!awaitCluster(client, stop, checkedRules, startup)) {
+                if (stop.getCount() == 0) return 0;
+            } else {
+                startup.mark("cluster answered");
+            }
+            // Rules that do not compile (exit 3, each problem on a line), or that compile but loop, throw or leave
+            // decisions unmade, never start scheduling.
+            CheckedRules checked = rulesOf(checkedRules);
+            if (!checked.findings().isEmpty()) return Main.brokenRules(spec, checked.findings());
+            RuleBook book = checked.book();
             LiveScheduler scheduler = new LiveScheduler(client, book, config, registry);
+            scheduler.timeStartUp(startup);
             running.set(scheduler);
             // start() waits for every informer's first list, retrying a server that refuses for now (429, 5xx) for
             // as long as it takes: a stop asked for meanwhile closes the scheduler, which ends that wait.
@@ -223,21 +254,45 @@ final class RunCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The rules, and what checking them found (nothing when they may schedule). */
+    private record CheckedRules(RuleBook book, List<String> findings) {}
+
+    /** The loaded rules; what loading them threw (a compile error: exit 3) is thrown as it was. */
+    private static CheckedRules rulesOf(CompletableFuture<CheckedRules> checkedRules) throws InterruptedException {
+        try {
+            return checkedRules.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** True when {@code rules} are loaded and cannot schedule (they did not compile, or failed the check). */
+    private static boolean unusable(CompletableFuture<CheckedRules> rules) {
+        return rules.isDone() && (rules.isCompletedExceptionally() || !rules.join().findings().isEmpty());
+    }
+
     /**
-     * Tries the cluster until it answers (true) or a stop is asked for (false): one log line per failed attempt,
-     * waiting 1 s, then twice as long each time, up to 30 s.
+     * Tries the cluster until it answers (true), or until a stop is asked for or the rules turn out unusable (false):
+     * one log line per failed attempt, waiting 1 s, then twice as long each time, up to 30 s.
      */
-    private static boolean awaitCluster(KubernetesClient client, CountDownLatch stop) throws InterruptedException {
+    private static boolean awaitCluster(KubernetesClient client, CountDownLatch stop, CompletableFuture<CheckedRules> rules,
+                                        StartupTimeline startup) throws InterruptedException {
         long wait = 1;
         for (int attempt = 1; ; attempt++) {
+            if (unusable(rules)) return false;
             try {
-                LiveScheduler.checkAccess(client);
+                LiveScheduler.checkAccess(client, startup);
                 if (attempt > 1) LOG.info("{} answers; starting", client.getMasterUrl());
                 return true;
             } catch (KubeClients.ClusterUnavailable e) {
                 LOG.warn("{}; retrying in {} s (attempt {})", e.getMessage(), wait, attempt);
             }
-            if (stop.await(wait, TimeUnit.SECONDS)) return false;
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(wait);
+            while (System.nanoTime() < until) {
+                if (stop.await(100, TimeUnit.MILLISECONDS) || unusable(rules)) return false;
+            }
             wait = Math.min(wait * 2, 30);
         }
     }

@@ -236,17 +236,21 @@ public final class RulesCache {
                 if (m.find() && !m.group(1).endsWith("*")) types.add(m.group(1));
             }
         }
-        Set<String> all = new LinkedHashSet<>(types);
+        // Sorted: getMethods() returns methods in no particular order, which differed from one JVM to the next once
+        // the rules loaded beside other start-up work, and every start then missed the cache.
+        Set<String> returned = new java.util.TreeSet<>();
         for (String t : types) {
             try {
                 for (Method method : Class.forName(t, false, RulesCache.class.getClassLoader()).getMethods()) {
                     Class<?> r = method.getReturnType();
-                    if (r.getName().startsWith("dev.arbiter.")) all.add(r.getName());
+                    if (r.getName().startsWith("dev.arbiter.")) returned.add(r.getName());
                 }
             } catch (ClassNotFoundException | LinkageError e) {
                 // compiling will report the unknown import with its line
             }
         }
+        Set<String> all = new LinkedHashSet<>(types);
+        all.addAll(returned);
         return all;
     }
 

@@ -91,6 +91,7 @@ public final class ClusterCache implements AutoCloseable {
     /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
     private volatile String hyperNodesAbsent;
     private volatile Duration hyperNodeReprobe = Duration.ofSeconds(30);
+    private volatile StartupTimeline startup;
     /**
      * Once every informer has synced, the cache stays synced until closed: as with kube-scheduler's wait for cache
      * sync, only the first sync gates scheduling, and an informer that re-lists later (its watch expired) serves the
@@ -138,6 +139,7 @@ public final class ClusterCache implements AutoCloseable {
      */
     public void start() {
         List<SharedIndexInformer<?>> listed = new ArrayList<>();
+        SharedIndexInformer<?> podGroupInformer;
         synchronized (this) {
             if (!informers.isEmpty() || closed) return;
             listed.add(informer("nodes", client.nodes(), new ResourceEventHandler<>() {
@@ -176,15 +178,18 @@ public final class ClusterCache implements AutoCloseable {
             listed.add(informer("priorityclasses", client.scheduling().v1().priorityClasses(),
                     handler(this::putPriorityClass, this::removePriorityClass)));
             listed.add(informer("queues", client.resources(VolcanoQueue.class), handler(this::putQueue, this::removeQueue)));
-            listed.add(informer("podgroups", client.resources(VolcanoPodGroup.class).inAnyNamespace(),
-                    handler(this::putPodGroup, this::removePodGroup)));
+            podGroupInformer = informer("podgroups", client.resources(VolcanoPodGroup.class).inAnyNamespace(),
+                    handler(this::putPodGroup, this::removePodGroup));
+            listed.add(podGroupInformer);
             listed.add(informer("namespaces", client.namespaces(), handler(this::putNamespace, this::removeNamespace)));
         }
-        // One after the other, as fabric8's inform() did: each lists (and its handler takes the first adds) before the
-        // next starts. Outside the lock, so that close() can end a wait on a server that keeps refusing.
-        for (SharedIndexInformer<?> i : listed) {
-            if (closed || !awaitListed(i)) return;
-        }
+        // Side by side (each first list takes a round trip and, for pods, seconds of decoding at scale; the cycle waits
+        // for every one anyway, see hasSynced), but PodGroups after pods: a pod and a PodGroup created in the same
+        // second are ordered by which was seen first, and pods have always been seen first. Outside the lock, so that
+        // close() can end a wait on a server that keeps refusing.
+        List<SharedIndexInformer<?>> first = new ArrayList<>(listed);
+        first.remove(podGroupInformer);
+        if (!awaitListed(first) || !awaitListed(List.of(podGroupInformer))) return;
         synchronized (this) {
             if (!closed) startHyperNodes();
         }
@@ -201,12 +206,29 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /**
-     * Starts {@code i} and waits for its first list; throws when it was refused for good, false when closed or
-     * interrupted meanwhile.
+     * Starts {@code informers} together and waits for their first lists; throws when one was refused for good, false
+     * when closed or interrupted meanwhile.
      */
-    private boolean awaitListed(SharedIndexInformer<?> i) {
+    private boolean awaitListed(List<SharedIndexInformer<?>> informers) {
+        List<java.util.concurrent.CompletableFuture<Void>> lists = new ArrayList<>();
+        for (SharedIndexInformer<?> i : informers) {
+            if (closed) return false;
+            lists.add(i.start().toCompletableFuture().thenRun(() -> {
+                StartupTimeline t = startup;
+                if (t != null) t.mark("listed " + i.getApiTypeClass().getSimpleName().toLowerCase(java.util.Locale.ROOT)
+                        + "s (" + i.getStore().list().size() + ")");
+            }));
+        }
+        for (java.util.concurrent.CompletableFuture<Void> list : lists) {
+            if (closed || !awaitListed(list)) return false;
+        }
+        return true;
+    }
+
+    /** Waits for one first list: throws when it was refused for good, false when closed or interrupted meanwhile. */
+    private boolean awaitListed(java.util.concurrent.CompletableFuture<Void> listed) {
         try {
-            i.start().toCompletableFuture().get();
+            listed.get();
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -285,6 +307,11 @@ public final class ClusterCache implements AutoCloseable {
         }
     }
 
+    /** Marks on {@code timeline} when each informer has listed (set before {@link #start}). */
+    void timeStartUp(StartupTimeline timeline) {
+        startup = timeline;
+    }
+
     /** How often HyperNodes are asked for again while they cannot be listed (30 s unless set before {@link #start}). */
     public void reprobeHyperNodesEvery(Duration every) {
         hyperNodeReprobe = every;
@@ -348,6 +375,8 @@ public final class ClusterCache implements AutoCloseable {
             if (handled.get(informed.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
         synced = hyperNodesSynced();
+        StartupTimeline t = startup;
+        if (synced && t != null) t.mark("caches filled");
         return synced;
     }
 

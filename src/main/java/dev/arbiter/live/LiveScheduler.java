@@ -76,10 +76,16 @@ public final class LiveScheduler implements AutoCloseable {
      * with one line naming the server and the cause. {@code arbiter run} retries this before it starts.
      */
     public static void checkAccess(KubernetesClient client) {
+        checkAccess(client, null);
+    }
+
+    /** As {@link #checkAccess(KubernetesClient)}, marking the first answer on {@code startup} (null: none). */
+    public static void checkAccess(KubernetesClient client, StartupTimeline startup) {
         String server = client.getMasterUrl().toString();
         String what = "nodes";
         try {
             client.nodes().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            if (startup != null) startup.mark("first answer");
             what = "pods";
             client.pods().inAnyNamespace().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
             what = "namespaces";
@@ -140,6 +146,15 @@ public final class LiveScheduler implements AutoCloseable {
         } finally {
             informersListed = true;
         }
+    }
+
+    /**
+     * Times start-up on {@code timeline}: the informers mark when each listed, and the first cycle that acts marks
+     * itself and logs the timeline. Call before {@link #start()}.
+     */
+    public void timeStartUp(StartupTimeline timeline) {
+        cache.timeStartUp(timeline);
+        loop.timeStartUp(timeline);
     }
 
     /** The warm-up started with the informers, or null when there was none (turned off, or not started yet). */

@@ -4,17 +4,18 @@ import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.manifest.ObjectTranslator;
 import dev.arbiter.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Pods into records, as cheaply as correctness allows. The translation itself is {@link ObjectTranslator}'s (the same
@@ -36,27 +37,52 @@ final class PodTranslation {
     /**
      * Everything of a pod the translation may read, but its name, node, phase, start time and deletion: its labels,
      * annotations and spec, less what differs pod by pod and is never read (the node, the volumes and the containers'
-     * volume mounts: the ServiceAccount admission plugin gives every pod a token volume of its own name). Kept as a
-     * whole spec rather than a list of the fields read, so that a field the readers start to read is never left out.
+     * volume mounts: the ServiceAccount admission plugin gives every pod a token volume of its own name). Every other
+     * property of the spec and its containers is in, read by their getters, rather than a list of the fields the readers
+     * read today: a field they start to read, or one a newer client adds, is never left out. (A copy made with the
+     * model's builders cost more than the translation it saved.)
      */
-    private record SpecKey(Map<String, String> labels, Map<String, String> annotations, io.fabric8.kubernetes.api.model.PodSpec spec) {
+    private record SpecKey(Map<String, String> labels, Map<String, String> annotations, List<Object> spec,
+                           List<List<Object>> containers, List<List<Object>> initContainers) {
+        /** The spec's properties but these: differ pod by pod or are added later, and are never read. */
+        private static final List<Method> SPEC = properties(io.fabric8.kubernetes.api.model.PodSpec.class,
+                Set.of("getNodeName", "getVolumes", "getContainers", "getInitContainers", "getEphemeralContainers"));
+        /** A container's properties but its volume mounts. */
+        private static final List<Method> CONTAINER = properties(Container.class, Set.of("getVolumeMounts"));
+
         static SpecKey of(Pod pod) {
             var s = pod.getSpec();
-            var key = new PodSpecBuilder(s).withNodeName(null).withVolumes((List<io.fabric8.kubernetes.api.model.Volume>) null)
-                    .withContainers(withoutMounts(s.getContainers())).withInitContainers(withoutMounts(s.getInitContainers()))
-                    .withEphemeralContainers((List<io.fabric8.kubernetes.api.model.EphemeralContainer>) null)
-                    .build();
-            return new SpecKey(pod.getMetadata().getLabels(), pod.getMetadata().getAnnotations(), key);
+            return new SpecKey(pod.getMetadata().getLabels(), pod.getMetadata().getAnnotations(), values(SPEC, s),
+                    containers(s.getContainers()), containers(s.getInitContainers()));
         }
 
-        private static List<Container> withoutMounts(List<Container> containers) {
+        private static List<List<Object>> containers(List<Container> containers) {
             if (containers == null) return null;
-            List<Container> out = new java.util.ArrayList<>(containers.size());
-            for (Container c : containers) {
-                out.add(c.getVolumeMounts() == null || c.getVolumeMounts().isEmpty() ? c
-                        : new ContainerBuilder(c).withVolumeMounts((List<io.fabric8.kubernetes.api.model.VolumeMount>) null).build());
+            List<List<Object>> out = new ArrayList<>(containers.size());
+            for (Container c : containers) out.add(values(CONTAINER, c));
+            return out;
+        }
+
+        private static List<Object> values(List<Method> getters, Object o) {
+            List<Object> out = new ArrayList<>(getters.size());
+            try {
+                for (Method m : getters) out.add(m.invoke(o));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read " + o.getClass().getSimpleName() + ": " + e, e);
             }
             return out;
+        }
+
+        /** Every public getter of {@code type} (its additional properties included) but {@code except}, by name. */
+        static List<Method> properties(Class<?> type, Set<String> except) {
+            List<Method> out = new ArrayList<>();
+            for (Method m : type.getMethods()) {
+                boolean getter = m.getParameterCount() == 0 && m.getDeclaringClass() == type
+                        && (m.getName().startsWith("get") || m.getName().startsWith("is"));
+                if (getter && !except.contains(m.getName())) out.add(m);
+            }
+            out.sort(java.util.Comparator.comparing(Method::getName));
+            return List.copyOf(out);
         }
     }
 

@@ -68,6 +68,7 @@ public final class SchedulingLoop implements AutoCloseable {
     private volatile long cycleStartedNanos;
     private volatile long lastCycleMillis;
     private volatile int consecutiveFailures;
+    private volatile StartupTimeline startup;
     // Guarded by cycleLock:
     private RuleBook lastGood;
     private Map<String, String> nominations = Map.of();
@@ -167,6 +168,11 @@ public final class SchedulingLoop implements AutoCloseable {
         succeeded(n);
 
         int pending = record(snapshot, result, t0, t1, t2, t3);
+        StartupTimeline timeline = startup;
+        if (timeline != null && writes != null) {
+            timeline.mark("first cycle (" + ms1(t0, t3) + " ms)");
+            if (timeline.tellOnce()) LOG.info("start-up to the first cycle's writes: {}", timeline.line());
+        }
         if (writes != null && (!result.decidedNothing())) {
             LOG.info("cycle {}: {} of {} pending pods placed, {} evictions; snapshot {} ms, schedule {} ms, act {} ms", n,
                     writes.issuedBindings(), pending, writes.issuedEvictions(), ms1(t0, t1), ms1(t1, t2), ms1(t2, t3));
@@ -272,6 +278,11 @@ public final class SchedulingLoop implements AutoCloseable {
 
     private static double ms(long from, long to) {
         return (to - from) / 1e6;
+    }
+
+    /** The first cycle that acts marks itself on {@code timeline} and logs it. */
+    void timeStartUp(StartupTimeline timeline) {
+        startup = timeline;
     }
 
     /** Starts periodic and change-triggered cycles on a dedicated thread. */

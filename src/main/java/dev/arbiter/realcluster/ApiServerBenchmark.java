@@ -49,7 +49,10 @@ public final class ApiServerBenchmark {
     static final String ARBITER = "arbiter";
     static final String KUBE_SCHEDULER = "kube-scheduler";
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(10);
-    private static final int CREATORS = 8;
+    /** The workloads, in the order they run. */
+    public static final List<String> WORKLOADS = List.of("cold", "warm", "gangs", "ceiling");
+    /** The schedulers compared. */
+    public static final List<String> SCHEDULERS = List.of("kube-scheduler", "arbiter");
     private static final int CEILING_BINDERS = 32;
     private static final long TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -61,8 +64,23 @@ public final class ApiServerBenchmark {
         }
     }
 
-    /** What to run: the sizes, rounds of each (schedulers alternate), and Arbiter's rules and binders. */
-    public record Options(List<Size> sizes, int rounds, boolean gangs, Path rules, int binders) {}
+    /**
+     * What to run: the sizes, rounds of each (schedulers alternate), the workloads and schedulers (subsets of
+     * {@link #WORKLOADS} and {@link #SCHEDULERS}), the client threads that create pods, and Arbiter's rules and binders.
+     */
+    public record Options(List<Size> sizes, int rounds, List<String> workloads, List<String> schedulers, int creators,
+                          Path rules, int binders, Path arbiterJava, List<String> arbiterJvmArgs, List<String> arbiterArgs) {
+        public Options {
+            workloads = List.copyOf(workloads);
+            schedulers = List.copyOf(schedulers);
+            arbiterJvmArgs = List.copyOf(arbiterJvmArgs);
+            arbiterArgs = List.copyOf(arbiterArgs);
+        }
+
+        boolean runs(String workload) {
+            return workloads.contains(workload);
+        }
+    }
 
     /**
      * One measurement. Times in seconds; {@code first} and {@code last} from the scheduler's start (cold) or the first
@@ -99,8 +117,10 @@ public final class ApiServerBenchmark {
                 if (size.bound() > 0) createPods(boundNs, size.bound(), i -> pod(boundNs, "b-" + i, "nobody", "n-" + (i % size.nodes())));
                 for (int round = 1; round <= options.rounds(); round++) {
                     List<String> order = round % 2 == 1 ? List.of(KUBE_SCHEDULER, ARBITER) : List.of(ARBITER, KUBE_SCHEDULER);
-                    for (String scheduler : order) out.addAll(coldAndWarm(scheduler, size, round));
-                    out.add(ceiling(size, round));
+                    for (String scheduler : order) {
+                        if (options.schedulers().contains(scheduler)) out.addAll(coldAndWarm(scheduler, size, round));
+                    }
+                    if (options.runs("ceiling")) out.add(ceiling(size, round));
                 }
                 emptyNamespace(boundNs);
             }
@@ -118,37 +138,43 @@ public final class ApiServerBenchmark {
         String name = ARBITER.equals(scheduler) ? "arbiter" : "default-scheduler";
         String cold = "cold-" + round;
         emptyNamespace(cold);
-        createPods(cold, size.pods(), i -> pod(cold, "p-" + i, name, null));
+        boolean backlog = options.runs("cold");
+        int coldPods = backlog ? size.pods() : 1;
+        if (backlog) createPods(cold, coldPods, i -> pod(cold, "p-" + i, name, null));
         Binds coldBinds = new Binds(admin, cold);
         long mark = cluster.audit.mark();
         long start = System.nanoTime();
         Process p = startScheduler(scheduler);
         try {
-            coldBinds.await(size.pods(), p);
+            // Without the cold workload, one pod bound says the scheduler is up.
+            if (!backlog) createPods(cold, coldPods, i -> pod(cold, "p-" + i, name, null));
+            coldBinds.await(coldPods, p);
             double cpu = cpuSeconds(p); // start-up included
             int requests = cluster.audit.since(mark, r -> r.by(user)).size();
-            out.add(figure("cold", scheduler, size, round, coldBinds, start, null, cpu, requests));
+            if (backlog) out.add(figure("cold", scheduler, size, round, coldBinds, start, null, cpu, requests));
             coldBinds.close();
             emptyNamespace(cold);
 
-            // Warm: the same process, idle now.
-            Thread.sleep(2_000);
-            String warm = "warm-" + round;
-            emptyNamespace(warm);
-            Binds warmBinds = new Binds(admin, warm);
-            mark = cluster.audit.mark();
-            double cpuBefore = cpuSeconds(p);
-            long[] created = new long[size.pods()];
-            long warmStart = System.nanoTime();
-            createPods(warm, size.pods(), i -> pod(warm, "p-" + i, name, null), created);
-            warmBinds.await(size.pods(), p);
-            cpu = cpuSeconds(p) - cpuBefore;
-            requests = cluster.audit.since(mark, r -> r.by(user)).size();
-            out.add(figure("warm", scheduler, size, round, warmBinds, warmStart, created, cpu, requests));
-            warmBinds.close();
-            emptyNamespace(warm);
+            if (options.runs("warm")) {
+                // Warm: the same process, idle now.
+                Thread.sleep(2_000);
+                String warm = "warm-" + round;
+                emptyNamespace(warm);
+                Binds warmBinds = new Binds(admin, warm);
+                mark = cluster.audit.mark();
+                double cpuBefore = cpuSeconds(p);
+                long[] created = new long[size.pods()];
+                long warmStart = System.nanoTime();
+                createPods(warm, size.pods(), i -> pod(warm, "p-" + i, name, null), created);
+                warmBinds.await(size.pods(), p);
+                cpu = cpuSeconds(p) - cpuBefore;
+                requests = cluster.audit.since(mark, r -> r.by(user)).size();
+                out.add(figure("warm", scheduler, size, round, warmBinds, warmStart, created, cpu, requests));
+                warmBinds.close();
+                emptyNamespace(warm);
+            }
 
-            if (options.gangs() && ARBITER.equals(scheduler)) {
+            if (options.runs("gangs") && ARBITER.equals(scheduler)) {
                 for (int gang : new int[] {8, 64}) out.add(gangs(p, size, round, gang, user));
             }
         } finally {
@@ -170,7 +196,7 @@ public final class ApiServerBenchmark {
         long[] created = new long[pods];
         long start = System.nanoTime();
         // Each gang's PodGroup first, then its members; the creators work gang by gang.
-        parallel(groups, CREATORS, g -> {
+        parallel(groups, options.creators(), g -> {
             admin.resource(podGroup(ns, "g-" + g, gang)).create();
             for (int m = 0; m < gang; m++) {
                 admin.pods().inNamespace(ns).resource(withGroup(pod(ns, "g-" + g + "-" + m, "arbiter", null), "g-" + g)).create();
@@ -254,13 +280,16 @@ public final class ApiServerBenchmark {
 
     private Process startScheduler(String scheduler) throws IOException {
         if (KUBE_SCHEDULER.equals(scheduler)) return cluster.startKubeScheduler(5000);
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        Path java = options.arbiterJava() != null ? options.arbiterJava() : Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> cmd = new ArrayList<>(List.of(java.toString()));
         String opts = System.getenv("ARBITER_JAVA_OPTS");
         if (opts != null && !opts.isBlank()) cmd.addAll(Arrays.asList(opts.trim().split("\\s+")));
+        cmd.addAll(options.arbiterJvmArgs());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.arbiter.cli.Main", "run",
                 "--kubeconfig", cluster.arbiterKubeconfig().toString(), "--scheduler-name", "arbiter",
                 "--rules", options.rules().toString(), "--binders", String.valueOf(options.binders()),
                 "--metrics-port", "0", "--metrics-bind-address", "127.0.0.1"));
+        cmd.addAll(options.arbiterArgs());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(cluster.dir.resolve("arbiter.log").toFile()));
         pb.environment().put("POD_NAME", "arbiter-bench");
@@ -286,7 +315,7 @@ public final class ApiServerBenchmark {
         int have = admin.nodes().list().getItems().size();
         if (have >= nodes) return;
         say("creating nodes " + have + ".." + (nodes - 1));
-        parallel(nodes - have, CREATORS, i -> cluster.node("n-" + (have + i), Map.of("cpu", "64", "memory", "256Gi", "pods", "110")));
+        parallel(nodes - have, options.creators(), i -> cluster.node("n-" + (have + i), Map.of("cpu", "64", "memory", "256Gi", "pods", "110")));
     }
 
     private void createPods(String ns, int n, IntFunction<Pod> pod) throws Exception {
@@ -294,7 +323,7 @@ public final class ApiServerBenchmark {
     }
 
     private void createPods(String ns, int n, IntFunction<Pod> pod, long[] created) throws Exception {
-        parallel(n, CREATORS, i -> {
+        parallel(n, options.creators(), i -> {
             admin.pods().inNamespace(ns).resource(pod.apply(i)).create();
             if (created != null) created[i] = System.nanoTime();
         });

@@ -84,6 +84,15 @@ public final class KubeClients {
         return config;
     }
 
+    /**
+     * Lets the client have {@code requests} requests in flight to the API server at once (fabric8's default is 5 per
+     * host, whatever the threads that call it), and at least 64 in all.
+     */
+    public static void allowInFlight(Config config, int requests) {
+        config.setMaxConcurrentRequestsPerHost(requests);
+        config.setMaxConcurrentRequests(Math.max(64, requests));
+    }
+
     /** A read-only client for {@code snapshot} and {@code explain --kubeconfig}: 8 s per call, no retries. */
     public static KubernetesClient connect(Path kubeconfig) {
         return new KubernetesClientBuilder().withConfig(config(kubeconfig, Duration.ofSeconds(8))).build();
