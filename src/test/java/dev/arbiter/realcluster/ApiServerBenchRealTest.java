@@ -29,6 +29,31 @@ class ApiServerBenchRealTest {
         CliRunner tooMany = CliRunner.run("bench", "--apiserver", "--apiserver-size", "2x500");
         assertEquals(2, tooMany.exit(), tooMany.err());
         assertTrue(tooMany.err().contains("2 nodes hold at most 220 pods"), tooMany.err());
+        CliRunner workload = CliRunner.run("bench", "--apiserver", "--workloads", "cold,hot");
+        assertEquals(2, workload.exit(), workload.err());
+        assertTrue(workload.err().contains("--workloads takes cold, warm, gangs, ceiling; got hot"), workload.err());
+        CliRunner scheduler = CliRunner.run("bench", "--apiserver", "--apiserver-schedulers", "volcano");
+        assertEquals(2, scheduler.exit(), scheduler.err());
+        assertTrue(scheduler.err().contains("--apiserver-schedulers takes kube-scheduler, arbiter; got volcano"), scheduler.err());
+    }
+
+    @Test
+    void onlyTheChosenWorkloadAndSchedulerRun_andArbiterGetsTheGivenFlags() throws Exception {
+        if (ClusterBinaries.find() == null) {
+            if ("true".equals(System.getenv("CI"))) fail("no real cluster: " + ClusterBinaries.whyMissing());
+            Assumptions.abort("no cluster binaries (" + ClusterBinaries.whyMissing() + ")");
+        }
+        CliRunner r = CliRunner.run("bench", "--apiserver", "--apiserver-size", "2x10", "--rounds", "1", "--workloads",
+                "cold", "--apiserver-schedulers", "arbiter", "--arbiter-arg", "--no-warm-up", "--arbiter-jvm-arg=-Xss2m");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("| cold | 10 pods x 2 nodes | arbiter"), r.out());
+        assertTrue(!r.out().contains("kube-scheduler (1 rounds)") && !r.out().contains("| warm |") && !r.out().contains("| ceiling |"),
+                r.out());
+
+        CliRunner refused = CliRunner.run("bench", "--apiserver", "--apiserver-size", "2x10", "--rounds", "1", "--workloads",
+                "cold", "--apiserver-schedulers", "arbiter", "--arbiter-arg", "--period", "--arbiter-arg", "soon");
+        assertEquals(1, refused.exit(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("the scheduler exited (2)"), "the flags reach arbiter run: " + refused.err());
     }
 
     @Test
