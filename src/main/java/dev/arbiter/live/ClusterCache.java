@@ -92,6 +92,8 @@ public final class ClusterCache implements AutoCloseable {
     private volatile String hyperNodesAbsent;
     private volatile Duration hyperNodeReprobe = Duration.ofSeconds(30);
     private volatile StartupTimeline startup;
+    /** Each informer's name (nodes, pods, ...), for the start-up timeline. */
+    private final Map<SharedIndexInformer<?>, String> informerNames = new ConcurrentHashMap<>();
     /**
      * Once every informer has synced, the cache stays synced until closed: as with kube-scheduler's wait for cache
      * sync, only the first sync gates scheduling, and an informer that re-lists later (its watch expired) serves the
@@ -201,6 +203,7 @@ public final class ClusterCache implements AutoCloseable {
         SharedIndexInformer<T> i = source.runnableInformer(0);
         i.exceptionHandler(outages.handler(name, i));
         i.addEventHandler(handler);
+        informerNames.put(i, name);
         informers.add(i);
         return i;
     }
@@ -215,8 +218,7 @@ public final class ClusterCache implements AutoCloseable {
             if (closed) return false;
             lists.add(i.start().toCompletableFuture().thenRun(() -> {
                 StartupTimeline t = startup;
-                if (t != null) t.mark("listed " + i.getApiTypeClass().getSimpleName().toLowerCase(java.util.Locale.ROOT)
-                        + "s (" + i.getStore().list().size() + ")");
+                if (t != null) t.mark("listed " + informerNames.get(i) + " (" + i.getStore().list().size() + ")");
             }));
         }
         for (java.util.concurrent.CompletableFuture<Void> list : lists) {
