@@ -36,7 +36,8 @@ final class ApiServerBenchOptions {
     boolean noGangs;
 
     @Option(names = "--workloads", paramLabel = "LIST", split = ",",
-            description = "With --apiserver: which of cold, warm, gangs, ceiling to run (default: all).")
+            description = "With --apiserver: which of cold, warm, gangs, ceiling to run (default: all). Warm and gangs"
+                    + " without cold meet a process that has just started, its code not yet compiled.")
     List<String> workloads;
 
     @Option(names = "--apiserver-schedulers", paramLabel = "LIST", split = ",",
