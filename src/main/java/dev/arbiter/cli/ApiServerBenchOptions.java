@@ -135,10 +135,10 @@ final class ApiServerBenchOptions {
                 j.append(String.format(java.util.Locale.ROOT,
                         "  {\"workload\": \"%s\", \"scheduler\": \"%s\", \"nodes\": %d, \"pods\": %d, \"bound\": %d, \"round\": %d,"
                                 + " \"first\": %s, \"last\": %s, \"bindsPerSecond\": %s, \"p50\": %s, \"p99\": %s,"
-                                + " \"cpuPer1000\": %s, \"requestsPerPod\": %s}%s\n",
+                                + " \"cpuPer1000\": %s, \"requestsPerPod\": %s, \"gangFirstBindP99\": %s}%s\n",
                         f.workload(), f.scheduler(), f.size().nodes(), f.size().pods(), f.size().bound(), f.round(),
                         js(f.first()), js(f.last()), js(f.bindsPerSecond()), js(f.p50()), js(f.p99()), js(f.cpuPer1000()),
-                        js(f.requestsPerPod()), i + 1 < figures.size() ? "," : ""));
+                        js(f.requestsPerPod()), js(f.decidedP99()), i + 1 < figures.size() ? "," : ""));
             }
             Files.writeString(json, j.append("]\n").toString(), StandardCharsets.UTF_8);
         }

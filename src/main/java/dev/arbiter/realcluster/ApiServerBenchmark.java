@@ -84,10 +84,12 @@ public final class ApiServerBenchmark {
 
     /**
      * One measurement. Times in seconds; {@code first} and {@code last} from the scheduler's start (cold) or the first
-     * creation (warm); latencies p50/p99 of creation to bind (warm) or of a gang's last member to its last bind.
+     * creation (warm); latencies p50/p99 of creation to bind (warm) or of a gang's last member to its last bind;
+     * {@code decidedP99} (gangs only, else NaN) of a gang's last member to its first bind: the cycle that placed it.
      */
     public record Figure(String workload, String scheduler, Size size, int round, double first, double last,
-                         double bindsPerSecond, double p50, double p99, double cpuPer1000, double requestsPerPod) {}
+                         double bindsPerSecond, double p50, double p99, double cpuPer1000, double requestsPerPod,
+                         double decidedP99) {}
 
     private final Options options;
     private final PrintWriter progress;
@@ -206,27 +208,32 @@ public final class ApiServerBenchmark {
         binds.await(pods, p);
         double cpu = cpuSeconds(p) - cpuBefore;
         int requests = cluster.audit.since(mark, r -> r.by(user)).size();
-        // Per gang: its last member's creation to its last bind.
+        // Per gang: its last member's creation to its first bind (the cycle that decided it) and to its last bind.
         long[] lastCreated = new long[groups];
+        long[] firstBound = new long[groups];
         long[] lastBound = new long[groups];
+        Arrays.fill(firstBound, Long.MAX_VALUE);
         for (int i = 0; i < pods; i++) lastCreated[i / gang] = Math.max(lastCreated[i / gang], created[i]);
-        binds.times.forEach((pod, t) -> {
-            String[] parts = pod.split("-");
-            int g = Integer.parseInt(parts[1]);
-            synchronized (lastBound) {
-                lastBound[g] = Math.max(lastBound[g], t);
-            }
-        });
+        for (Map.Entry<String, Long> e : binds.times.entrySet()) {
+            int g = Integer.parseInt(e.getKey().split("-")[1]);
+            firstBound[g] = Math.min(firstBound[g], e.getValue());
+            lastBound[g] = Math.max(lastBound[g], e.getValue());
+        }
         double[] latency = new double[groups];
-        for (int g = 0; g < groups; g++) latency[g] = Math.max(0, lastBound[g] - lastCreated[g]) / 1e9;
+        double[] decided = new double[groups];
+        for (int g = 0; g < groups; g++) {
+            latency[g] = Math.max(0, lastBound[g] - lastCreated[g]) / 1e9;
+            decided[g] = Math.max(0, firstBound[g] - lastCreated[g]) / 1e9;
+        }
         Arrays.sort(latency);
+        Arrays.sort(decided);
         long first = binds.times.values().stream().min(Long::compare).orElse(start);
         long last = binds.times.values().stream().max(Long::compare).orElse(start);
         binds.close();
         emptyNamespace(ns);
         Figure f = new Figure("gangs of " + gang, ARBITER, size, round, (first - start) / 1e9, (last - start) / 1e9,
                 pods / Math.max(1e-9, (last - start) / 1e9), percentile(latency, 0.50), percentile(latency, 0.99),
-                cpu * 1000.0 / pods, (double) requests / pods);
+                cpu * 1000.0 / pods, (double) requests / pods, percentile(decided, 0.99));
         say(describe(f));
         return f;
     }
@@ -271,7 +278,7 @@ public final class ApiServerBenchmark {
         // creation, so a scheduler that keeps pace with the creation shows the creation's rate.
         double span = (created == null ? last - first : last - start) / 1e9;
         Figure f = new Figure(workload, scheduler, size, round, (first - start) / 1e9, (last - start) / 1e9,
-                n / Math.max(1e-9, span), p50, p99, cpuSeconds * 1000.0 / n, (double) requests / n);
+                n / Math.max(1e-9, span), p50, p99, cpuSeconds * 1000.0 / n, (double) requests / n, Double.NaN);
         say(describe(f));
         return f;
     }
@@ -442,9 +449,10 @@ public final class ApiServerBenchmark {
     // ---- report ----------------------------------------------------------------------------------------------------
 
     static String describe(Figure f) {
-        return String.format(Locale.ROOT, "%s round %d, %s, %s: first bind %.2f s, last %.2f s, %.0f binds/s%s%s%s",
+        return String.format(Locale.ROOT, "%s round %d, %s, %s: first bind %.2f s, last %.2f s, %.0f binds/s%s%s%s%s",
                 f.workload(), f.round(), f.size(), f.scheduler(), f.first(), f.last(), f.bindsPerSecond(),
                 Double.isNaN(f.p50()) ? "" : String.format(Locale.ROOT, ", p50 %.3f s, p99 %.3f s", f.p50(), f.p99()),
+                Double.isNaN(f.decidedP99()) ? "" : String.format(Locale.ROOT, ", first bind of a gang p99 %.3f s", f.decidedP99()),
                 Double.isNaN(f.cpuPer1000()) ? "" : String.format(Locale.ROOT, ", %.2f CPU s per 1,000 pods", f.cpuPer1000()),
                 String.format(Locale.ROOT, ", %.2f requests per pod", f.requestsPerPod()));
     }
@@ -482,7 +490,9 @@ public final class ApiServerBenchmark {
                 if (!Double.isNaN(a.p99())) vs += String.format(Locale.ROOT, ", p99 %.3f s vs %.3f s", a.p99(), ks.p99());
                 parts.add(vs + String.format(Locale.ROOT, ", CPU per pod %.2fx", a.cpuPer1000() / ks.cpuPer1000()));
             } else if (!Double.isNaN(a.p99())) {
-                parts.add(String.format(Locale.ROOT, "p50 %.3f s, p99 %.3f s", a.p50(), a.p99()));
+                parts.add(String.format(Locale.ROOT, "p50 %.3f s, p99 %.3f s", a.p50(), a.p99())
+                        + (Double.isNaN(a.decidedP99()) ? "" : String.format(Locale.ROOT,
+                        " from a gang's last member to its last bind; p99 %.3f s to its first bind", a.decidedP99())));
             }
             if (ceiling != null) {
                 parts.add(String.format(Locale.ROOT, "%.0f%% of the ceiling (%.0f binds/s)%s",
@@ -498,7 +508,7 @@ public final class ApiServerBenchmark {
         Figure any = fs.get(0);
         return new Figure(any.workload(), any.scheduler(), any.size(), 0, med(fs, Figure::first), med(fs, Figure::last),
                 med(fs, Figure::bindsPerSecond), med(fs, Figure::p50), med(fs, Figure::p99), med(fs, Figure::cpuPer1000),
-                med(fs, Figure::requestsPerPod));
+                med(fs, Figure::requestsPerPod), med(fs, Figure::decidedP99));
     }
 
     private static double med(List<Figure> fs, java.util.function.ToDoubleFunction<Figure> v) {
