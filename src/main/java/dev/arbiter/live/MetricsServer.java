@@ -1,24 +1,23 @@
 package dev.arbiter.live;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,24 +27,30 @@ import org.slf4j.LoggerFactory;
  * the pod) and {@code /readyz} (200 once the informer caches have synced; a standby replica is ready too, it just
  * does not schedule).
  *
- * <p>One slow client never blocks a probe: every connection is served by its own thread (up to
- * {@value #MAX_CONNECTIONS} at once; more are closed at once), a request must arrive within
- * {@value #READ_TIMEOUT_MILLIS} ms, and every answer closes its connection. A plain HTTP/1.1 server on a
- * {@link ServerSocket}: three GET paths need no more.
+ * <p>Served by Vert.x (already on the class path for fabric8's HTTP client) on one event loop: a connection costs no
+ * thread, so slow or idle clients cannot use up the handlers (the server this replaces gave each connection one of 32
+ * threads, and 32 clients sending a byte every 2 s kept {@code /healthz} from answering). Limits, each per connection:
+ * its request must be answered within {@value #REQUEST_DEADLINE_MILLIS} ms of the connection's opening, or the
+ * connection is closed, however slowly bytes trickle in; at most {@value #MAX_CONNECTIONS} are open at once (more are
+ * closed at once); a request head may hold {@value #MAX_HEADER_BYTES} bytes. Every answer closes its connection. The
+ * checks and the scrape run off the event loop, and a check that does not answer within
+ * {@value #CHECK_DEADLINE_MILLIS} ms is answered 503: a probe never waits on whatever the check waits on.
  */
 public final class MetricsServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MetricsServer.class);
-    static final int MAX_CONNECTIONS = 32;
-    static final int READ_TIMEOUT_MILLIS = 5000;
+    static final int MAX_CONNECTIONS = 4096;
+    static final int REQUEST_DEADLINE_MILLIS = 5000;
+    static final int CHECK_DEADLINE_MILLIS = 2000;
     private static final int MAX_HEADER_BYTES = 16 * 1024;
 
-    private final ServerSocket socket;
     private final PrometheusMeterRegistry registry;
     private final BooleanSupplier healthy;
     private final BooleanSupplier ready;
-    private final ThreadPoolExecutor handlers;
-    private final Thread acceptor;
-    private volatile boolean closed;
+    private final Vertx vertx;
+    private final HttpServer server;
+    private final InetAddress address;
+    /** Connections open now; touched on the event loop only. */
+    private int open;
 
     /** Binds {@code port} (0 picks a free one) on all interfaces and starts serving. */
     public MetricsServer(int port, PrometheusMeterRegistry registry, BooleanSupplier healthy, BooleanSupplier ready)
@@ -59,139 +64,114 @@ public final class MetricsServer implements AutoCloseable {
         this.registry = registry;
         this.healthy = healthy;
         this.ready = ready;
-        this.socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(address, 64);
-        this.handlers = new ThreadPoolExecutor(0, MAX_CONNECTIONS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                r -> {
-                    Thread t = new Thread(r, "arbiter-metrics");
-                    t.setDaemon(true);
-                    return t;
-                });
-        this.acceptor = new Thread(this::accept, "arbiter-metrics-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        this.address = address.getAddress();
+        // One event loop is plenty for three GET paths; the workers run the checks and the scrape.
+        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4)
+                .setBlockedThreadCheckInterval(TimeUnit.SECONDS.toMillis(10)));
+        // Without HTTP/2 over clear text: its detection holds a connection back from connectionHandler until enough bytes
+        // have come, so a client that sends nothing would never meet its deadline.
+        HttpServerOptions options = new HttpServerOptions().setHttp2ClearTextEnabled(false).setMaxHeaderSize(MAX_HEADER_BYTES)
+                .setMaxInitialLineLength(4096).setAcceptBacklog(1024).setReuseAddress(true);
+        HttpServer s = vertx.createHttpServer(options);
+        s.connectionHandler(this::opened);
+        s.requestHandler(this::serve);
+        try {
+            this.server = s.listen(address.getPort(), address.getAddress().getHostAddress())
+                    .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            vertx.close();
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+        } catch (InterruptedException e) {
+            vertx.close();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while binding " + address, e);
+        } catch (TimeoutException e) {
+            vertx.close();
+            throw new IOException("could not bind " + address + " within 30 s", e);
+        }
     }
 
     public int port() {
-        return socket.getLocalPort();
+        return server.actualPort();
     }
 
     public InetAddress address() {
-        return socket.getInetAddress();
+        return address;
     }
 
-    private void accept() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = socket.accept();
-            } catch (IOException e) {
-                if (!closed) LOG.warn("metrics server: accept failed: {}", e.toString());
-                continue;
-            }
-            try {
-                handlers.execute(() -> serve(s));
-            } catch (RejectedExecutionException busy) {
-                closeQuietly(s);
-            }
+    /** On the event loop: counts the connection, closes it when too many are open, and arms its deadline. */
+    private void opened(HttpConnection connection) {
+        if (open >= MAX_CONNECTIONS) {
+            connection.close();
+            return;
+        }
+        open++;
+        long deadline = vertx.setTimer(REQUEST_DEADLINE_MILLIS, id -> connection.close());
+        connection.closeHandler(v -> {
+            open--;
+            vertx.cancelTimer(deadline);
+        });
+    }
+
+    private void serve(HttpServerRequest request) {
+        if (request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD) {
+            reply(request, 405, "text/plain; charset=utf-8", "method not allowed\n");
+            return;
+        }
+        switch (request.path()) {
+            case "/metrics" -> offLoop(registry::scrape).onComplete(r -> {
+                if (r.succeeded()) reply(request, 200, "text/plain; version=0.0.4; charset=utf-8", r.result());
+                else reply(request, 500, "text/plain; charset=utf-8", "scrape failed: " + r.cause() + "\n");
+            });
+            case "/healthz" -> probe(request, healthy);
+            case "/readyz" -> probe(request, ready);
+            default -> reply(request, 404, "text/plain; charset=utf-8", "not found\n");
         }
     }
 
-    private void serve(Socket s) {
-        try (s) {
-            s.setSoTimeout(READ_TIMEOUT_MILLIS);
-            s.setTcpNoDelay(true);
-            String requestLine = readHead(s.getInputStream());
-            if (requestLine == null) return;
-            String[] parts = requestLine.split(" ");
-            if (parts.length < 2) {
-                reply(s.getOutputStream(), 400, "text/plain; charset=utf-8", "bad request\n", false);
-                return;
-            }
-            String path = parts[1].replaceAll("\\?.*", "");
-            boolean head = parts[0].equals("HEAD");
-            if (!parts[0].equals("GET") && !head) {
-                reply(s.getOutputStream(), 405, "text/plain; charset=utf-8", "method not allowed\n", false);
-                return;
-            }
-            switch (path) {
-                case "/metrics" -> reply(s.getOutputStream(), 200, "text/plain; version=0.0.4; charset=utf-8",
-                        registry.scrape(), head);
-                case "/healthz" -> probe(s.getOutputStream(), healthy, head);
-                case "/readyz" -> probe(s.getOutputStream(), ready, head);
-                default -> reply(s.getOutputStream(), 404, "text/plain; charset=utf-8", "not found\n", head);
-            }
-        } catch (SocketTimeoutException | SocketException slowOrGone) {
-            // a client that does not finish its request in time is dropped
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("metrics server: {}", e.toString());
-        }
-    }
-
-    /** Reads the request line and headers (up to the blank line); returns the request line, or null at EOF. */
-    private static String readHead(InputStream raw) throws IOException {
-        InputStream in = new BufferedInputStream(raw);
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        String first = null;
-        int total = 0;
-        while (true) {
-            int b = in.read();
-            if (b < 0) return null;
-            if (++total > MAX_HEADER_BYTES) throw new IOException("request head too large");
-            if (b == '\n') {
-                String text = line.toString(StandardCharsets.ISO_8859_1).replaceAll("\r$", "");
-                line.reset();
-                if (first == null) first = text;
-                else if (text.isEmpty()) return first;
+    private void probe(HttpServerRequest request, BooleanSupplier check) {
+        offLoop(check::getAsBoolean).onComplete(r -> {
+            if (r.failed()) {
+                reply(request, 503, "text/plain; charset=utf-8", "no answer: " + r.cause().getMessage() + "\n");
             } else {
-                line.write(b);
+                boolean ok = r.result();
+                reply(request, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "not ready\n");
             }
-        }
+        });
     }
 
-    private static void probe(OutputStream out, BooleanSupplier check, boolean head) throws IOException {
-        boolean ok = check.getAsBoolean();
-        reply(out, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "not ready\n", head);
+    /**
+     * Runs {@code work} on a worker, not in order with other requests; fails after {@value #CHECK_DEADLINE_MILLIS}
+     * ms without an answer (the worker is left to finish by itself).
+     */
+    private <T> Future<T> offLoop(Supplier<T> work) {
+        Promise<T> answer = Promise.promise();
+        long timer = vertx.setTimer(CHECK_DEADLINE_MILLIS,
+                id -> answer.tryFail("the check did not answer within " + CHECK_DEADLINE_MILLIS + " ms"));
+        vertx.executeBlocking(work::get, false).onComplete(r -> {
+            vertx.cancelTimer(timer);
+            if (r.succeeded()) answer.tryComplete(r.result());
+            else answer.tryFail(r.cause());
+        });
+        return answer.future();
     }
 
-    private static void reply(OutputStream out, int code, String type, String body, boolean head) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        String status = switch (code) {
-            case 200 -> "OK";
-            case 400 -> "Bad Request";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            default -> "Service Unavailable";
-        };
-        String headers = "HTTP/1.1 " + code + " " + status + "\r\nContent-Type: " + type + "\r\nContent-Length: "
-                + bytes.length + "\r\nConnection: close\r\n\r\n";
-        out.write(headers.getBytes(StandardCharsets.ISO_8859_1));
-        if (!head) out.write(bytes);
-        out.flush();
-    }
-
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // closing anyway
-        }
+    private static void reply(HttpServerRequest request, int code, String type, String body) {
+        var response = request.response();
+        if (response.ended() || response.closed()) return;
+        // Vert.x leaves the body out of an answer to HEAD itself, keeping its Content-Length.
+        response.setStatusCode(code).putHeader("Content-Type", type).putHeader("Connection", "close").end(body);
     }
 
     @Override
     public void close() {
-        closed = true;
         try {
-            socket.close();
-        } catch (IOException ignored) {
-            // closing anyway
-        }
-        handlers.shutdownNow();
-        try {
-            acceptor.join(Duration.ofSeconds(1).toMillis());
+            vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("metrics server: close: {}", e.toString());
         }
     }
 }
