@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
  * The {@code arbiter} command. Exit codes: 0 success; 1 a failed check or an internal error; 2 invalid input
  * (manifests or arguments), with one line on stderr naming the file, object and field; 3 rules that do not compile
  * or ask for something unknown, one {@code file:line: message} line per problem; 4 {@code simulate} stopped at
- * {@code --max-cycles} before the cluster settled (its output is printed all the same). A cluster that cannot be used
+ * {@code --max-cycles} before the cluster settled (its output is printed all the same). Output that cannot be written
+ * (a full disk, a pipe closed early) is exit 1 with one line, whatever the command found. A cluster that cannot be used
  * (unreachable, TLS, DNS, credentials) is exit 1 with one line naming the server and the cause; a kubeconfig that
  * cannot be read is exit 2. Messages print names {@linkplain TerminalText#safe safe} for a terminal.
  */
@@ -63,7 +64,22 @@ public final class Main {
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> handle(ex, err));
-        return cl.execute(args);
+        // Bad arguments: one line naming the option and the value, and where the usage is (not the whole usage).
+        cl.setParameterExceptionHandler((ex, rest) -> {
+            String command = ex.getCommandLine().getCommandSpec().qualifiedName();
+            err.println("error: " + TerminalText.safe(ex.getMessage().replaceAll("\\s+", " ").trim())
+                    + " (see '" + command + " --help')");
+            err.flush();
+            return INVALID_INPUT;
+        });
+        int exit = cl.execute(args);
+        // Output that could not be written (a full disk, a closed pipe) is a failure, not a silent success.
+        if (out.checkError()) {
+            err.println("error: the output could not be written to standard output (a full disk, or a pipe closed early)");
+            err.flush();
+            return exit == 0 ? 1 : exit;
+        }
+        return exit;
     }
 
     /** A command's invalid arguments: one {@code error:} line on stderr, exit {@link #INVALID_INPUT}. */

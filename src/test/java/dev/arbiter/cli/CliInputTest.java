@@ -1,0 +1,64 @@
+package dev.arbiter.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 34, item 13: bad command-line input gets one line and the documented exit code. */
+class CliInputTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void anOutOfRangeNumberIsOneLineNotTheUsage() {
+        CliRunner r = CliRunner.run("simulate", "--max-cycles", "99999999999", "deploy/examples/seed");
+        assertEquals(Main.INVALID_INPUT, r.exit());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("error: ") && r.err().contains("--max-cycles") && r.err().contains("99999999999")
+                && r.err().contains("arbiter simulate --help"), r.err());
+    }
+
+    @Test
+    void anUnknownOptionIsOneLine() {
+        CliRunner r = CliRunner.run("simulate", "--max-cycle", "3", "deploy/examples/seed");
+        assertEquals(Main.INVALID_INPUT, r.exit());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("--max-cycle"), r.err());
+    }
+
+    @Test
+    void aBinaryRuleFileIsNamedAsNotUtf8() throws Exception {
+        Path rules = dir.resolve("rules");
+        Files.createDirectories(rules);
+        for (Path p : Files.list(Path.of("rules")).toList()) Files.copy(p, rules.resolve(p.getFileName()));
+        Files.write(rules.resolve("binary.drl"), new byte[] {(byte) 0xC3, (byte) 0x28, 0, 1, 2, (byte) 0xFF});
+        CliRunner r = CliRunner.run("validate", "--rules", rules.toString());
+        assertEquals(Main.RULES_BROKEN, r.exit(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("binary.drl: not UTF-8 text"), r.err());
+    }
+
+    @Test
+    void outputThatCannotBeWrittenFailsWithOneLine() {
+        // As stdout on /dev/full: every write fails.
+        PrintStream full = new PrintStream(new OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                throw new java.io.IOException("No space left on device");
+            }
+        }, true);
+        StringWriter err = new StringWriter();
+        int exit = Main.run(new String[] {"simulate", "deploy/examples/seed"}, new PrintWriter(full, true), new PrintWriter(err, true));
+        assertEquals(1, exit, err.toString());
+        assertEquals(1, err.toString().strip().lines().count(), err.toString());
+        assertTrue(err.toString().startsWith("error: the output could not be written"), err.toString());
+    }
+}
