@@ -198,7 +198,9 @@ final class RunCommand implements Callable<Integer> {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         AtomicReference<LiveScheduler> running = new AtomicReference<>();
         CountDownLatch stop = new CountDownLatch(1);
-        Signals signals = Main.isStandalone() ? Signals.install(stop::countDown) : null;
+        // From the first instant: a stop arms the watchdog at once, so that nothing start-up waits on can outlive the
+        // grace (the shutdown below arms it again, which changes nothing).
+        Signals signals = Main.isStandalone() ? Signals.install(stop::countDown, grace.plusSeconds(5)) : null;
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
              MetricsServer http = new MetricsServer(metricsAddress, registry,
                      () -> running.get() == null || running.get().isHealthy(),
@@ -282,12 +284,25 @@ final class RunCommand implements Callable<Integer> {
         long wait = 1;
         for (int attempt = 1; ; attempt++) {
             if (unusable(rules)) return false;
+            // The check on a thread of its own: a stop asked for while the server takes its time (up to the request
+            // timeout per list, six lists) is answered at once.
+            CompletableFuture<Void> check = CompletableFuture.runAsync(() -> LiveScheduler.checkAccess(client, startup), r -> {
+                Thread t = new Thread(r, "arbiter-access-check");
+                t.setDaemon(true);
+                t.start();
+            });
+            while (!check.isDone()) {
+                if (stop.await(100, TimeUnit.MILLISECONDS)) return false;
+            }
             try {
-                LiveScheduler.checkAccess(client, startup);
+                check.join();
                 if (attempt > 1) LOG.info("{} answers; starting", client.getMasterUrl());
                 return true;
-            } catch (KubeClients.ClusterUnavailable e) {
-                LOG.warn("{}; retrying in {} s (attempt {})", e.getMessage(), wait, attempt);
+            } catch (java.util.concurrent.CompletionException e) {
+                if (!(e.getCause() instanceof KubeClients.ClusterUnavailable unavailable)) {
+                    throw e.getCause() instanceof RuntimeException r ? r : e;
+                }
+                LOG.warn("{}; retrying in {} s (attempt {})", unavailable.getMessage(), wait, attempt);
             }
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(wait);
             while (System.nanoTime() < until) {

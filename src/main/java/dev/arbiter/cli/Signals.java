@@ -24,14 +24,18 @@ final class Signals {
 
     private Signals() {}
 
-    /** Makes SIGTERM and SIGINT call {@code onStop} (once each, on the JVM's signal thread). */
-    static Signals install(Runnable onStop) {
+    /**
+     * Makes SIGTERM and SIGINT call {@code onStop} (on the JVM's signal thread) and arm the {@link #watchdog} for
+     * {@code limit} at once: from the first instant, whatever the process is waiting on, it is gone within the limit.
+     */
+    static Signals install(Runnable onStop, java.time.Duration limit) {
         Signals s = new Signals();
         for (String name : new String[] {"TERM", "INT"}) {
             try {
                 Signal sig = new Signal(name);
                 SignalHandler previous = Signal.handle(sig, received -> {
                     LOG.info("received SIG{}", name);
+                    s.watchdog(limit);
                     onStop.run();
                 });
                 s.installed.add(new Installed(sig, previous));
@@ -42,8 +46,12 @@ final class Signals {
         return s;
     }
 
-    /** Ends the process (exit 1) if it is still alive after {@code limit}: shutdown must not outlive the grace. */
-    void watchdog(java.time.Duration limit) {
+    /**
+     * Ends the process (exit 1) if it is still alive after {@code limit}: shutdown must not outlive the grace. Armed
+     * once: later calls change nothing.
+     */
+    synchronized void watchdog(java.time.Duration limit) {
+        if (watchdog != null) return;
         Thread t = new Thread(() -> {
             try {
                 Thread.sleep(limit.toMillis());

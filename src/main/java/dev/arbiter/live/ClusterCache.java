@@ -107,6 +107,11 @@ public final class ClusterCache implements AutoCloseable {
     private List<NamespaceLabels> lastNamespaces;
     private Map<String, Map<String, String>> namespaceMap = Map.of();
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    /**
+     * The informers as the probes read them, without this cache's lock: {@link #start} holds no lock while it waits
+     * for the first lists, but {@link #close} and the handlers take it, and a probe must never wait on either.
+     */
+    private volatile List<SharedIndexInformer<?>> running = List.of();
     private final List<RecordIndex<?>> informed = List.of(nodes, pods, priorityClasses, queues, podGroups, namespaces);
     /** Per record index, the keys its handler has seen (translated, or found unreadable). */
     private final Map<RecordIndex<?>, Set<String>> handled = new ConcurrentHashMap<>();
@@ -205,6 +210,7 @@ public final class ClusterCache implements AutoCloseable {
         i.addEventHandler(handler);
         informerNames.put(i, name);
         informers.add(i);
+        running = List.copyOf(informers);
         return i;
     }
 
@@ -386,13 +392,15 @@ public final class ClusterCache implements AutoCloseable {
      * False once an informer has stopped for good (only a first list refused with 401, 403 or 404 stops one; every
      * other failure is retried, see {@link Outages}): the process cannot recover by itself and should be restarted.
      */
-    public synchronized boolean isHealthy() {
-        return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isRunning);
+    public boolean isHealthy() {
+        List<SharedIndexInformer<?>> r = running;
+        return !r.isEmpty() && r.stream().allMatch(SharedIndexInformer::isRunning);
     }
 
     /** True while every informer's watch is open (false during a disconnect, until it re-lists and re-watches). */
-    public synchronized boolean isWatching() {
-        return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::isWatching);
+    public boolean isWatching() {
+        List<SharedIndexInformer<?>> r = running;
+        return !r.isEmpty() && r.stream().allMatch(SharedIndexInformer::isWatching);
     }
 
     /**
@@ -411,6 +419,7 @@ public final class ClusterCache implements AutoCloseable {
         outages.close();
         informers.forEach(SharedIndexInformer::stop);
         informers.clear();
+        running = List.of();
         if (hyperNodeInformer != null) hyperNodeInformer.stop();
         notifyAll(); // the HyperNode probe, waiting to ask again
     }

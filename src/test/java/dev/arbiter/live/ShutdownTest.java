@@ -45,6 +45,28 @@ class ShutdownTest {
         }
     }
 
+    /**
+     * Issue 34, item 7: SIGTERM while start-up waits on a server that does not answer (the access check's first list
+     * hangs) ends the process at once; before, it waited out the request timeout of each list (alive 40 s later).
+     */
+    @Test
+    void sigtermWhileStartUpWaitsOnAHangingServerExitsAtOnce() throws Exception {
+        try (StandInApiServer api = StandInApiServer.start(Duration.ZERO)) {
+            api.inject(call -> call.method().equals("GET") && !call.watch() ? StandInApiServer.Fault.hang() : null);
+            cluster(api);
+            try (ChildProcess run = start(api)) {
+                await("start-up waits on a list", () -> api.requests("GET nodes list") >= 1, Duration.ofSeconds(30));
+                long t0 = System.nanoTime();
+                run.terminate();
+                Integer exit = run.waitFor(20);
+                double took = (System.nanoTime() - t0) / 1e9;
+                assertNotNull(exit, "still alive 20 s after SIGTERM:\n" + run.stderr());
+                assertEquals(0, exit.intValue(), run.stderr());
+                assertTrue(took < 3, "exited " + took + " s after SIGTERM (a list's request timeout is 10 s)");
+            }
+        }
+    }
+
     @Test
     void aCleanSigtermExitsZeroAndTheLogShowsWhatTheDocsPromise() throws Exception {
         try (StandInApiServer api = StandInApiServer.start(Duration.ZERO)) {
