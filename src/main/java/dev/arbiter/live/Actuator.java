@@ -87,9 +87,11 @@ public final class Actuator implements AutoCloseable {
     private final Binder binder;
     private final StatusWriter status;
     private final EventRecorder events;
-    private final StrandedGangs stranded = new StrandedGangs();
+    private final StrandedGangs stranded;
     /** Victims whose eviction the API server refused, passed over by the next cycles while their backoff runs. */
     private final EvictionRefusals refusals = new EvictionRefusals();
+    /** Binds, evictions and status writes that failed, per object: the next one waits (1 s doubling to 5 min). */
+    private final FailedWrites failedWrites;
     // Read and written by the cycle; cleared by abandonWrites() on the leader-election thread.
     private final Map<String, Reported> reportedUnschedulable = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, String> reportedUnreadable = new java.util.concurrent.ConcurrentHashMap<>();
@@ -113,11 +115,13 @@ public final class Actuator implements AutoCloseable {
         this.assumed = assumed;
         this.metrics = metrics;
         this.schedulerNames = Set.copyOf(schedulerNames);
+        this.stranded = new StrandedGangs(this.schedulerNames::contains);
+        this.failedWrites = new FailedWrites(metrics);
         this.pool = new ThreadPoolExecutor(writers.binders(), writers.binders(), 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), daemon("arbiter-binder"));
         pool.allowCoreThreadTimeOut(true);
         this.events = new EventRecorder(api, metrics, component, instance, writers.events());
-        this.evictor = new Evictor(api, assumed, metrics, backoff, pool, this::podEvent, refusals, new Evictor.Victims() {
+        this.evictor = new Evictor(api, assumed, metrics, backoff, pool, this::podEvent, refusals, failedWrites, new Evictor.Victims() {
             @Override
             public String uid(String pod) {
                 return uidOf(pod);
@@ -129,8 +133,8 @@ public final class Actuator implements AutoCloseable {
                 return p == null ? null : p.labels();
             }
         });
-        this.binder = new Binder(api, assumed, cache, metrics, backoff, pool, evictor, stranded, this::podEvent);
-        this.status = new StatusWriter(api, backoff, writers.statusThreads());
+        this.binder = new Binder(api, assumed, cache, metrics, backoff, pool, evictor, failedWrites, this::podEvent);
+        this.status = new StatusWriter(api, backoff, writers.statusThreads(), failedWrites);
         metrics.writers(() -> pool.getQueue().size() + pool.getActiveCount(), stranded::size, events::waiting);
         metrics.refusedVictims(() -> refusedVictims().size());
     }
@@ -140,8 +144,10 @@ public final class Actuator implements AutoCloseable {
      * completes when they have finished. Never throws for an API error; the handle counts them.
      */
     public CycleWrites execute(ClusterSnapshot snapshot, CycleResult result) {
-        // 0. Gangs a failed rollback left half-bound: after their grace cycles, evict them again, bind none of them.
-        StrandedGangs.Plan strandedPlan = stranded.review(snapshot, assumed::isEvicting);
+        // 0. Gangs bound below minMember that never ran whole (a failed rollback, a shutdown or lost Lease mid-gang, here
+        //    or in another replica): after their grace cycles, evict their bound members, bind none of them.
+        StrandedGangs.Plan strandedPlan = stranded.review(snapshot, g -> StatusViews.ranWhole(cache.podGroupStatus(g)),
+                assumed::isEvicting);
         List<Eviction> evictions = distinctEvictions(result.evictions());
         Map<String, List<Binding>> gangs = gangs(result.bindings(), strandedPlan.holdBindings());
         int issued = 0;
@@ -149,13 +155,20 @@ public final class Actuator implements AutoCloseable {
         CycleWrites writes = new CycleWrites(result.cycle(), issued, evictions.size());
 
         // 1. Evictions first: pipelined gangs wait for them, bindings do not depend on them.
-        for (String member : strandedPlan.evict()) writes.track(evictor.rollBack(member, "(stranded gang)", writes));
-        // A preemptor's victims go together, all or none (Evictor#evictPlan).
-        for (List<Eviction> plan : plans(evictions).values()) writes.track(evictor.evictPlan(plan, writes));
+        for (String member : strandedPlan.evict()) {
+            if (!failedWrites.waiting("evict", member)) writes.track(evictor.rollBack(member, "(stranded gang)", writes));
+        }
+        // A preemptor's victims go together, all or none (Evictor#evictPlan); a plan with a victim whose last eviction
+        // failed waits with it.
+        for (List<Eviction> plan : plans(evictions).values()) {
+            if (plan.stream().noneMatch(e -> failedWrites.waiting("evict", e.pod()))) writes.track(evictor.evictPlan(plan, writes));
+        }
         // 2. Bindings, gang by gang, all-or-nothing.
         Map<String, CompletableFuture<Boolean>> inFlight = new HashMap<>();
+        Map<String, List<String>> boundBefore = boundBefore(snapshot, gangs.keySet());
         for (Map.Entry<String, List<Binding>> gang : gangs.entrySet()) {
-            CompletableFuture<Boolean> bound = binder.bindGang(gang.getKey(), gang.getValue(), writes);
+            CompletableFuture<Boolean> bound = binder.bindGang(gang.getKey(), gang.getValue(),
+                    boundBefore.getOrDefault(gang.getKey(), List.of()), writes);
             inFlight.put(gang.getKey(), bound);
             writes.track(bound);
         }
@@ -176,6 +189,7 @@ public final class Actuator implements AutoCloseable {
         reportUnreadable(writes);
         // 5. Forget what was written for objects that are gone.
         status.prune(cache::hasPodGroup, cache::hasQueue);
+        failedWrites.prune();
         ensureDefaultQueue();
         return writes.seal();
     }
@@ -192,6 +206,11 @@ public final class Actuator implements AutoCloseable {
     private String uidOf(String pod) {
         ClusterCache.PodIdentity id = cache.podIdentity(pod);
         return id == null ? null : id.uid();
+    }
+
+    /** The failed writes' table, for tests that move its clock. */
+    FailedWrites failedWrites() {
+        return failedWrites;
     }
 
     /** The refused victims' table, for tests that move its clock. */
@@ -232,6 +251,27 @@ public final class Actuator implements AutoCloseable {
             String group = p == null ? b.pod() : StatusViews.groupKey(p);
             if (held.contains(group)) continue;
             out.computeIfAbsent(group, k -> new ArrayList<>()).add(b);
+        }
+        // A gang with a member whose last binding failed waits, whole, until that member's wait ends.
+        out.values().removeIf(gang -> gang.stream().anyMatch(b -> failedWrites.waiting("bind", b.pod())));
+        return out;
+    }
+
+    /**
+     * Per gang of {@code groups} that has never run whole ({@link StatusViews#ranWhole}), its members the snapshot
+     * shows bound already (and not leaving or finished): a gang this cycle completes is all-or-nothing with them, so
+     * a failed binding rolls them back too.
+     */
+    private Map<String, List<String>> boundBefore(ClusterSnapshot snapshot, Set<String> groups) {
+        Map<String, List<String>> out = new HashMap<>();
+        Set<String> neverWhole = new HashSet<>();
+        for (String g : groups) if (cache.hasPodGroup(g) && !StatusViews.ranWhole(cache.podGroupStatus(g))) neverWhole.add(g);
+        if (neverWhole.isEmpty()) return out;
+        for (PodSpec p : snapshot.pods()) {
+            if (!p.isBound() || p.terminating() || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
+            String g = StatusViews.groupKey(p);
+            if (!neverWhole.contains(g) || assumed.assumedNode(p.key()) != null) continue;
+            out.computeIfAbsent(g, k -> new ArrayList<>()).add(p.key());
         }
         return out;
     }
@@ -444,12 +484,14 @@ public final class Actuator implements AutoCloseable {
     }
 
     /**
-     * Leadership lost: writes not yet sent are dropped, calls in flight are cancelled and no new call is sent until
-     * {@link #resumeWrites()} (the next leader decides again from its own informers).
+     * Leadership lost: gangs in flight are cut off, calls in flight are cancelled and no new call is sent until
+     * {@link #resumeWrites()} (the next leader decides again from its own informers), except the rollbacks of the gangs
+     * cut off: what they had bound is evicted while the Lease, though lost, has not yet expired. A rollback that does
+     * not get through leaves a half-bound gang that the next leader finds ({@link StrandedGangs}).
      */
     public void abandonWrites() {
+        binder.cutOff("leadership lost");
         api.pause();
-        pool.getQueue().clear();
         status.cancel();
         reportedUnschedulable.clear();
         reportedUnreadable.clear();
@@ -461,14 +503,24 @@ public final class Actuator implements AutoCloseable {
     }
 
     /**
-     * Shuts the writers down within {@code grace}: waits up to half of it for writes in flight to finish, then cancels
-     * what is left (a hanging API server cannot hold the process), and lets the event sender flush in what remains.
+     * Shuts the writers down within {@code grace}. Gangs in flight first, so that none is left below minMember: they
+     * get a quarter of the grace to bind whole, then are cut off (calls in flight cancelled) and rolled back in the
+     * next quarter. Then other writes in flight get up to half of what is left, what remains is cancelled (a hanging
+     * API server cannot hold the process), and the event sender flushes in the rest.
      */
     public void close(Duration grace) {
         long deadline = System.nanoTime() + grace.toNanos();
+        if (!binder.awaitGangs(grace.dividedBy(4))) {
+            binder.cutOff("shutting down");
+            api.cancelInFlight();
+            if (!binder.awaitGangs(grace.dividedBy(4))) {
+                LOG.warn("shutting down with {} gang(s) still binding or rolling back: the next leader finds what they left",
+                        binder.gangsInFlight());
+            }
+        }
         pool.shutdown();
         try {
-            pool.awaitTermination(grace.toMillis() / 2, TimeUnit.MILLISECONDS);
+            pool.awaitTermination(Math.max(0, deadline - System.nanoTime()) / 2, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

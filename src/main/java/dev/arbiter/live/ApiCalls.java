@@ -57,6 +57,17 @@ final class ApiCalls implements AutoCloseable {
         return postJson(path, json.asJson(body));
     }
 
+    /**
+     * A POST that cleans up after this replica (a gang's rollback): sent while paused too, as leadership is lost only
+     * before the Lease expires; not once closed.
+     */
+    ApiOutcome postCleanup(String path, Object body) {
+        if (closed) return new ApiOutcome(0, "shutting down");
+        HttpRequest request = http.newHttpRequestBuilder().uri(base + path).post("application/json", json.asJson(body))
+                .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS).build();
+        return sendNow(request, timeout).outcome();
+    }
+
     /** A POST of a body already written as JSON (the binder writes its small bodies itself). */
     ApiOutcome postJson(String path, String body) {
         return send(http.newHttpRequestBuilder().uri(base + path).post("application/json", body)).outcome();
@@ -142,6 +153,11 @@ final class ApiCalls implements AutoCloseable {
         cancelInFlight();
     }
 
+    /** True once closed (shutdown): no call is sent any more, cleanups included. */
+    boolean isShutDown() {
+        return closed;
+    }
+
     /** True while calls are refused (closed, or paused after leadership was lost): retrying is pointless. */
     boolean isClosed() {
         return closed || paused;
@@ -156,7 +172,10 @@ final class ApiCalls implements AutoCloseable {
     private Sent send(HttpRequest.Builder builder, Duration timeout) {
         if (closed) return new Sent(new ApiOutcome(0, "shutting down"), null);
         if (paused) return new Sent(new ApiOutcome(0, "not leading"), null);
-        HttpRequest request = builder.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS).build();
+        return sendNow(builder.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS).build(), timeout);
+    }
+
+    private Sent sendNow(HttpRequest request, Duration timeout) {
         CompletableFuture<HttpResponse<String>> future = http.sendAsync(request, String.class);
         inFlight.add(future);
         try {

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *       node, counts as bound. A member that fails makes the members not yet started skip their call.</li>
  *   <li>Settle: if every member is bound the gang is done. Otherwise, in one step no snapshot sees half of, the members
  *       not bound are pending again and the bound ones are shown leaving, and rolled back (evicted). A rollback that
- *       fails leaves the gang {@linkplain StrandedGangs stranded}; later cycles complete it or retry the rollback.</li>
+ *       fails leaves the gang {@linkplain StrandedGangs stranded}: later cycles find it in their snapshots, and
+ *       complete it or retry the rollback.</li>
  * </ol>
  */
 final class Binder {
@@ -42,11 +43,12 @@ final class Binder {
     private final Backoff backoff;
     private final Executor pool;
     private final Evictor evictor;
-    private final StrandedGangs stranded;
+    private final FailedWrites failedWrites;
     private final Evictor.Reporter report;
+    private final java.util.Set<Gang> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Binder(ApiCalls api, AssumeCache assumed, ClusterCache cache, Metrics metrics, Backoff backoff, Executor pool,
-           Evictor evictor, StrandedGangs stranded, Evictor.Reporter report) {
+           Evictor evictor, FailedWrites failedWrites, Evictor.Reporter report) {
         this.api = api;
         this.assumed = assumed;
         this.cache = cache;
@@ -54,17 +56,21 @@ final class Binder {
         this.backoff = backoff;
         this.pool = pool;
         this.evictor = evictor;
-        this.stranded = stranded;
+        this.failedWrites = failedWrites;
         this.report = report;
     }
 
     /**
      * Assumes every member of gang {@code group} on its node now and binds them on the pool. The future completes with
      * true once all are bound, false once the gang was rolled back (its rollback evictions issued and answered).
+     * {@code boundBefore}: members already bound by an earlier cycle of a gang that has never run whole, rolled back
+     * with the rest if a binding fails.
      */
-    CompletableFuture<Boolean> bindGang(String group, List<Binding> members, CycleWrites cycle) {
+    CompletableFuture<Boolean> bindGang(String group, List<Binding> members, List<String> boundBefore, CycleWrites cycle) {
         for (Binding b : members) assumed.assume(b.pod(), b.node());
-        Gang gang = new Gang(group, members, cycle);
+        Gang gang = new Gang(group, members, boundBefore, cycle);
+        live.add(gang);
+        gang.result.whenComplete((ok, error) -> live.remove(gang));
         for (int i = 0; i < members.size(); i++) {
             int index = i;
             try {
@@ -76,19 +82,50 @@ final class Binder {
         return gang.result;
     }
 
+    /**
+     * Cuts every gang in flight off ({@code why}: "shutting down", "leadership lost"): members not yet sent skip their
+     * call, retries stop, and the gang settles as soon as the calls in flight return, rolling back what was bound.
+     */
+    void cutOff(String why) {
+        for (Gang g : live) g.cutOff = why;
+    }
+
+    /** Waits up to {@code limit} for every gang in flight to settle (rollbacks answered); true when none is left. */
+    boolean awaitGangs(Duration limit) {
+        CompletableFuture<?>[] all = live.stream().map(g -> g.result).toArray(CompletableFuture<?>[]::new);
+        try {
+            CompletableFuture.allOf(all).get(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            return live.isEmpty();
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Gangs whose bindings are in flight. */
+    int gangsInFlight() {
+        return live.size();
+    }
+
     /** One gang's bindings in flight. */
     private final class Gang {
         final String group;
         final List<Binding> members;
+        final List<String> boundBefore;
         final CycleWrites cycle;
         final MemberResult[] results;
         final AtomicInteger remaining;
         volatile boolean aborted;
+        /** Why the gang was cut off from outside (see {@link #cutOff}), or null. */
+        volatile String cutOff;
         final CompletableFuture<Boolean> result = new CompletableFuture<>();
 
-        Gang(String group, List<Binding> members, CycleWrites cycle) {
+        Gang(String group, List<Binding> members, List<String> boundBefore, CycleWrites cycle) {
             this.group = group;
             this.members = members;
+            this.boundBefore = boundBefore;
             this.cycle = cycle;
             this.results = new MemberResult[members.size()];
             this.remaining = new AtomicInteger(members.size());
@@ -110,9 +147,10 @@ final class Binder {
      */
     private MemberResult bindMember(Gang gang, Binding b) {
         if (gang.aborted) return new MemberResult(Outcome.SKIPPED, null, null);
+        if (gang.cutOff != null) return new MemberResult(Outcome.SKIPPED, new ApiOutcome(0, gang.cutOff), null);
         String[] elsewhere = new String[1];
-        ApiOutcome o = backoff.run(() -> attempt(b, elsewhere),
-                r -> (r.retryable() || r.code() == 403) && elsewhere[0] == null && !gang.aborted && !api.isClosed());
+        ApiOutcome o = backoff.run(() -> attempt(b, elsewhere), r -> (r.retryable() || r.code() == 403)
+                && elsewhere[0] == null && !gang.aborted && gang.cutOff == null && !api.isClosed());
         if (o.ok()) return new MemberResult(Outcome.BOUND, o, b.node());
         if (elsewhere[0] != null) return new MemberResult(Outcome.BOUND_ELSEWHERE, o, elsewhere[0]);
         return new MemberResult(Outcome.FAILED, o, null);
@@ -167,6 +205,8 @@ final class Binder {
         List<String> rollBack = new ArrayList<>();
         Binding failed = null;
         ApiOutcome failure = null;
+        Binding cutOff = null;
+        ApiOutcome cutOffWhy = null;
         Instant now = Instant.now();
         for (int i = 0; i < gang.members.size(); i++) {
             Binding b = gang.members.get(i);
@@ -181,23 +221,46 @@ final class Binder {
                         failure = r.api();
                     }
                 }
-                case SKIPPED -> notBound.add(b.pod());
+                case SKIPPED -> {
+                    // Skipped after a member failed, or cut off (shutdown, leadership lost): not bound either way.
+                    notBound.add(b.pod());
+                    if (cutOff == null) cutOff = b;
+                    if (cutOffWhy == null && r.api() != null) cutOffWhy = r.api();
+                }
             }
+        }
+        boolean wasCutOff = failed == null && cutOff != null;
+        if (wasCutOff) {
+            failed = cutOff;
+            failure = cutOffWhy != null ? cutOffWhy : new ApiOutcome(0, gang.cutOff != null ? gang.cutOff : "cut off");
         }
         if (failed == null) {
             for (int i = 0; i < gang.members.size(); i++) committed(gang, gang.members.get(i), gang.results[i], now);
             gang.result.complete(true);
             return;
         }
+        rollBack.addAll(gang.boundBefore);
         assumed.settleGang(notBound, rollBack);
-        for (MemberResult r : gang.results) {
+        String nextTry = null;
+        for (int i = 0; i < gang.members.size(); i++) {
+            MemberResult r = gang.results[i];
             if (r.outcome() == Outcome.FAILED) {
                 metrics.decision("bind", "failed");
                 gang.cycle.bindFailures.incrementAndGet();
+                // The server's answer, not ours: a call cancelled by a shutdown or a lost Lease says nothing of the pod.
+                if (gang.cutOff == null && !api.isClosed()) {
+                    String wait = failedWrites.failed("bind", gang.members.get(i).pod());
+                    if (gang.members.get(i) == failed) nextTry = wait;
+                }
             }
         }
-        LOG.warn("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}", failed.pod(), failed.node(),
-                failure, rollBack.size(), gang.group);
+        if (wasCutOff) {
+            LOG.warn("gang {} cut off before {} was bound ({}); rolling back {} bound member(s)", gang.group, failed.pod(),
+                    failure.message(), rollBack.size());
+        } else {
+            LOG.warn("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}{}", failed.pod(), failed.node(),
+                    failure, rollBack.size(), gang.group, nextTry == null ? "" : "; its " + nextTry.replace("next try", "next binding"));
+        }
         for (Binding member : gang.members) {
             report.event(member.pod(), "Warning", "FailedScheduling", "binding " + failed.pod() + " to " + failed.node()
                     + " failed (" + failure + "); gang rolled back, will retry", gang.cycle);
@@ -205,11 +268,7 @@ final class Binder {
         List<CompletableFuture<Evictor.Result>> rollbacks = new ArrayList<>();
         for (String p : rollBack) rollbacks.add(evictor.rollBack(p, failed.pod(), gang.cycle));
         CompletableFuture.allOf(rollbacks.toArray(new CompletableFuture<?>[0])).whenComplete((ok, error) -> {
-            List<String> left = new ArrayList<>();
-            for (int i = 0; i < rollbacks.size(); i++) {
-                if (rollbacks.get(i).getNow(Evictor.Result.FAILED) != Evictor.Result.EVICTED) left.add(rollBack.get(i));
-            }
-            if (!left.isEmpty()) stranded.add(gang.group, left);
+            // A rollback that failed leaves the gang half-bound: StrandedGangs finds it in the next snapshots.
             gang.result.complete(false);
         });
     }
@@ -227,6 +286,7 @@ final class Binder {
             return;
         }
         assumed.bindingAccepted(b.pod());
+        failedWrites.succeeded("bind", b.pod());
         report.event(b.pod(), "Normal", "Scheduled", "Successfully assigned " + b.pod() + " to " + b.node()
                 + " (rule: " + b.rule() + ")", gang.cycle);
     }

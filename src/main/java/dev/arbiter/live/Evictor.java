@@ -34,6 +34,7 @@ final class Evictor {
     private final Executor pool;
     private final Reporter report;
     private final EvictionRefusals refusals;
+    private final FailedWrites failedWrites;
     private final Victims victims;
 
     /** Where eviction events go (the actuator resolves the pod's uid). */
@@ -49,7 +50,7 @@ final class Evictor {
     }
 
     Evictor(ApiCalls api, AssumeCache assumed, Metrics metrics, Backoff backoff, Executor pool, Reporter report,
-            EvictionRefusals refusals, Victims victims) {
+            EvictionRefusals refusals, FailedWrites failedWrites, Victims victims) {
         this.api = api;
         this.assumed = assumed;
         this.metrics = metrics;
@@ -57,6 +58,7 @@ final class Evictor {
         this.pool = pool;
         this.report = report;
         this.refusals = refusals;
+        this.failedWrites = failedWrites;
         this.victims = victims;
     }
 
@@ -123,7 +125,7 @@ final class Evictor {
 
     /** Evicts one preemption or reclaim victim, with the rule and reason that chose it. */
     CompletableFuture<Result> evictVictim(Eviction e, CycleWrites cycle) {
-        return submit(e.pod(), cycle, d -> after(e, d, cycle, false));
+        return submit(e.pod(), false, cycle, d -> after(e, d, cycle, false));
     }
 
     /** Counts, logs, reports and remembers what became of a victim's eviction ({@code dryRun}: of its dry run). */
@@ -166,26 +168,31 @@ final class Evictor {
 
     /** Evicts a member of a gang whose bindings failed (the member was already shown leaving by the binder). */
     CompletableFuture<Result> rollBack(String pod, String failedMember, CycleWrites cycle) {
-        return submit(pod, cycle, result -> {
+        return submit(pod, true, cycle, result -> {
             if (result.kind == Result.EVICTED) {
                 metrics.decision("rollback", "ok");
                 cycle.rolledBack.incrementAndGet();
+                failedWrites.succeeded("evict", pod);
             } else {
                 metrics.decision("rollback", result.kind == Result.REFUSED ? "refused" : "failed");
-                LOG.warn("rollback eviction of {} (gang member of failed {}) did not succeed: {}; a later cycle retries it",
-                        pod, failedMember, result.outcome);
+                // Victims back off in EvictionRefusals; a rollback's member here, so that a stranded gang's evictions wait.
+                String wait = api.isShutDown() ? "the next leader finds the gang" : "a later cycle retries it, "
+                        + failedWrites.failed("evict", pod);
+                LOG.warn("rollback eviction of {} (gang member of failed {}) did not succeed: {}; {}", pod, failedMember,
+                        result.outcome, wait);
             }
         });
     }
 
     private record Done(Result kind, ApiOutcome outcome) {}
 
-    private CompletableFuture<Result> submit(String pod, CycleWrites cycle, java.util.function.Consumer<Done> after) {
+    /** {@code cleanup}: a gang's rollback, sent even after leadership was lost (see {@link #call(String, boolean)}). */
+    private CompletableFuture<Result> submit(String pod, boolean cleanup, CycleWrites cycle, java.util.function.Consumer<Done> after) {
         assumed.evicting(pod);
         CompletableFuture<Result> f = new CompletableFuture<>();
         try {
             pool.execute(() -> {
-                Done d = call(pod);
+                Done d = call(pod, cleanup);
                 try {
                     after.accept(d);
                 } finally {
@@ -200,7 +207,18 @@ final class Evictor {
     }
 
     private Done call(String pod) {
-        ApiOutcome o = retried(() -> postEviction(pod, false));
+        return call(pod, false);
+    }
+
+    /**
+     * One eviction with its retries. {@code cleanup}: a gang's rollback, sent even after leadership was lost (the
+     * Lease is still this replica's until it expires, and a gang left below minMember holds what others need); not
+     * after shutdown.
+     */
+    private Done call(String pod, boolean cleanup) {
+        ApiOutcome o = cleanup
+                ? backoff.run(() -> postEviction(pod, false, true), r -> r.retryable() && !r.tooManyRequests() && !api.isShutDown())
+                : retried(() -> postEviction(pod, false));
         if (o.ok() || o.notFound()) {
             assumed.evictionAccepted(pod);
             return new Done(Result.EVICTED, o);
@@ -215,11 +233,15 @@ final class Evictor {
     }
 
     private ApiOutcome postEviction(String podKey, boolean dryRun) {
+        return postEviction(podKey, dryRun, false);
+    }
+
+    private ApiOutcome postEviction(String podKey, boolean dryRun, boolean cleanup) {
         String[] id = podKey.split("/", 2);
         EvictionBuilder b = new EvictionBuilder().withNewMetadata().withNamespace(id[0]).withName(id[1]).endMetadata();
         if (dryRun) b.withDeleteOptions(new io.fabric8.kubernetes.api.model.DeleteOptionsBuilder().withDryRun("All").build());
         // The dry run is said twice, in the body and in the query (they must agree): the query is what audit logs show.
-        return api.post("/api/v1/namespaces/" + id[0] + "/pods/" + id[1] + "/eviction" + (dryRun ? "?dryRun=All" : ""),
-                b.build());
+        String path = "/api/v1/namespaces/" + id[0] + "/pods/" + id[1] + "/eviction" + (dryRun ? "?dryRun=All" : "");
+        return cleanup ? api.postCleanup(path, b.build()) : api.post(path, b.build());
     }
 }

@@ -35,7 +35,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code arbiter_events_total{outcome}}: events sent, aggregated (an existing Event's count raised), throttled
  *       (per-object limit), dropped (queue full or shutting down), failed.</li>
  *   <li>{@code arbiter_writes_pending}, {@code arbiter_events_pending}, {@code arbiter_stranded_gangs}: the writers'
- *       backlog, and gangs a failed rollback left half-bound.</li>
+ *       backlog, and gangs bound below minMember that never ran whole.</li>
+ *   <li>{@code arbiter_write_failures_total{kind}}: binds, evictions and status writes that failed, after which their
+ *       object waits (1 s doubling to 5 min) before the next write of that kind.</li>
  * </ul>
  */
 public final class Metrics {
@@ -76,6 +78,17 @@ public final class Metrics {
     public void decision(String action, String outcome) {
         Counter.builder("arbiter.decisions").description("Decisions executed, by action and outcome")
                 .tag("action", action).tag("outcome", outcome).register(registry).increment();
+    }
+
+    /** A write of {@code kind} (bind, evict, status) failed and its object now waits before the next (see FailedWrites). */
+    public void writeFailure(String kind) {
+        Counter.builder("arbiter.write.failures").description("Writes that failed and made their object wait, by kind")
+                .tag("kind", kind).register(registry).increment();
+    }
+
+    public double writeFailures(String kind) {
+        Counter c = registry.find("arbiter.write.failures").tag("kind", kind).counter();
+        return c == null ? 0 : c.count();
     }
 
     public double decisions(String action, String outcome) {

@@ -105,10 +105,13 @@ final class StatusViews {
 
     /**
      * The status a PodGroup should carry: phase and counts from its {@link Members} ({@link #phase}), conditions of
-     * other types kept, and at most one of ours: {@code Unschedulable} with the reason while the cycle cannot start
-     * it, {@code Scheduled} once the API server holds it Running. A condition that did not change keeps its
-     * transition time and id. A Completed gang carries neither condition; a gang the cycle placed whose bindings the
-     * API server has not yet accepted keeps the condition it had.
+     * other types kept, and ours: {@code Unschedulable} with the reason while the cycle cannot start it,
+     * {@code Scheduled} once the API server holds it Running. {@code Scheduled} then stays, beside
+     * {@code Unschedulable} (as Volcano keeps one condition per type), for as long as any member is placed: it says
+     * the gang has run whole, which {@link StrandedGangs} reads to tell a gang that lost a member from one a cut-off
+     * bind left below minMember. A condition that did not change keeps its transition time and id. A Completed gang
+     * carries neither condition; a gang the cycle placed whose bindings the API server has not yet accepted keeps the
+     * conditions it had.
      */
     static VolcanoPodGroup.Status podGroup(PodGroupStatus s, Members m, VolcanoPodGroup.Status current, Instant now) {
         VolcanoPodGroup.Status out = new VolcanoPodGroup.Status();
@@ -123,7 +126,10 @@ final class StatusViews {
         boolean placedNotAccepted = message == null && !"Running".equals(out.phase);
         for (VolcanoPodGroup.Condition c : previous) {
             boolean ours = UNSCHEDULABLE.equals(c.type) || SCHEDULED.equals(c.type);
-            if (!ours || placedNotAccepted && !"Completed".equals(out.phase)) out.conditions.add(c);
+            boolean ranWhole = SCHEDULED.equals(c.type) && "True".equals(c.status) && message != null && m.scheduled() > 0;
+            if (!ours || placedNotAccepted && !"Completed".equals(out.phase) || ranWhole && !"Completed".equals(out.phase)) {
+                out.conditions.add(c);
+            }
         }
         if ("Completed".equals(out.phase) || placedNotAccepted) return out;
         VolcanoPodGroup.Condition ours = new VolcanoPodGroup.Condition();
@@ -145,6 +151,15 @@ final class StatusViews {
         ours.transitionID = sameTransition && before.transitionID != null ? before.transitionID : UUID.randomUUID().toString();
         out.conditions.add(ours);
         return out;
+    }
+
+    /** True when {@code status} (as the API server holds it) says the gang has run whole: a Scheduled=True condition. */
+    static boolean ranWhole(VolcanoPodGroup.Status status) {
+        if (status == null || status.conditions == null) return false;
+        for (VolcanoPodGroup.Condition c : status.conditions) {
+            if (SCHEDULED.equals(c.type) && "True".equals(c.status)) return true;
+        }
+        return false;
     }
 
     static boolean samePodGroup(VolcanoPodGroup.Status a, VolcanoPodGroup.Status b) {

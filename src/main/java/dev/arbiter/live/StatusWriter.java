@@ -34,6 +34,7 @@ final class StatusWriter implements AutoCloseable {
 
     private final ApiCalls api;
     private final Backoff backoff;
+    private final FailedWrites failed;
     private final ExecutorService workers;
     /** Null until known; false once a 404 on a PodGroup's /status showed the CRD declares no status subresource. */
     private volatile Boolean podGroupStatusSubresource;
@@ -46,9 +47,10 @@ final class StatusWriter implements AutoCloseable {
     /** Writes that failed for a reason that passes (no answer, 429, 5xx) since the last success: logged once. */
     private final java.util.concurrent.atomic.AtomicInteger passingFailures = new java.util.concurrent.atomic.AtomicInteger();
 
-    StatusWriter(ApiCalls api, Backoff backoff, int threads) {
+    StatusWriter(ApiCalls api, Backoff backoff, int threads, FailedWrites failed) {
         this.api = api;
         this.backoff = backoff;
+        this.failed = failed;
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 Actuator.daemon("arbiter-status"));
         pool.allowCoreThreadTimeOut(true);
@@ -87,6 +89,11 @@ final class StatusWriter implements AutoCloseable {
 
     private CompletableFuture<Boolean> submit(Job job) {
         String id = job.kind() + " " + job.key();
+        if (failed.waiting("status", id)) {
+            // Its last write failed and its wait runs: a later cycle writes the status it wants then.
+            job.done().complete(false);
+            return job.done();
+        }
         Job replaced = waiting.put(id, job);
         if (replaced != null) {
             replaced.done().complete(false); // superseded before it was written
@@ -126,8 +133,9 @@ final class StatusWriter implements AutoCloseable {
             default -> backoff.run(() -> api.jsonPatch(job.path() + "/status", statusPatch(job.status())), this::retry);
         };
         if (o.ok()) {
-            int failed = passingFailures.getAndSet(0);
-            if (failed > 0) LOG.info("status writes succeed again ({} failed meanwhile)", failed);
+            int failedMeanwhile = passingFailures.getAndSet(0);
+            if (failedMeanwhile > 0) LOG.info("status writes succeed again ({} failed meanwhile)", failedMeanwhile);
+            failed.succeeded("status", id);
             if (job.status() instanceof VolcanoPodGroup.Status s) writtenPodGroups.put(job.key(), s);
             else if (job.status() instanceof VolcanoQueue.Status q) writtenQueues.put(job.key(), q);
             if (o.code() != 204) job.cycle().statusWrites.incrementAndGet();
@@ -137,13 +145,15 @@ final class StatusWriter implements AutoCloseable {
         if (o.notFound() || o.code() == 409) {
             // Gone, or changed under us: the next cycle sees it as it is now.
         } else if (o.retryable()) {
-            // An outage: every cycle's writes fail alike until the server is back, so one line says it.
+            // An outage: every object's writes fail alike until the server is back, so one line says it.
             if (passingFailures.getAndIncrement() == 0) {
-                LOG.warn("cannot write status of {} {}: {}; retried each cycle, not logged again until a write succeeds",
-                        job.kind(), job.key(), o);
+                LOG.warn("cannot write status of {} {}: {}; each object's write is tried again after a wait (1 s doubling"
+                        + " to 5 min), not logged again until a write succeeds", job.kind(), job.key(), o);
             }
+            failed.failed("status", id);
         } else {
-            LOG.warn("cannot write status of {} {}: {}", job.kind(), job.key(), o);
+            // Refused (422 invalid, 403, ...): the same write would be refused again; its object waits, said each time.
+            LOG.warn("cannot write status of {} {}: {}; {}", job.kind(), job.key(), o, failed.failed("status", id));
         }
         job.done().complete(false);
     }

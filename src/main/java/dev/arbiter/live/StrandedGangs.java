@@ -4,93 +4,107 @@ import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gangs left half-bound because a member's bind failed and the rollback eviction of the bound members failed too.
- * Such a gang holds resources without running, so it gets {@value #GRACE_CYCLES} cycles for the engine to complete it
- * (the pending members bind when room exists); after that, each cycle evicts its bound members again (and binds
- * none of it) until it is whole or gone. A gang whose bound members reach minMember, or whose bound members are all
- * gone, is no longer stranded.
+ * Gangs bound below their minMember that have never run whole, found in each cycle's snapshot (what the API server
+ * says is bound, with this process's bindings in flight shown placed), not remembered from the failures that made
+ * them: a rollback eviction that failed, a shutdown or a lost Lease that cut a gang's bindings off, another replica
+ * that died mid-gang. So a new leader, or this process after it regains the Lease, finds them as well.
+ *
+ * <p>Such a gang holds resources without running. It gets {@value #GRACE_CYCLES} cycles for the engine to complete it
+ * (its pending members bind when room exists); after that, each cycle evicts its bound members (and binds none of it)
+ * until it is whole or gone. "Never run whole" is its PodGroup's status without a {@code Scheduled=True} condition
+ * ({@link StatusViews#ranWhole}): a gang that ran whole and then lost a member (a node failed, a pod was deleted) is
+ * left alone, as Volcano leaves it. A gang with a member bound for another scheduler is not judged.
  */
 final class StrandedGangs {
     private static final Logger LOG = LoggerFactory.getLogger(StrandedGangs.class);
     static final int GRACE_CYCLES = 2;
-
-    private static final class Entry {
-        final Set<String> members = new LinkedHashSet<>();
-        int cycles;
-    }
 
     /** What the cycle must do about stranded gangs: members to evict now, gangs whose bindings wait. */
     record Plan(List<String> evict, Set<String> holdBindings) {
         static final Plan NONE = new Plan(List.of(), Set.of());
     }
 
-    private final Map<String, Entry> gangs = new ConcurrentHashMap<>();
+    /** A gang's members as a snapshot shows them. */
+    private static final class Members {
+        final List<String> bound = new ArrayList<>();
+        int finished;
+        boolean foreign;
+    }
 
-    /** {@code members} of gang {@code group} are bound and could not be rolled back. */
-    void add(String group, Collection<String> members) {
-        Entry e = gangs.computeIfAbsent(group, g -> new Entry());
-        synchronized (e) {
-            e.members.addAll(members);
-            e.cycles = 0;
-        }
-        LOG.warn("gang {} is half-bound ({} member(s) could not be rolled back): a later cycle completes it or evicts them",
-                group, members.size());
+    /** Per stranded gang, the cycles it has been seen so; kept across cycles, rebuilt from each snapshot. */
+    private final Map<String, Integer> cycles = new ConcurrentHashMap<>();
+    private final Predicate<String> ours;
+
+    /** {@code ours} tells the scheduler names this scheduler answers. */
+    StrandedGangs(Predicate<String> ours) {
+        this.ours = ours;
     }
 
     int size() {
-        return gangs.size();
+        return cycles.size();
     }
 
-    /** Reviews every stranded gang against the cycle's snapshot; {@code evicting} tells which pods are already leaving. */
-    Plan review(ClusterSnapshot snapshot, java.util.function.Predicate<String> evicting) {
-        if (gangs.isEmpty()) return Plan.NONE;
-        Map<String, Integer> bound = new HashMap<>();
-        Map<String, PodSpec> pods = new HashMap<>();
-        for (PodSpec p : snapshot.pods()) {
-            String group = StatusViews.groupKey(p);
-            if (!gangs.containsKey(group)) continue;
-            pods.put(p.key(), p);
-            if (p.isBound() && !p.terminating()) bound.merge(group, 1, Integer::sum);
-        }
+    /**
+     * Judges every gang of {@code snapshot}: {@code ranWhole} tells, by PodGroup key, whether its status says it has
+     * run whole; {@code evicting} which pods are already leaving.
+     */
+    Plan review(ClusterSnapshot snapshot, Predicate<String> ranWhole, Predicate<String> evicting) {
         Map<String, Integer> minMember = new HashMap<>();
         for (PodGroupSpec g : snapshot.podGroups()) {
-            String key = g.namespace() + "/" + g.name();
-            if (gangs.containsKey(key)) minMember.put(key, g.minMember());
+            if (g.minMember() > 1) minMember.put(g.namespace() + "/" + g.name(), g.minMember());
+        }
+        Map<String, Members> gangs = new HashMap<>();
+        if (!minMember.isEmpty()) {
+            for (PodSpec p : snapshot.pods()) {
+                // Pending pods, most of a large snapshot, count for nothing here.
+                boolean finished = "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
+                if (!finished && (!p.isBound() || p.terminating())) continue;
+                String group = StatusViews.groupKey(p);
+                if (!minMember.containsKey(group)) continue;
+                Members m = gangs.computeIfAbsent(group, g -> new Members());
+                if (finished) {
+                    m.finished++;
+                } else {
+                    m.bound.add(p.key());
+                    if (!ours.test(p.schedulerName())) m.foreign = true;
+                }
+            }
         }
         List<String> evict = new ArrayList<>();
         Set<String> hold = new HashSet<>();
-        for (Map.Entry<String, Entry> g : gangs.entrySet()) {
-            Entry e = g.getValue();
-            synchronized (e) {
-                List<String> stillBound = new ArrayList<>();
-                for (String m : e.members) {
-                    PodSpec p = pods.get(m);
-                    if (p != null && p.isBound() && !p.terminating()) stillBound.add(m);
-                }
-                int running = bound.getOrDefault(g.getKey(), 0);
-                if (stillBound.isEmpty() || running >= minMember.getOrDefault(g.getKey(), 1)) {
-                    gangs.remove(g.getKey());
-                    LOG.info("gang {} is no longer stranded ({} member(s) bound)", g.getKey(), running);
-                    continue;
-                }
-                e.cycles++;
-                if (e.cycles <= GRACE_CYCLES) continue;
-                hold.add(g.getKey());
-                for (String m : stillBound) if (!evicting.test(m)) evict.add(m);
+        Set<String> stranded = new HashSet<>();
+        for (Map.Entry<String, Members> e : gangs.entrySet()) {
+            String group = e.getKey();
+            Members m = e.getValue();
+            int min = minMember.get(group);
+            if (m.foreign || m.bound.isEmpty() || m.bound.size() + m.finished >= min || ranWhole.test(group)) continue;
+            stranded.add(group);
+            int seen = cycles.merge(group, 1, Integer::sum);
+            if (seen == 1) {
+                LOG.warn("gang {} is half-bound ({} of minMember {} bound) and has never run whole: the next {} cycles may"
+                        + " complete it, then its bound members are evicted", group, m.bound.size(), min, GRACE_CYCLES);
             }
+            if (seen <= GRACE_CYCLES) continue;
+            hold.add(group);
+            for (String pod : m.bound) if (!evicting.test(pod)) evict.add(pod);
         }
-        return new Plan(evict, hold);
+        for (String group : new ArrayList<>(cycles.keySet())) {
+            if (stranded.contains(group)) continue;
+            cycles.remove(group);
+            Members m = gangs.get(group);
+            LOG.info("gang {} is no longer half-bound ({} member(s) bound)", group, m == null ? 0 : m.bound.size());
+        }
+        return evict.isEmpty() && hold.isEmpty() ? Plan.NONE : new Plan(evict, hold);
     }
 }

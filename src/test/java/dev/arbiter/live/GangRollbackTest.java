@@ -30,6 +30,8 @@ class GangRollbackTest extends LiveClusterTest {
         assertEquals(4, planned.size());
         String failing = planned.get(2).pod();
         fx.failBinding(failing, 500, 503, 500);
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        s.actuator().failedWrites().useClock(now::get);
 
         SchedulingLoop.Outcome first = s.loop().runOnce();
 
@@ -54,6 +56,9 @@ class GangRollbackTest extends LiveClusterTest {
         }
         await("recreated members in cache", () -> s.cache().snapshot().pods().stream()
                 .filter(p -> !p.terminating()).count() == 4 && s.assumed().assumedBindings() == 0);
+        // The failed member's next binding waits 1 s (FailedWrites), and its gang with it.
+        assertEquals(0, s.loop().runOnce().report().bound(), "not while the failed member's wait runs");
+        now.addAndGet(java.time.Duration.ofMillis(1001).toNanos());
         SchedulingLoop.Outcome retry = s.loop().runOnce();
 
         assertEquals(4, retry.report().bound());

@@ -264,6 +264,16 @@ final class LiveFixture implements AutoCloseable {
         }
     }
 
+    /** Bindings of {@code pod} succeed again: the codes still queued by {@link #failBinding} are dropped. */
+    void clearBindingFailures(String pod) {
+        Deque<Integer> q = bindFailures.get(pod);
+        if (q != null) {
+            synchronized (q) {
+                q.clear();
+            }
+        }
+    }
+
     /** The next evictions of {@code pod} answer these HTTP codes, in order; later ones succeed. */
     void failEviction(String pod, int... codes) {
         Deque<Integer> q = evictFailures.computeIfAbsent(pod, k -> new ArrayDeque<>());

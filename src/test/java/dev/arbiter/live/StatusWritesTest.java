@@ -101,8 +101,14 @@ class StatusWritesTest {
         api.inject(call -> call.method().equals("PATCH") && (call.resource().equals("podgroups") || call.resource().equals("queues"))
                 ? fault(refused) : null);
         LiveScheduler s = scheduler(Duration.ofSeconds(10), 2);
+        // Each object's write waits after a failure (1 s, doubling): the clock jumps past it before each cycle.
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        s.actuator().failedWrites().useClock(now::get);
         try (CapturedLog log = new CapturedLog()) {
-            for (int i = 0; i < 3; i++) s.loop().runOnce().report();
+            for (int i = 0; i < 3; i++) {
+                s.loop().runOnce().report();
+                now.addAndGet(Duration.ofSeconds(10).toNanos());
+            }
             assertTrue(refused.get() >= 3 * Backoff.standard().attempts(), "each cycle's write was tried and refused: " + refused);
             List<String> warned = log.lines("cannot write status");
             assertEquals(1, warned.size(), "one line for the outage: " + warned);

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +51,8 @@ final class BindingWebhook implements AutoCloseable {
         return t;
     });
     private final AtomicInteger calls = new AtomicInteger();
-    private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<String> refused = ConcurrentHashMap.newKeySet();
+    private final Map<String, CountDownLatch> held = new ConcurrentHashMap<>();
 
     /**
      * Starts the webhook for bindings in {@code namespace} (which it labels) and returns once the API server calls it
@@ -89,7 +92,16 @@ final class BindingWebhook implements AutoCloseable {
             calls.incrementAndGet();
             Matcher uid = UID.matcher(review);
             Matcher pod = NAME.matcher(review);
-            boolean refuse = pod.find() && refused.contains(pod.group(1));
+            String podName = pod.find() ? pod.group(1) : null;
+            CountDownLatch gate = podName == null ? null : held.get(podName);
+            if (gate != null && !review.contains("\"dryRun\":true")) {
+                try {
+                    gate.await(8, TimeUnit.SECONDS); // within the webhook's 10 s timeout
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            boolean refuse = podName != null && refused.contains(podName);
             String answer = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
                     + (uid.find() ? uid.group(1) : "") + "\",\"allowed\":" + (refuse
                     ? "false,\"status\":{\"code\":422,\"message\":\"refused by the test's webhook\"}}}" : "true}}");
@@ -126,6 +138,20 @@ final class BindingWebhook implements AutoCloseable {
     /** From now on, bindings of pod {@code name} (in the webhook's namespace) are refused with 422. */
     void refuse(String name) {
         refused.add(name);
+    }
+
+    /**
+     * From now on the API server's bindings of pod {@code name} wait in the webhook until {@link #release} (or 8 s), then
+     * are allowed or refused as {@link #refuse} says: a gang's binding held part-way, for a fault to land meanwhile.
+     */
+    void hold(String name) {
+        held.put(name, new CountDownLatch(1));
+    }
+
+    /** Bindings of pod {@code name} held by {@link #hold} are answered now, and later ones at once. */
+    void release(String name) {
+        CountDownLatch gate = held.remove(name);
+        if (gate != null) gate.countDown();
     }
 
     /** Bindings of pod {@code name} are allowed again. */
