@@ -39,18 +39,22 @@ class ApiFailureTest extends LiveClusterTest {
     }
 
     @Test
-    void aBindThatKeepsFailingReleasesItsReservationAndIsRetriedNextCycle() {
+    void aBindThatKeepsFailingReleasesItsReservationAndIsRetriedOnceItsWaitEnds() {
         fx.create(node("node-1", 8));
         fx.create(pod("team", "p", "arbiter", 8, null));
         fx.failBinding("team/p", 500, 500, 500);
         LiveScheduler s = fx.manualScheduler();
         await("pod in cache", () -> s.cache().snapshot().pods().size() == 1);
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        s.actuator().failedWrites().useClock(now::get);
 
         SchedulingLoop.Outcome first = s.loop().runOnce();
         assertEquals(1, first.report().bindFailures());
         assertNull(s.assumed().assumedNode("team/p"), "the failed bind forgets its assumption");
         assertTrue(s.cache().snapshot().pods().stream().noneMatch(PodSpec::isBound));
 
+        // The pod's next binding waits 1 s (FailedWrites); then a cycle binds it.
+        now.addAndGet(java.time.Duration.ofMillis(1001).toNanos());
         SchedulingLoop.Outcome second = s.loop().runOnce();
         assertEquals(1, second.report().bound());
         await("bound", () -> "node-1".equals(fx.nodeOf("team/p")));
