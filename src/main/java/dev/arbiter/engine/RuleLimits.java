@@ -77,6 +77,11 @@ final class RuleLimits extends DefaultAgendaEventListener {
             String rule = e.getMatch().getRule().getName();
             throw new PolicyException(where(rule) + "rule \"" + rule + "\" failed in phase " + group + ": "
                     + describe(e.getCause() == null ? e : e.getCause()), rule);
+        } catch (StackOverflowError deep) {
+            // A rule (or a function it calls) that recurses without end: the rules' fault, said as one line, never a
+            // trace; the session is thrown away with the cycle.
+            throw new PolicyException(where(current) + (current == null ? "a rule" : "rule \"" + current + "\"")
+                    + " recursed without end in phase " + group + " (StackOverflowError)", current);
         } catch (ThreadDeath stopped) {
             throw new PolicyException(where(current) + "rule \"" + current + "\" did not return within the deadline of "
                     + deadline + " ms (limits.deadline in policy.yaml); it was stopped", current);

@@ -155,7 +155,10 @@ final class Evictor {
                 remember(pod, result.outcome);
                 metrics.decision(action, "failed");
                 cycle.evictionFailures.incrementAndGet();
-                LOG.warn("eviction{} of {} for {} failed: {}", dryRun ? " (dry run)" : "", pod, preemptor, result.outcome);
+                // Not said for calls refused because leadership was lost or the process is stopping: those were not sent.
+                if (!api.isClosed()) {
+                    LOG.warn("eviction{} of {} for {} failed: {}", dryRun ? " (dry run)" : "", pod, preemptor, result.outcome);
+                }
             }
         }
     }

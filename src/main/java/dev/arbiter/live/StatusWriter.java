@@ -150,7 +150,7 @@ final class StatusWriter implements AutoCloseable {
                 LOG.warn("cannot write status of {} {}: {}; each object's write is tried again after a wait (1 s doubling"
                         + " to 5 min), not logged again until a write succeeds", job.kind(), job.key(), o);
             }
-            failed.failed("status", id);
+            if (!api.isClosed()) failed.failed("status", id); // not a call our own pause or shutdown cut short
         } else {
             // Refused (422 invalid, 403, ...): the same write would be refused again; its object waits, said each time.
             LOG.warn("cannot write status of {} {}: {}; {}", job.kind(), job.key(), o, failed.failed("status", id));

@@ -46,6 +46,35 @@ class CliInputTest {
         assertTrue(r.err().contains("binary.drl: not UTF-8 text"), r.err());
     }
 
+    /** Issue 34, item 10: a rule that recurses without end is the rules' fault: one line, exit 3 (was exit 1). */
+    @Test
+    void aRuleThatRecursesWithoutEndIsOneLineAndExit3() throws Exception {
+        Path rules = dir.resolve("rules");
+        Files.createDirectories(rules);
+        for (Path p : Files.list(Path.of("rules")).toList()) Files.copy(p, rules.resolve(p.getFileName()));
+        Files.writeString(rules.resolve("deep.drl"), """
+                package arbiter.policy;
+
+                import dev.arbiter.facts.QueueFact;
+
+                function int deeper(int n) {
+                    return deeper(n + 1) + 1;
+                }
+
+                rule "deep: recurses without end"
+                ruleflow-group "policy"
+                when
+                    QueueFact( )
+                then
+                    deeper(0);
+                end
+                """);
+        CliRunner r = CliRunner.run("simulate", "--rules", rules.toString(), "deploy/examples/seed");
+        assertEquals(Main.RULES_BROKEN, r.exit(), r.err());
+        assertTrue(r.err().contains("deep.drl") && r.err().contains("recursed without end"), r.err());
+        assertTrue(!r.err().contains("\tat ") && r.err().strip().lines().count() <= 2, r.err());
+    }
+
     @Test
     void outputThatCannotBeWrittenFailsWithOneLine() {
         // As stdout on /dev/full: every write fails.
