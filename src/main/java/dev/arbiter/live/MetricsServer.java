@@ -66,8 +66,11 @@ public final class MetricsServer implements AutoCloseable {
         this.ready = ready;
         this.address = address.getAddress();
         // One event loop is plenty for three GET paths; the workers run the checks and the scrape.
+        // A check stuck for good is answered 503 (see offLoop), and /healthz then says why: Vert.x's own warning with a
+        // stack trace every few seconds would add nothing, so it comes only after an hour.
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4)
-                .setBlockedThreadCheckInterval(TimeUnit.SECONDS.toMillis(10)));
+                .setBlockedThreadCheckInterval(TimeUnit.SECONDS.toMillis(10))
+                .setMaxWorkerExecuteTime(1).setMaxWorkerExecuteTimeUnit(TimeUnit.HOURS));
         // Without HTTP/2 over clear text: its detection holds a connection back from connectionHandler until enough bytes
         // have come, so a client that sends nothing would never meet its deadline.
         HttpServerOptions options = new HttpServerOptions().setHttp2ClearTextEnabled(false).setMaxHeaderSize(MAX_HEADER_BYTES)
