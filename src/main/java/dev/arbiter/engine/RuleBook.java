@@ -246,8 +246,8 @@ public final class RuleBook {
 
     static String read(Path p) {
         try {
-            return Files.readString(p, StandardCharsets.UTF_8);
-        } catch (java.nio.charset.MalformedInputException e) {
+            return dev.arbiter.model.TextFiles.readUtf8(p);
+        } catch (java.nio.charset.CharacterCodingException e) {
             throw new RuleCompileException(List.of(p + ": not UTF-8 text (a binary file, or another encoding): save it as UTF-8"));
         } catch (IOException e) {
             throw new RuleCompileException(List.of(p + ": cannot read: " + e.getMessage()));

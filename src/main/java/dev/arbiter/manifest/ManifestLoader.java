@@ -4,7 +4,6 @@ import dev.arbiter.model.Manifests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,7 +88,7 @@ public final class ManifestLoader {
         if (!Files.exists(file)) throw new ManifestException(file + ": no such file or directory");
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
+            text = dev.arbiter.model.TextFiles.readUtf8(file);
         } catch (CharacterCodingException e) {
             throw new ManifestException(file + ": cannot read: not UTF-8 text", e);
         } catch (AccessDeniedException e) {

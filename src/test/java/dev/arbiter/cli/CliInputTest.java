@@ -46,6 +46,15 @@ class CliInputTest {
         assertTrue(r.err().contains("binary.drl: not UTF-8 text"), r.err());
     }
 
+    /** Issue 34, item 10: a device that never ends is refused with one line (it filled the heap: OutOfMemoryError). */
+    @Test
+    void aManifestThatNeverEndsIsOneLine() {
+        CliRunner r = CliRunner.run("simulate", "/dev/zero");
+        assertEquals(Main.INVALID_INPUT, r.exit(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("/dev/zero") && r.err().contains("larger than 256 MiB"), r.err());
+    }
+
     /** Issue 34, item 10: a rule that recurses without end is the rules' fault: one line, exit 3 (was exit 1). */
     @Test
     void aRuleThatRecursesWithoutEndIsOneLineAndExit3() throws Exception {
