@@ -203,9 +203,12 @@ final class CycleState {
 
     /**
      * Links each queue to its parent ({@code spec.parent}, unset = root). A queue naming an unknown parent, a queue
-     * on a cycle, and every queue below either are cut loose from the tree (treated as children of the root) and
+     * on a cycle, a queue deeper than {@link #MAX_DEPTH}, and every queue below any of these are cut loose from the tree (treated as children of the root) and
      * marked with a {@code treeError}: they are treated as Closed, never crash the cycle.
      */
+    /** The deepest queue tree served; a queue below is treated as a queue with an invalid parent. */
+    static final int MAX_DEPTH = 64;
+
     private void linkTree() {
         for (QueueState q : queues.values()) {
             String parentName = q.spec.parentOrRoot();
@@ -228,6 +231,15 @@ final class CycleState {
             }
         }
         for (QueueState q : queues.values()) if (q.treeError != null) q.parent = null;
+        // A chain of thousands of queues would overflow the stack of the fair-share recursion: every queue past the
+        // limit is cut loose with the reason (the walk up stops at the limit, so this is at most n x 64 steps).
+        for (QueueState q : queues.values()) {
+            int d = 1;
+            for (QueueState a = q.parent; a != null && d <= MAX_DEPTH; a = a.parent) d++;
+            if (d > MAX_DEPTH && q.treeError == null) {
+                q.treeError = "queue tree deeper than " + MAX_DEPTH + " levels (spec.parent); queues this deep are not supported";
+            }
+        }
         for (QueueState q : queues.values()) {
             for (QueueState a = q.parent; a != null; a = a.parent) {
                 if (a.treeError != null && q.treeError == null) q.treeError = "ancestor queue \"" + a.name() + "\" is invalid";

@@ -55,6 +55,49 @@ class CliInputTest {
         assertTrue(r.err().contains("/dev/zero") && r.err().contains("larger than 256 MiB"), r.err());
     }
 
+    /**
+     * Issue 34, item 10: a queue chain 3,000 deep overflowed the fair-share recursion (a StackOverflowError trace, exit
+     * 1); the queues past 64 levels are now Closed with the reason, as a queue with an unknown parent is.
+     */
+    @Test
+    void aQueueChainThousandsDeepIsServedToItsLimitAndTheRestSaySo() throws Exception {
+        StringBuilder yaml = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            yaml.append("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q").append(i)
+                    .append("}\nspec:\n  weight: 1\n").append(i == 0 ? "" : "  parent: q" + (i - 1) + "\n").append("---\n");
+        }
+        yaml.append("""
+                apiVersion: v1
+                kind: Node
+                metadata: {name: n1}
+                status:
+                  allocatable: {cpu: '8', memory: 32Gi, pods: '110'}
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: g, namespace: t}
+                spec: {minMember: 1, queue: q2999}
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: p
+                  namespace: t
+                  annotations: {scheduling.k8s.io/group-name: g}
+                spec:
+                  schedulerName: volcano
+                  containers:
+                  - name: c
+                    image: i
+                    resources: {requests: {cpu: '1'}}
+                """);
+        Path file = dir.resolve("chain.yaml");
+        Files.writeString(file, yaml);
+        CliRunner r = CliRunner.run("simulate", file.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("queue tree deeper than 64 levels"), "the reason is shown");
+    }
+
     /** Issue 34, item 10: a rule that recurses without end is the rules' fault: one line, exit 3 (was exit 1). */
     @Test
     void aRuleThatRecursesWithoutEndIsOneLineAndExit3() throws Exception {
