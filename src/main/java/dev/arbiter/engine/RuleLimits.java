@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.kie.api.event.rule.AfterMatchFiredEvent;
 import org.kie.api.event.rule.BeforeMatchFiredEvent;
 import org.kie.api.event.rule.DefaultAgendaEventListener;
 import org.kie.api.runtime.KieSession;
@@ -35,7 +36,10 @@ final class RuleLimits extends DefaultAgendaEventListener {
     private final PolicySettings.Limits limits;
     private final RuleBook rules;
     private final Map<String, Long> firings = new HashMap<>();
+    /** The rule whose consequence runs now, or null between firings (while conditions are matched). */
     private volatile String current;
+    /** The rule that fired last in this phase, or null. */
+    private volatile String lastFired;
     private volatile boolean timedOut;
     /** Guards {@link #firing} against the watchdog: it stops the thread only while that thread fires rules. */
     private final Object lock = new Object();
@@ -53,12 +57,50 @@ final class RuleLimits extends DefaultAgendaEventListener {
         firings.merge(rule, 1L, Long::sum);
     }
 
+    @Override
+    public void afterMatchFired(AfterMatchFiredEvent event) {
+        lastFired = current;
+        current = null;
+    }
+
+    /**
+     * What ran past the deadline: the rule whose consequence was running, or, between firings, the matching of
+     * conditions (a {@code from} or a condition that takes the time belongs to no rule that fired yet, and blaming the
+     * last rule to fire misled: issue 34).
+     */
+    private PolicyException pastDeadline(String group, long deadline, boolean stopped) {
+        String rule = current;
+        String limit = deadline + " ms (limits.deadline in policy.yaml)";
+        if (!stopped) {
+            // Halted between firings: the phase as a whole took too long.
+            String blamed = rule != null ? rule : lastFired;
+            return new PolicyException(where(rule) + "phase " + group + " ran past the deadline of " + limit
+                    + (rule != null ? "; rule \"" + rule + "\" was firing"
+                    : lastFired != null ? "; the last rule to fire was \"" + lastFired + "\"" : ""), blamed);
+        }
+        if (rule != null) {
+            return new PolicyException(where(rule) + "rule \"" + rule + "\" did not return within the deadline of " + limit
+                    + "; it was stopped (phase " + group + ")", rule);
+        }
+        return new PolicyException("phase " + group + " did not finish within the deadline of " + limit + " while matching"
+                + " conditions, not in a rule's consequence: a condition or a 'from' took the time; it was stopped"
+                + (lastFired == null ? "" : " (the last rule to fire was \"" + lastFired + "\")"), null);
+    }
+
+    private static boolean stoppedBy(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof ThreadDeath) return true;
+        }
+        return false;
+    }
+
     /** Fires {@code group} to completion within the limits; returns the number of firings. */
     long fire(KieSession session, String group, long facts) {
         session.getAgenda().getAgendaGroup(group).setFocus();
         long limit = Math.min(Integer.MAX_VALUE, limits.firingLimit(facts));
         firings.clear();
         current = null;
+        lastFired = null;
         timedOut = false;
         Thread worker = Thread.currentThread();
         synchronized (lock) {
@@ -74,6 +116,7 @@ final class RuleLimits extends DefaultAgendaEventListener {
         try {
             n = session.fireAllRules((int) limit);
         } catch (ConsequenceException e) {
+            if (timedOut || stoppedBy(e)) throw pastDeadline(group, deadline, true);
             String rule = e.getMatch().getRule().getName();
             throw new PolicyException(where(rule) + "rule \"" + rule + "\" failed in phase " + group + ": "
                     + describe(e.getCause() == null ? e : e.getCause()), rule);
@@ -83,8 +126,12 @@ final class RuleLimits extends DefaultAgendaEventListener {
             throw new PolicyException(where(current) + (current == null ? "a rule" : "rule \"" + current + "\"")
                     + " recursed without end in phase " + group + " (StackOverflowError)", current);
         } catch (ThreadDeath stopped) {
-            throw new PolicyException(where(current) + "rule \"" + current + "\" did not return within the deadline of "
-                    + deadline + " ms (limits.deadline in policy.yaml); it was stopped", current);
+            throw pastDeadline(group, deadline, true);
+        } catch (RuntimeException e) {
+            // Stopped inside the engine's own code, a stop surfaces as whatever that code threw while unwinding
+            // (PropertyAccessException from a 'from', IllegalMonitorStateException from an insert): say the deadline.
+            if (timedOut || stoppedBy(e)) throw pastDeadline(group, deadline, true);
+            throw e;
         } finally {
             synchronized (lock) {
                 firing = false;
@@ -92,10 +139,7 @@ final class RuleLimits extends DefaultAgendaEventListener {
             halt.cancel(false);
             stop.cancel(false);
         }
-        if (timedOut) {
-            throw new PolicyException(where(current) + "phase " + group + " ran past the deadline of " + deadline
-                    + " ms (limits.deadline in policy.yaml); rule \"" + current + "\" was firing", current);
-        }
+        if (timedOut) throw pastDeadline(group, deadline, false);
         if (n >= limit) {
             String busiest = busiest();
             throw new PolicyException(where(busiest) + "rule \"" + busiest + "\" kept firing: " + limit + " firings in phase "

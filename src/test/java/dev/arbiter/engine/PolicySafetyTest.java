@@ -88,6 +88,37 @@ class PolicySafetyTest {
                 r.err());
     }
 
+    /**
+     * Issue 34, item 11: a 'from' that never returns is stopped at the deadline and said as such. It was reported as a
+     * PropertyAccessException, or blamed on the last rule that fired ({@code order.drl:10}), as the time went to
+     * matching conditions, not to any rule's consequence.
+     */
+    @Test
+    void aFromThatNeverReturnsIsSaidAsTheDeadlineWhileMatchingNotBlamedOnAnotherRule() throws IOException {
+        Files.writeString(dir.resolve("pack.yaml"), "extends: " + CASES.resolve("spin-from").toAbsolutePath() + "\n");
+        Files.writeString(dir.resolve("policy.yaml"), "limits:\n  deadline: 1s\n");
+        CliRunner r = assertTimeoutPreemptively(NO_HANG,
+                () -> CliRunner.run("simulate", "--rules", dir.toString(), SEED.toString()));
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        assertTrue(r.err().contains("did not finish within the deadline of 1000 ms") && r.err().contains("while matching conditions"),
+                r.err());
+        assertTrue(!r.err().contains("PropertyAccessException") && !r.err().contains("order.drl"), r.err());
+    }
+
+    /** Issue 34, item 11: a consequence that inserts without end is said as the deadline, naming the rule. */
+    @Test
+    void aConsequenceThatInsertsForeverIsSaidAsTheDeadlineNamingTheRule() throws IOException {
+        Files.writeString(dir.resolve("pack.yaml"), "extends: " + CASES.resolve("insert-loop").toAbsolutePath() + "\n");
+        Files.writeString(dir.resolve("policy.yaml"), "limits:\n  deadline: 1s\n");
+        CliRunner r = assertTimeoutPreemptively(NO_HANG,
+                () -> CliRunner.run("simulate", "--rules", dir.toString(), SEED.toString()));
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        assertTrue(r.err().contains("insert-loop.drl:5: rule \"insert-loop: never stops inserting\" did not return within the"
+                + " deadline of 1000 ms"), r.err());
+    }
+
     @Test
     void verifyReportsTheLoopingRuleOnceAndRunsNoScenario() {
         CliRunner r = assertTimeoutPreemptively(NO_HANG,
