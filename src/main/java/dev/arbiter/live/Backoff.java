@@ -37,6 +37,16 @@ public record Backoff(int attempts, Duration initial, Duration max) {
         return outcome;
     }
 
+    /**
+     * The wait, in nanoseconds, after {@code failures} in a row when each waits twice as long as the last: {@code first}
+     * × 2^(failures − 1), at most {@code max}. For waits across cycles (refused victims, failed writes).
+     */
+    static long doubling(Duration first, Duration max, int failures) {
+        long w = first.toNanos();
+        for (int i = 1; i < failures && w < max.toNanos(); i++) w *= 2;
+        return Math.min(w, max.toNanos());
+    }
+
     private static boolean sleep(long millis) {
         try {
             Thread.sleep(millis);

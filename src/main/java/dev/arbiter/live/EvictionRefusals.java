@@ -55,9 +55,7 @@ final class EvictionRefusals {
 
     /** {@link #FIRST} × 2^(refusals − 1), at most {@link #MAX}. */
     static long backoff(int refusals) {
-        long b = FIRST.toNanos();
-        for (int i = 1; i < refusals && b < MAX.toNanos(); i++) b *= 2;
-        return Math.min(b, MAX.toNanos());
+        return Backoff.doubling(FIRST, MAX, refusals);
     }
 
     /**

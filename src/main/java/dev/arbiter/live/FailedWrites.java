@@ -87,8 +87,6 @@ final class FailedWrites {
 
     /** {@link #FIRST} × 2^(failures − 1), at most {@link #MAX}. */
     static long wait(int failures) {
-        long w = FIRST.toNanos();
-        for (int i = 1; i < failures && w < MAX.toNanos(); i++) w *= 2;
-        return Math.min(w, MAX.toNanos());
+        return Backoff.doubling(FIRST, MAX, failures);
     }
 }
