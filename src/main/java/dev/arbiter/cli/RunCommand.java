@@ -188,11 +188,7 @@ final class RunCommand implements Callable<Integer> {
             CheckedRules checked = new CheckedRules(book, dev.arbiter.engine.PolicyCheck.check(book, List.of()));
             startup.mark("rules checked");
             return checked;
-        }, runnable -> {
-            Thread t = new Thread(runnable, "arbiter-rules-load");
-            t.setDaemon(true);
-            t.start();
-        });
+        }, onThread("arbiter-rules-load"));
         LiveConfig config = config(every, deadline, grace);
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -286,11 +282,8 @@ final class RunCommand implements Callable<Integer> {
             if (unusable(rules)) return false;
             // The check on a thread of its own: a stop asked for while the server takes its time (up to the request
             // timeout per list, six lists) is answered at once.
-            CompletableFuture<Void> check = CompletableFuture.runAsync(() -> LiveScheduler.checkAccess(client, startup), r -> {
-                Thread t = new Thread(r, "arbiter-access-check");
-                t.setDaemon(true);
-                t.start();
-            });
+            CompletableFuture<Void> check = CompletableFuture.runAsync(() -> LiveScheduler.checkAccess(client, startup),
+                    onThread("arbiter-access-check"));
             while (!check.isDone()) {
                 if (stop.await(100, TimeUnit.MILLISECONDS)) return false;
             }
@@ -310,6 +303,15 @@ final class RunCommand implements Callable<Integer> {
             }
             wait = Math.min(wait * 2, 30);
         }
+    }
+
+    /** Runs each task on a daemon thread of its own, named {@code name}: start-up work that a stop must not wait for. */
+    private static java.util.concurrent.Executor onThread(String name) {
+        return task -> {
+            Thread t = new Thread(task, name);
+            t.setDaemon(true);
+            t.start();
+        };
     }
 
     private LiveConfig config(Duration every, Duration deadline, Duration grace) {

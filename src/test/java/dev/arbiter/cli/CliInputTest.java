@@ -17,6 +17,15 @@ class CliInputTest {
     @TempDir
     Path dir;
 
+    /** A copy of the shipped rules folder, to add a file to. */
+    private Path shippedRules() throws java.io.IOException {
+        Path rules = Files.createDirectories(dir.resolve("rules"));
+        try (var files = Files.list(Path.of("rules"))) {
+            for (Path p : files.toList()) Files.copy(p, rules.resolve(p.getFileName()));
+        }
+        return rules;
+    }
+
     @Test
     void anOutOfRangeNumberIsOneLineNotTheUsage() {
         CliRunner r = CliRunner.run("simulate", "--max-cycles", "99999999999", "deploy/examples/seed");
@@ -36,9 +45,7 @@ class CliInputTest {
 
     @Test
     void aBinaryRuleFileIsNamedAsNotUtf8() throws Exception {
-        Path rules = dir.resolve("rules");
-        Files.createDirectories(rules);
-        for (Path p : Files.list(Path.of("rules")).toList()) Files.copy(p, rules.resolve(p.getFileName()));
+        Path rules = shippedRules();
         Files.write(rules.resolve("binary.drl"), new byte[] {(byte) 0xC3, (byte) 0x28, 0, 1, 2, (byte) 0xFF});
         CliRunner r = CliRunner.run("validate", "--rules", rules.toString());
         assertEquals(Main.RULES_BROKEN, r.exit(), r.err());
@@ -101,9 +108,7 @@ class CliInputTest {
     /** Issue 34, item 10: a rule that recurses without end is the rules' fault: one line, exit 3 (was exit 1). */
     @Test
     void aRuleThatRecursesWithoutEndIsOneLineAndExit3() throws Exception {
-        Path rules = dir.resolve("rules");
-        Files.createDirectories(rules);
-        for (Path p : Files.list(Path.of("rules")).toList()) Files.copy(p, rules.resolve(p.getFileName()));
+        Path rules = shippedRules();
         Files.writeString(rules.resolve("deep.drl"), """
                 package arbiter.policy;
 

@@ -78,11 +78,7 @@ class PolicySafetyTest {
 
     @Test
     void aRuleThatNeverReturnsIsStoppedAtThePolicysDeadline() throws IOException {
-        // A pack over the spin pack that sets a short deadline: packs stack, and the deadline is a setting.
-        Files.writeString(dir.resolve("pack.yaml"), "extends: " + CASES.resolve("spin").toAbsolutePath() + "\n");
-        Files.writeString(dir.resolve("policy.yaml"), "limits:\n  deadline: 1s\n");
-        CliRunner r = assertTimeoutPreemptively(NO_HANG,
-                () -> CliRunner.run("simulate", "--rules", dir.toString(), SEED.toString()));
+        CliRunner r = simulateWithADeadlineOfOneSecond("spin");
         assertEquals(3, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("spin.drl:3: rule \"spin: never returns\" did not return within the deadline of 1000 ms"),
                 r.err());
@@ -95,10 +91,7 @@ class PolicySafetyTest {
      */
     @Test
     void aFromThatNeverReturnsIsSaidAsTheDeadlineWhileMatchingNotBlamedOnAnotherRule() throws IOException {
-        Files.writeString(dir.resolve("pack.yaml"), "extends: " + CASES.resolve("spin-from").toAbsolutePath() + "\n");
-        Files.writeString(dir.resolve("policy.yaml"), "limits:\n  deadline: 1s\n");
-        CliRunner r = assertTimeoutPreemptively(NO_HANG,
-                () -> CliRunner.run("simulate", "--rules", dir.toString(), SEED.toString()));
+        CliRunner r = simulateWithADeadlineOfOneSecond("spin-from");
         assertEquals(3, r.exit(), r.out() + r.err());
         assertEquals(1, r.err().lines().count(), "one line: " + r.err());
         assertTrue(r.err().contains("did not finish within the deadline of 1000 ms") && r.err().contains("while matching conditions"),
@@ -109,14 +102,21 @@ class PolicySafetyTest {
     /** Issue 34, item 11: a consequence that inserts without end is said as the deadline, naming the rule. */
     @Test
     void aConsequenceThatInsertsForeverIsSaidAsTheDeadlineNamingTheRule() throws IOException {
-        Files.writeString(dir.resolve("pack.yaml"), "extends: " + CASES.resolve("insert-loop").toAbsolutePath() + "\n");
-        Files.writeString(dir.resolve("policy.yaml"), "limits:\n  deadline: 1s\n");
-        CliRunner r = assertTimeoutPreemptively(NO_HANG,
-                () -> CliRunner.run("simulate", "--rules", dir.toString(), SEED.toString()));
+        CliRunner r = simulateWithADeadlineOfOneSecond("insert-loop");
         assertEquals(3, r.exit(), r.out() + r.err());
         assertEquals(1, r.err().lines().count(), "one line: " + r.err());
         assertTrue(r.err().contains("insert-loop.drl:5: rule \"insert-loop: never stops inserting\" did not return within the"
                 + " deadline of 1000 ms"), r.err());
+    }
+
+    /**
+     * Simulates the seed with a pack over the {@code name} case that sets a deadline of 1 s: packs stack, and the
+     * deadline is a setting.
+     */
+    private CliRunner simulateWithADeadlineOfOneSecond(String name) throws IOException {
+        Files.writeString(dir.resolve("pack.yaml"), "extends: " + CASES.resolve(name).toAbsolutePath() + "\n");
+        Files.writeString(dir.resolve("policy.yaml"), "limits:\n  deadline: 1s\n");
+        return assertTimeoutPreemptively(NO_HANG, () -> CliRunner.run("simulate", "--rules", dir.toString(), SEED.toString()));
     }
 
     @Test
