@@ -91,20 +91,31 @@ public final class RuleBook {
         } catch (PolicySettingsReader.SettingsException e) {
             throw new RuleCompileException(List.of(e.getMessage()));
         }
-        List<String> forbidden = RuleText.forbiddenCalls(sources.drl());
-        if (!forbidden.isEmpty()) throw new RuleCompileException(forbidden);
         String key = cache.enabled() ? RulesCache.keyOf(inputs(sources), sources.drl()) : null;
         KieBase cached = key == null ? null : cache.read(key);
         Map<String, String> locations = locations(sources.drl());
         if (cached != null) {
+            contain(cached, sources.drl(), locations);
             sources.disabled().forEach(locations::remove);
             return new RuleBook(folder, List.copyOf(sources.drl()), cached, hash(inputs(sources)), settings, locations,
                     sources.name(), cache, true);
         }
         KieBase base = compile(folder, sources);
+        contain(base, sources.drl(), locations);
         disable(base, sources, locations);
         if (key != null) cache.write(key, base);
         return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations, sources.name(), cache, false);
+    }
+
+    /**
+     * Refuses rules that would call what a rule may not: their conditions by the names they use
+     * ({@link RuleExpressions}), their compiled code by its bytecode ({@link RuleBytecode}). Checked after compiling,
+     * so a typo gets the compiler's message first; compiling runs no rule code.
+     */
+    private static void contain(KieBase base, List<Path> drl, Map<String, String> locations) {
+        List<String> refused = new ArrayList<>(RuleExpressions.refusedNames(drl, RuleBook.class.getClassLoader()));
+        refused.addAll(RuleBytecode.refusedCalls(base, locations));
+        if (!refused.isEmpty()) throw new RuleCompileException(refused);
     }
 
     /** Compiles the rule files; every error is one {@code file:line: message} of the exception. */

@@ -35,7 +35,7 @@ class PolicySafetyTest {
             "mutual       | mutual.drl:9: rule \"mutual: a pong for every ping\" kept firing",
             "spin         | spin.drl:3: rule \"spin: never returns\" did not return within the deadline of 5000 ms",
             "throws       | throws.drl:3: rule \"throws: divide the gang by zero\" failed in phase policy: ArithmeticException",
-            "exit         | exit.drl:8: calls System.exit: a rule may only read facts and insert policy facts",
+            "exit         | exit.drl:3: rule \"exit: leave\" calls java.lang.System.exit: a rule may only read facts and insert policy facts",
             "group        | fair-share.drl:22: rule \"allocate: an open queue is served until it reaches its deserved share, never past its capability\" is in group \"polciy\", which the engine never fires",
             "victim-key   | policy.yaml:3: victims.order[1]: unknown victim order key \"youngest first\"",
             "job-key      | policy.yaml:3: order.jobs[1]: unknown job order key \"age\"",
@@ -67,7 +67,7 @@ class PolicySafetyTest {
             "loop   | rule \"loop: a tick is always followed by another\" kept firing",
             "mutual | rule \"mutual: a pong for every ping\" kept firing",
             "throws | rule \"throws: divide the gang by zero\" failed",
-            "exit   | calls System.exit"})
+            "exit   | calls java.lang.System.exit"})
     void simulateFailsWithExit3InsteadOfHanging(String name, String message) {
         CliRunner r = assertTimeoutPreemptively(NO_HANG,
                 () -> CliRunner.run("simulate", "--rules", CASES.resolve(name).toString(), SEED.toString()));
