@@ -35,6 +35,15 @@ public final class Main {
     public static void main(String[] args) {
         standalone = true;
         LogLevel.configure(args);
+        // A rule that runs past its deadline and cannot be stopped (Java 20+ has no Thread.stop) keeps a core for good:
+        // a command says which rule in one line and ends with exit 3, as for any broken rule. The live scheduler, once
+        // started, says it its own way and fails its health check instead (LiveScheduler).
+        dev.arbiter.engine.StuckRules.whenStuck(message -> {
+            System.out.flush();
+            System.err.println("error: " + TerminalText.safe(message));
+            System.err.flush();
+            Runtime.getRuntime().halt(RULES_BROKEN);
+        });
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

@@ -35,6 +35,10 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
     Path rules = RulesLocation.defaultFolder();
 
+    /** The live scheduler's hot reload runs the check alone in a child process (RulesWatcher): no listing, no growth. */
+    @Option(names = "--check-only", hidden = true)
+    boolean checkOnly;
+
     @Option(names = "--strict", description = "Exit 1 when there are warnings.")
     boolean strict;
 
@@ -59,6 +63,7 @@ final class ValidateCommand implements Callable<Integer> {
             err.flush();
             return Main.RULES_BROKEN;
         }
+        if (checkOnly) return 0;
         PrintWriter out = spec.commandLine().getOut();
         int count = 0;
         for (Map.Entry<String, List<String>> file : RuleInventory.rulesByFile(book).entrySet()) {

@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.kie.api.event.rule.AfterMatchFiredEvent;
 import org.kie.api.event.rule.BeforeMatchFiredEvent;
 import org.kie.api.event.rule.DefaultAgendaEventListener;
@@ -22,8 +23,9 @@ import org.kie.api.runtime.rule.ConsequenceException;
  *
  * <p>A phase that runs past its deadline is halted between firings; a consequence that still does not return within a
  * grace period is stopped ({@link Thread#stop()}, where the JVM still offers it — Java 17 does): the cycle fails, the
- * thread survives and the session is thrown away. On a JVM without {@code Thread.stop} the thread stays stuck and the
- * live scheduler's health check reports it.
+ * thread survives and the session is thrown away. On a JVM without {@code Thread.stop} (Java 20+, the image's 25), or
+ * when the thread still fires a grace period after the stop, the rule is stuck for good: {@link StuckRules} is told,
+ * and the process says so and ends (commands) or fails its health check (the live scheduler).
  */
 final class RuleLimits extends DefaultAgendaEventListener {
     private static final Duration GRACE = Duration.ofSeconds(2);
@@ -44,6 +46,8 @@ final class RuleLimits extends DefaultAgendaEventListener {
     /** Guards {@link #firing} against the watchdog: it stops the thread only while that thread fires rules. */
     private final Object lock = new Object();
     private boolean firing;
+    /** Counts {@link #fire} calls, so a late watchdog task never acts on a later phase. */
+    private final AtomicLong runs = new AtomicLong();
 
     RuleLimits(PolicySettings.Limits limits, RuleBook rules) {
         this.limits = limits;
@@ -69,6 +73,10 @@ final class RuleLimits extends DefaultAgendaEventListener {
      * last rule to fire misled: issue 34).
      */
     private PolicyException pastDeadline(String group, long deadline, boolean stopped) {
+        return pastDeadline(group, deadline, stopped, "it was stopped");
+    }
+
+    private PolicyException pastDeadline(String group, long deadline, boolean stopped, String outcome) {
         String rule = current;
         String limit = deadline + " ms (limits.deadline in policy.yaml)";
         if (!stopped) {
@@ -80,10 +88,10 @@ final class RuleLimits extends DefaultAgendaEventListener {
         }
         if (rule != null) {
             return new PolicyException(where(rule) + "rule \"" + rule + "\" did not return within the deadline of " + limit
-                    + "; it was stopped (phase " + group + ")", rule);
+                    + "; " + outcome + " (phase " + group + ")", rule);
         }
         return new PolicyException("phase " + group + " did not finish within the deadline of " + limit + " while matching"
-                + " conditions, not in a rule's consequence: a condition or a 'from' took the time; it was stopped"
+                + " conditions, not in a rule's consequence: a condition or a 'from' took the time; " + outcome
                 + (lastFired == null ? "" : " (the last rule to fire was \"" + lastFired + "\")"), null);
     }
 
@@ -111,7 +119,9 @@ final class RuleLimits extends DefaultAgendaEventListener {
             timedOut = true;
             session.halt();
         }, deadline, TimeUnit.MILLISECONDS);
-        ScheduledFuture<?> stop = WATCHDOG.schedule(() -> stop(worker), deadline + GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        long run = runs.incrementAndGet();
+        ScheduledFuture<?> stop = WATCHDOG.schedule(() -> stop(worker, run, group, deadline), deadline + GRACE.toMillis(),
+                TimeUnit.MILLISECONDS);
         long n;
         try {
             n = session.fireAllRules((int) limit);
@@ -149,16 +159,35 @@ final class RuleLimits extends DefaultAgendaEventListener {
         return n;
     }
 
+    /**
+     * Stops the thread still firing run {@code run}; where it cannot be stopped, or still fires a grace period later,
+     * the rule is stuck for good and {@link StuckRules} is told.
+     */
     @SuppressWarnings("removal")
-    private void stop(Thread worker) {
+    private void stop(Thread worker, long run, String group, long deadline) {
+        boolean unstoppable = false;
         synchronized (lock) {
-            if (!firing) return;
+            if (!firing || runs.get() != run) return;
             try {
                 worker.stop();
             } catch (UnsupportedOperationException notOnThisJvm) {
-                // Java 20+: nothing can stop it; the cycle stays stuck and the health check says so.
+                unstoppable = true;
             }
         }
+        if (unstoppable) {
+            stuck(group, deadline, "it cannot be stopped on this JVM (Java " + Runtime.version().feature() + ")");
+            return;
+        }
+        WATCHDOG.schedule(() -> {
+            synchronized (lock) {
+                if (!firing || runs.get() != run) return;
+            }
+            stuck(group, deadline, "it did not stop when told to");
+        }, GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void stuck(String group, long deadline, String outcome) {
+        StuckRules.report(pastDeadline(group, deadline, true, outcome + ", and keeps a core").getMessage());
     }
 
     /** The rule that fired most in this phase. */

@@ -3,6 +3,7 @@ package dev.arbiter.live;
 import dev.arbiter.engine.RuleBook;
 import dev.arbiter.engine.Scheduler;
 import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.StuckRules;
 import dev.arbiter.runtime.KubeClients;
 import dev.arbiter.runtime.RulesWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -37,6 +38,8 @@ public final class LiveScheduler implements AutoCloseable {
     private RulesWatcher watcher;
     private WarmUp warmUp;
     private volatile boolean closed;
+    /** What a rule stuck for good said ({@link StuckRules}), or null. */
+    private volatile String stuckRule;
     /** Set once the informers' first lists have returned: the warm-up ends then. */
     private volatile boolean informersListed;
 
@@ -64,6 +67,15 @@ public final class LiveScheduler implements AutoCloseable {
                                 + "); scheduling with generation " + good + ", the last that worked"));
         loopRef[0] = loop;
         metrics.rulesGeneration(rules.generation());
+        // A rule that runs past its deadline in a cycle and cannot be stopped keeps a core for good: said once in a log
+        // line, an event and a metric, and /healthz fails so that the kubelet restarts the pod. (New rules are first
+        // run in a child process, so only rules that already worked here can get stuck, on data they had not met.)
+        StuckRules.whenStuck(message -> {
+            stuckRule = message;
+            metrics.rulesStuck();
+            LOG.error("rules stuck: {}; /healthz now fails so that the pod is restarted", message);
+            actuator.schedulerEvent(selfPod(), "RulesStuck", message + "; the pod will be restarted");
+        });
         this.election = config.leaderElect()
                 ? new LeaderElection(client, config.leaseNamespace(), config.leaseName(), config.identity(),
                         config.leaseTiming(), this::startLeading, this::stopLeading)
@@ -192,7 +204,7 @@ public final class LiveScheduler implements AutoCloseable {
      * replica schedules, a cycle finished within the cycle deadline.
      */
     public boolean isHealthy() {
-        return cache.isHealthy() && loop.healthy(config.cycleDeadline());
+        return stuckRule == null && cache.isHealthy() && loop.healthy(config.cycleDeadline());
     }
 
     public ClusterCache cache() {

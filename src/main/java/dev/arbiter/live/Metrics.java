@@ -134,6 +134,12 @@ public final class Metrics {
         lastCycleMillis.set(System.currentTimeMillis());
     }
 
+    /** A rule ran past its deadline and could not be stopped ({@code arbiter_rules_stuck_total}); /healthz fails. */
+    public void rulesStuck() {
+        Counter.builder("arbiter.rules.stuck").description("Rules that ran past the deadline and could not be stopped")
+                .register(registry).increment();
+    }
+
     /** The loop fell back to the last rules that worked ({@code arbiter_rules_fallbacks_total}). */
     public void rulesFellBack() {
         Counter.builder("arbiter.rules.fallbacks").description("Fallbacks to the last rules that completed a cycle")

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Hot reload of a rules folder: watches it, and when its {@code *.drl} content changes compiles the new rules on
  * its own thread, checks them as {@code validate} does ({@link PolicyCheck}: they run on the reference cluster within
- * the limits, and every decision the engine needs is made), and offers them to the {@link Listener}. The scheduler
+ * the limits, and every decision the engine needs is made) in a child process ({@link ChildCheck}, so that rules that
+ * never return or exit cannot wedge this one), and offers them to the {@link Listener}. The scheduler
  * swaps them in between cycles; a failed compile or check keeps the running rules. A pack's bases are watched too.
  *
  * <p>Works on a plain folder (an editor saving a file) and on a Kubernetes ConfigMap mount, where the kubelet writes
@@ -53,6 +54,8 @@ import org.slf4j.LoggerFactory;
 public final class RulesWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RulesWatcher.class);
     private static final int MAX_RETRIES = 5;
+    /** How long the child process that checks new rules may take (start, compile, run): then it is killed. */
+    private static final Duration CHECK_DEADLINE = Duration.ofSeconds(60);
 
     /** What a reload concluded. Called on the watcher's thread. */
     public interface Listener {
@@ -218,14 +221,10 @@ public final class RulesWatcher implements AutoCloseable {
             return true;
         }
         if (!next.generation().equals(before)) return false;
-        // Rules that compile may still loop, throw or leave decisions unmade: the same check as validate, off the
-        // scheduling thread, before they replace anything.
-        List<String> findings;
-        try {
-            findings = PolicyCheck.check(next, List.of());
-        } catch (RuntimeException e) {
-            findings = List.of(folder + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
-        }
+        // Rules that compile may still loop, throw, never return or leave decisions unmade: the same check as
+        // validate, before they replace anything, in a child process, so that rules never run before cannot wedge
+        // this one (a rule that does not return cannot be stopped on Java 20+; issue 34).
+        List<String> findings = ChildCheck.check(folder, CHECK_DEADLINE);
         if (!findings.isEmpty()) {
             if (changedSince(before)) return false;
             fail(before, running, findings);

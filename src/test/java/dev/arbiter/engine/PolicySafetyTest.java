@@ -99,6 +99,20 @@ class PolicySafetyTest {
         assertTrue(!r.err().contains("PropertyAccessException") && !r.err().contains("order.drl"), r.err());
     }
 
+    /**
+     * Issue 34, item 11: a 'from' of a huge list takes the time in matching, not in any rule: said as such. It was
+     * blamed on the last rule to fire, the shipped {@code order.drl:10}.
+     */
+    @Test
+    void aHugeFromListIsSaidAsTheDeadlineWhileMatchingNotBlamedOnAnotherRule() throws IOException {
+        CliRunner r = simulateWithADeadlineOfOneSecond("huge-from");
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        assertTrue(r.err().contains("did not finish within the deadline of 1000 ms") && r.err().contains("while matching conditions"),
+                r.err());
+        assertTrue(!r.err().contains("order.drl"), r.err());
+    }
+
     /** Issue 34, item 11: a consequence that inserts without end is said as the deadline, naming the rule. */
     @Test
     void aConsequenceThatInsertsForeverIsSaidAsTheDeadlineNamingTheRule() throws IOException {

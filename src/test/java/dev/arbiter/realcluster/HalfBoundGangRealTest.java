@@ -38,7 +38,7 @@ class HalfBoundGangRealTest extends RealClusterTest {
         return hook;
     }
 
-    private static String gang(String ns) {
+    static String gang(String ns) {
         List<String> docs = new ArrayList<>(List.of(podGroup(ns, "g", "q-" + ns, 4)));
         for (int m = 0; m < 4; m++) docs.add(pod(ns, "g-" + m, "g", "arbiter", 8, null));
         return docs(docs);

@@ -143,6 +143,31 @@ class RulesWatcherTest {
         assertEquals(1, w.failures());
     }
 
+    /**
+     * Issue 34, item 5: rules that never return are checked in a child process, so they cannot wedge the scheduler's
+     * reload: the failure names the rule, the running rules stay, and a later good edit still loads. This rule outlives
+     * its stop on Java 17 too (a loop in a finally): checked in this process, as before, it kept the reload thread for
+     * good, with no callback, and no later edit ever loaded.
+     */
+    @Test
+    void rulesThatNeverReturnAreRejectedAndALaterGoodEditStillLoads() throws Exception {
+        Path rules = pack(dir.resolve("rules"));
+        Files.writeString(rules.resolve("a.drl"), rule("first"));
+        RulesWatcher w = watch(rules);
+        RuleBook running = w.current();
+
+        replace(rules.resolve("a.drl"), Files.readString(Path.of("src/test/resources/policy-safety/spin-finally/spin-finally.drl")));
+
+        RulesWatcher.Failure f = assertInstanceOf(RulesWatcher.Failure.class, events.poll(90, TimeUnit.SECONDS));
+        assertTrue(f.problems().size() == 1 && f.problems().get(0).startsWith(rules.resolve("a.drl") + ":3: rule \"spin-finally:"
+                + " outlives its stop\" did not return within the deadline"), f.problems().toString());
+        assertSame(running, w.current(), "the running rules stay");
+
+        replace(rules.resolve("a.drl"), rule("fixed"));
+        RuleBook fixed = assertInstanceOf(RuleBook.class, next());
+        assertEquals(List.of("fixed"), own(fixed));
+    }
+
     @Test
     void aBaseOfThePackIsWatchedToo() throws Exception {
         Path base = pack(dir.resolve("base"));
