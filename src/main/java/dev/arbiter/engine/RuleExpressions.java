@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the parts of a rule that are not compiled to classes may name. The classic engine interprets conditions,
- * {@code from} sources and expression attributes (salience) with MVEL, so {@link RuleBytecode} cannot see them; here
+ * {@code from} sources and expression attributes ({@code salience}, {@code enabled}, timers) with MVEL, so {@link RuleBytecode} cannot see them; here
  * every identifier in them must be something a condition may read: a fact type the file imports (from the packages
  * {@link RuleBytecode} allows), a type of {@code java.lang}'s value types, a property, method or constant of one of
  * those types (or of a type they return), a binding, a declared type or field, a function of the package (whose class
@@ -39,7 +39,7 @@ final class RuleExpressions {
             "length", "time", "int", "long", "double", "float", "boolean", "char", "short", "byte", "void", "sum", "count",
             "min", "max", "average", "collectList", "collectSet", "countDistinct", "salience", "ruleflow", "group", "agenda",
             "activation", "no", "loop", "lock", "on", "active", "auto", "focus", "dialect", "enabled", "date", "effective",
-            "expires", "duration", "timer", "calendars", "refract", "direct", "declare", "unit", "s", "m", "h", "d", "ms");
+            "expires", "duration", "timer", "calendars", "refract", "direct", "declare", "unit", "cron", "expr");
     /** Types a condition may name without an import (MVEL resolves {@code java.lang} itself). */
     private static final List<Class<?>> BASE = List.of(String.class, Math.class, Integer.class, Long.class, Double.class,
             Float.class, Short.class, Byte.class, Boolean.class, Character.class, Number.class, Object.class, Comparable.class,
@@ -120,101 +120,103 @@ final class RuleExpressions {
                 default -> { }
             }
         }
-        // Declared fields: "name : Type" inside declare ... end.
+        // Declared fields: "name : Type" inside declare ... end; a field's type is a type a rule may use.
         boolean inDeclare = false;
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.ident() && t.text().equals("declare")) inDeclare = true;
             else if (inDeclare && t.ident() && t.text().equals("end")) inDeclare = false;
-            else if (inDeclare && t.ident() && i + 1 < tokens.size() && tokens.get(i + 1).text().equals(":")) names.add(t.text());
+            else if (inDeclare && t.ident() && i + 2 < tokens.size() && tokens.get(i + 1).text().equals(":")) {
+                names.add(t.text());
+                String type = qualified(tokens, i + 2);
+                if (!WORDS.contains(type) && !types.contains(type) && !RuleBytecode.allowedType(type.replace('.', '/'))) {
+                    out.add(file + ":" + t.line() + ": declared field " + t.text() + " : " + type + ": not a type a policy may"
+                            + " use");
+                }
+            }
         }
         Set<String> members = membersOf(reachable);
         // Second pass: the conditions (between when and then, and a query's body) and expression attributes.
+        List<Integer> interpreted = interpreted(tokens);
         int depthBracket = 0;
-        boolean inLhs = false;
-        boolean inQuery = false;
-        boolean skipCode = false;
-        int codeDepth = 0;
-        for (int i = 0; i < tokens.size(); i++) {
-            Token t = tokens.get(i);
-            String s = t.text();
-            if (!inLhs) {
-                if (t.ident() && (s.equals("when") || s.equals("query"))) {
-                    inLhs = true;
-                    inQuery = s.equals("query");
-                } else if (t.ident() && s.equals("salience") && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
-                    checkSpan(file, tokens, i + 1, types, names, members, out);
-                }
-                continue;
-            }
-            if (t.ident() && (s.equals("then") || inQuery && s.equals("end"))) {
-                inLhs = false;
-                continue;
-            }
-            // accumulate's init/action/reverse/result blocks are Java, compiled with the rule and checked on bytecode
-            if (skipCode) {
-                if (s.equals("(")) codeDepth++;
-                else if (s.equals(")") && --codeDepth == 0) skipCode = false;
-                continue;
-            }
-            if (t.ident() && (s.equals("init") || s.equals("action") || s.equals("reverse") || s.equals("result"))
-                    && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
-                skipCode = true;
-                codeDepth = 0;
-                continue;
-            }
+        for (int k = 0; k < interpreted.size(); k++) {
+            int i = interpreted.get(k);
+            String s = tokens.get(i).text();
             if (s.equals("[")) depthBracket++;
             if (s.equals("]")) depthBracket--;
-            if (!t.ident()) continue;
-            if (i + 1 < tokens.size() && (tokens.get(i + 1).text().equals(":") || tokens.get(i + 1).text().equals(":="))
-                    && depthBracket == 0 && i > 0 && !tokens.get(i - 1).text().equals("?") && !tokens.get(i - 1).text().equals(".")) {
-                names.add(s);
+            if (!tokens.get(i).ident()) continue;
+            String next = i + 1 < tokens.size() ? tokens.get(i + 1).text() : "";
+            String before = i > 0 ? tokens.get(i - 1).text() : "";
+            if ((next.equals(":") || next.equals(":=")) && depthBracket == 0 && !before.equals("?") && !before.equals(".")) {
+                names.add(s); // a binding
             }
         }
-        inLhs = false;
-        inQuery = false;
-        skipCode = false;
-        for (int i = 0; i < tokens.size(); i++) {
+        for (int i : interpreted) {
             Token t = tokens.get(i);
-            String s = t.text();
-            if (!inLhs) {
-                if (t.ident() && (s.equals("when") || s.equals("query"))) {
-                    inLhs = true;
-                    inQuery = s.equals("query");
-                    if (inQuery) i++; // the query's name
-                }
-                continue;
-            }
-            if (t.ident() && (s.equals("then") || inQuery && s.equals("end"))) {
-                inLhs = false;
-                continue;
-            }
-            if (skipCode) {
-                if (s.equals("(")) codeDepth++;
-                else if (s.equals(")") && --codeDepth == 0) skipCode = false;
-                continue;
-            }
-            if (t.ident() && (s.equals("init") || s.equals("action") || s.equals("reverse") || s.equals("result"))
-                    && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
-                skipCode = true;
-                codeDepth = 0;
-                continue;
-            }
             if (t.ident()) refuse(file, t, i > 0 && tokens.get(i - 1).text().equals("."), types, names, members, out);
         }
         return out;
     }
 
-    /** Checks the names of the parenthesised span that starts at {@code open}. */
-    private static void checkSpan(Path file, List<Token> tokens, int open, Set<String> types, Set<String> names,
-                                  Set<String> members, List<String> out) {
+    /** Rule attributes whose value Drools evaluates as an expression. */
+    private static final Set<String> EXPRESSION_ATTRIBUTES = Set.of("salience", "enabled", "duration", "timer", "calendars");
+
+    /**
+     * The positions of the tokens Drools interprets: a rule's conditions (from {@code when} to {@code then}, and a
+     * query's body to its {@code end}, those words counting only outside parentheses), less accumulate's
+     * {@code init/action/reverse/result} blocks (Java, compiled with the rule); and the parenthesised value of an
+     * expression attribute ({@code salience ( ... )}).
+     */
+    private static List<Integer> interpreted(List<Token> tokens) {
+        List<Integer> out = new ArrayList<>();
+        boolean inLhs = false;
+        boolean inQuery = false;
         int depth = 0;
-        for (int i = open; i < tokens.size(); i++) {
-            String s = tokens.get(i).text();
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            String s = t.text();
+            if (!inLhs) {
+                if (t.ident() && (s.equals("when") || s.equals("query"))) {
+                    inLhs = true;
+                    inQuery = s.equals("query");
+                    depth = 0;
+                    if (inQuery) i++; // the query's name
+                } else if (t.ident() && EXPRESSION_ATTRIBUTES.contains(s) && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
+                    int d = 0;
+                    for (int k = i + 1; k < tokens.size(); k++) {
+                        String x = tokens.get(k).text();
+                        if (x.equals("(")) d++;
+                        else if (x.equals(")") && --d == 0) {
+                            i = k;
+                            break;
+                        }
+                        out.add(k);
+                    }
+                }
+                continue;
+            }
             if (s.equals("(")) depth++;
-            else if (s.equals(")") && --depth == 0) return;
-            else if (tokens.get(i).ident()) refuse(file, tokens.get(i), tokens.get(i - 1).text().equals("."), types, names, members, out);
+            if (s.equals(")")) depth--;
+            if (depth == 0 && t.ident() && (s.equals("then") || inQuery && s.equals("end"))) {
+                inLhs = false;
+                continue;
+            }
+            if (t.ident() && (s.equals("init") || s.equals("action") || s.equals("reverse") || s.equals("result"))
+                    && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
+                int d = 0;
+                for (int k = i + 1; k < tokens.size(); k++) {
+                    String x = tokens.get(k).text();
+                    if (x.equals("(")) d++;
+                    else if (x.equals(")") && --d == 0) {
+                        i = k;
+                        break;
+                    }
+                }
+                continue;
+            }
+            out.add(i);
         }
+        return out;
     }
 
     private static void refuse(Path file, Token t, boolean afterDot, Set<String> types, Set<String> names, Set<String> members,
@@ -327,7 +329,7 @@ final class RuleExpressions {
                 i++;
             } else if (Character.isWhitespace(c)) {
                 i++;
-            } else if (c == '/' && i + 1 < n && text.charAt(i + 1) == '/' || c == '#') {
+            } else if (c == '/' && i + 1 < n && text.charAt(i + 1) == '/') {
                 while (i < n && text.charAt(i) != '\n') i++;
             } else if (c == '/' && i + 1 < n && text.charAt(i + 1) == '*') {
                 int end = text.indexOf("*/", i + 2);

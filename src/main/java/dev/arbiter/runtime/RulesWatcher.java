@@ -224,9 +224,10 @@ public final class RulesWatcher implements AutoCloseable {
         // Rules that compile may still loop, throw, never return or leave decisions unmade: the same check as
         // validate, before they replace anything, in a child process, so that rules never run before cannot wedge
         // this one (a rule that does not return cannot be stopped on Java 20+; issue 34).
+        // The child reads the folder itself: if it changed meanwhile, the child may have checked other files.
         List<String> findings = ChildCheck.check(folder, CHECK_DEADLINE);
+        if (changedSince(before)) return false;
         if (!findings.isEmpty()) {
-            if (changedSince(before)) return false;
             fail(before, running, findings);
             return true;
         }

@@ -76,6 +76,18 @@ class RuleContainmentTest {
         assertTrue(all.contains(f + ":13: dialect \"mvel\": not allowed"), all);
     }
 
+    @Test
+    void anEnabledExpressionAndADeclaredFieldOfAForeignTypeAreRefused() throws IOException {
+        Path pack = pack("declare Handle\n    file : java.io.File\nend\n"
+                + "rule \"escape: enabled\"\nenabled ( java.lang.Runtime.getRuntime().availableProcessors() > 0 )\n"
+                + "ruleflow-group \"policy\"\nwhen\n    QueueFact( )\nthen\nend\n");
+        RuleCompileException e = assertThrows(RuleCompileException.class, () -> RuleBook.load(pack));
+        String all = String.join("\n", e.problems());
+        Path f = pack.resolve("escape.drl");
+        assertTrue(all.contains(f + ":4: declared field file : java.io.File: not a type a policy may use"), all);
+        assertTrue(all.contains(f + ":7: 'java' in a condition"), all);
+    }
+
     /** What a policy may use stays usable: values, collections, streams, lambdas, functions, declared types, modify. */
     @Test
     void rulesThatOnlyComputeLoad() throws IOException {
