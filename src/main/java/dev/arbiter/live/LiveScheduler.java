@@ -71,10 +71,10 @@ public final class LiveScheduler implements AutoCloseable {
         // line, an event and a metric, and /healthz fails so that the kubelet restarts the pod. (New rules are first
         // run in a child process, so only rules that already worked here can get stuck, on data they had not met.)
         StuckRules.whenStuck(message -> {
-            stuckRule = message;
-            metrics.rulesStuck();
             LOG.error("rules stuck: {}; /healthz now fails so that the pod is restarted", message);
+            metrics.rulesStuck();
             actuator.schedulerEvent(selfPod(), "RulesStuck", message + "; the pod will be restarted");
+            stuckRule = message; // last: once /healthz fails, the line, the metric and the event are out
         });
         this.election = config.leaderElect()
                 ? new LeaderElection(client, config.leaseNamespace(), config.leaseName(), config.identity(),
