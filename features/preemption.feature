@@ -60,6 +60,66 @@ Feature: Preemption: urgent work evicts less important work of its own queue
     And queue "q" holds 16 GPUs
     And 16 GPUs are idle
 
+  Scenario: A CPU-only pod is not held back by its queue's GPU capability
+    Queue "q" may hold 8 GPUs, yet its batch job holds 16 (it ran before the capability was lowered). A notebook of
+    the queue asks for CPUs only, so the GPU capability has nothing to say about it: it starts on the CPUs left beside
+    the batch job and evicts nothing. (Volcano checks a capability only in the resources a pod asks for. Arbiter
+    checked every capped resource, so such a pod evicted GPU work it did not need.)
+    Given queue "q" with weight 1 and a capability of 8 GPUs
+    And the manifests:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: batch, namespace: tenantb}
+      spec: {minMember: 2, queue: q, priorityClassName: p2-regular}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: batch-0
+        namespace: tenantb
+        annotations: {scheduling.k8s.io/group-name: batch}
+      spec:
+        schedulerName: volcano
+        nodeName: node-1
+        priorityClassName: p2-regular
+        containers: [{name: main, image: trainer, resources: {requests: {cpu: "8", nvidia.com/gpu: "8"}}}]
+      status: {phase: Running}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: batch-1
+        namespace: tenantb
+        annotations: {scheduling.k8s.io/group-name: batch}
+      spec:
+        schedulerName: volcano
+        nodeName: node-2
+        priorityClassName: p2-regular
+        containers: [{name: main, image: trainer, resources: {requests: {cpu: "8", nvidia.com/gpu: "8"}}}]
+      status: {phase: Running}
+      """
+    When these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: notebook, namespace: tenanta}
+      spec: {minMember: 1, queue: q, priorityClassName: p0-critical}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: notebook-0
+        namespace: tenanta
+        annotations: {scheduling.k8s.io/group-name: notebook}
+      spec:
+        schedulerName: volcano
+        priorityClassName: p0-critical
+        containers: [{name: main, image: notebook, resources: {requests: {cpu: "4"}}}]
+      """
+    Then "notebook" is running
+    And nothing was evicted
+
   Scenario: An elastic urgent job evicts only what it needs to start
     The urgent job can start with 1 of its 2 pods. Preemption stops as soon as it can start; its second pod waits for
     a node to free up rather than evicting more work.

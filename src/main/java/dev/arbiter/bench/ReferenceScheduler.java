@@ -164,7 +164,7 @@ public final class ReferenceScheduler {
             for (Task t : j.pending) {
                 if (t.placed) continue;
                 Node n = index.best(t.pod);
-                if (n == null || !q.realCapability.admits(q.allocated.add(t.share))) continue;
+                if (n == null || !q.realCapability.admits(q.allocated, t.share)) continue;
                 tx.place(t, n);
             }
             if (gangHolds(j, tx)) {
@@ -277,7 +277,7 @@ public final class ReferenceScheduler {
                 // Volcano stops a starving job once its gang can start; the rest wait for free capacity.
                 if (gangHolds(j, tx)) break;
                 Resources after = q.allocated.add(t.share);
-                boolean underCap = q.realCapability.admits(after);
+                boolean underCap = q.realCapability.admits(q.allocated, t.share);
                 if (ceiling != null && (!underCap || !after.withinIn(ceiling, t.share))) break;
                 Node n = underCap ? index.best(t.pod) : null;
                 if (n == null && underCap) {

@@ -47,7 +47,7 @@ final class VictimSearch {
      */
     Plan find(Task task, Predicate<Task> eligible, Map<String, Resources> floors, Caps cap, boolean hysteresis) {
         Queue own = state.queues.get(task.job.queueName);
-        boolean capBlocks = !cap.admits(own.allocated.add(task.share));
+        boolean capBlocks = !cap.admits(own.allocated, task.share);
         List<Task> queueWide = new ArrayList<>();
         if (capBlocks) {
             for (Job j : own.jobs) for (Task t : j.running) if (eligible.test(t)) queueWide.add(t);
@@ -216,7 +216,7 @@ final class VictimSearch {
                     }
                 }
             }
-            if (!task.req.fitsIn(free) || !(cap.admits(ownAllocated.add(task.share)) || task.share.fitsIn(ownFreed))) return false;
+            if (!task.req.fitsIn(free) || !(cap.admits(ownAllocated, task.share) || task.share.fitsIn(ownFreed))) return false;
             if (!rules.dependsOnPods(task.pod)) return true;
             List<Task> gone = new ArrayList<>();
             for (List<Task> u : chosen) gone.addAll(u);

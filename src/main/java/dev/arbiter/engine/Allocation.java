@@ -171,7 +171,7 @@ final class Allocation {
             QueueState blocker = q.capabilityBlocker(t.share());
             if (blocker != null) {
                 if (firstFailure == null) firstFailure = "queue \"" + blocker.name() + "\" capability reached: short of "
-                        + blocker.hardCap().excess(blocker.allocated.add(t.share()));
+                        + blocker.hardCap().excess(blocker.allocated, t.share());
                 continue;
             }
             tx.place(t, n);

@@ -877,7 +877,7 @@ final class EvictionPhase {
 
     private static Outcome capabilityReason(QueueState blocker, Task t) {
         return Outcome.refused("queue \"" + blocker.name() + "\" capability reached: short of "
-                + blocker.hardCap().excess(blocker.allocated.add(t.share())), blocker.limit == null ? null : blocker.limit.rule());
+                + blocker.hardCap().excess(blocker.allocated, t.share()), blocker.limit == null ? null : blocker.limit.rule());
     }
 
     /** Hysteresis is a churn setting; floors and the rest are the grant's. */

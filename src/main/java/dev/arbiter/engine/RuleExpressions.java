@@ -18,12 +18,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the parts of a rule that are not compiled to classes may name. The classic engine interprets conditions,
- * {@code from} sources and expression attributes ({@code salience}, {@code enabled}, timers) with MVEL, so {@link RuleBytecode} cannot see them; here
- * every identifier in them must be something a condition may read: a fact type the file imports (from the packages
- * {@link RuleBytecode} allows), a type of {@code java.lang}'s value types, a property, method or constant of one of
- * those types (or of a type they return), a binding, a declared type or field, a function of the package (whose class
- * {@link RuleBytecode} checks), or a word of DRL. A name outside that list is refused however the text is laid out:
- * {@code java.lang.Runtime} starts with {@code java}, reflection needs {@code getClass} or {@code class}.
+ * {@code from} sources and expression attributes ({@code salience}, {@code enabled}, timers) with MVEL, so
+ * {@link RuleBytecode} cannot see them; here every identifier in them must be something a condition may read: a
+ * fact type the file imports (from the packages {@link RuleBytecode} allows), a type of {@code java.lang}'s value
+ * types, a property, method or constant of one of those types (or of a type they return), a binding, a declared type
+ * or field, a function of the package (whose class {@link RuleBytecode} checks), or a word of DRL. A name outside
+ * that list is refused however the text is laid out: {@code java.lang.Runtime} starts with {@code java}, reflection
+ * needs {@code getClass} or {@code class}.
  *
  * <p>Consequences, functions and {@code eval}s are Java, checked on their bytecode; a rule or package in
  * {@code dialect "mvel"} would interpret its consequence too, so it is refused. So are {@code import function} and

@@ -64,12 +64,18 @@ public final class Caps {
         return true;
     }
 
-    /** {@code admits(held.add(more))}, without making the sum: only the bounded dimensions are added up. */
+    /**
+     * Whether {@code more} may be added to {@code held}: in each bounded dimension that {@code more} asks for, the sum
+     * is within the bound. A dimension {@code more} does not ask for is not its concern, even where {@code held} is over
+     * the bound already (as Volcano's {@code LessEqualWithDimension}: a CPU-only pod of a queue over its GPU capability
+     * may still start, and preempts nothing for a GPU it does not want).
+     */
     public boolean admits(Resources held, Resources more) {
         if (bounds.isEmpty()) return true;
         for (Map.Entry<String, Long> b : bounds.entrySet()) {
-            long amount = Resources.addSaturated(held.milli(b.getKey()), more.milli(b.getKey()));
-            if (amount > 0 && amount > b.getValue()) return false;
+            long add = more.milli(b.getKey());
+            if (add <= 0) continue;
+            if (Resources.addSaturated(held.milli(b.getKey()), add) > b.getValue()) return false;
         }
         return true;
     }
@@ -104,6 +110,18 @@ public final class Caps {
         for (int i = 0; i < r.size(); i++) {
             Long b = bounds.get(r.name(i));
             if (b != null && r.milliAt(i) > b) out.put(r.name(i), r.milliAt(i) - b);
+        }
+        return Resources.ofMilli(out);
+    }
+
+    /** Where adding {@code more} to {@code held} passes a bound, in the dimensions {@code more} asks for: the excess. */
+    public Resources excess(Resources held, Resources more) {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (Map.Entry<String, Long> b : bounds.entrySet()) {
+            long add = more.milli(b.getKey());
+            if (add <= 0) continue;
+            long sum = Resources.addSaturated(held.milli(b.getKey()), add);
+            if (sum > b.getValue()) out.put(b.getKey(), sum - b.getValue());
         }
         return Resources.ofMilli(out);
     }

@@ -16,8 +16,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Issue 34, item 4: rules are contained whatever the spelling. Each case is a pack over the shipped rules whose one
  * rule reaches outside policy — exits, {@code Runtime}, reflection, class loading, files, processes, threads — in a way
- * the old per-line pattern let through (a call split over lines, fully qualified, a method reference, a condition, a {@code from}, a salience expression, an MVEL consequence). Loading refuses every one, naming the file
- * and line, before any rule runs; the old check loaded all but the plain spellings, and `validate` then ran them.
+ * the old per-line pattern let through (a call split over lines, fully qualified, a method reference, a condition, a
+ * {@code from}, a salience expression, an MVEL consequence). Loading refuses every one, naming the file and line,
+ * before any rule runs; the old check loaded all but the plain spellings, and {@code validate} then ran them.
  */
 class RuleContainmentTest {
     private static final String HEAD = "package arbiter.policy;\nimport dev.arbiter.facts.QueueFact;\n";
