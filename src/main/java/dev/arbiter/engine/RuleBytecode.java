@@ -270,7 +270,34 @@ final class RuleBytecode {
                 default -> { }
             }
         }
+        // A class of rule code that declares finalize() (an anonymous class in a consequence) would run code on the
+        // JVM's finalizer thread, outside every rule limit.
+        in.readUnsignedShort(); // access flags
+        in.readUnsignedShort(); // this class
+        in.readUnsignedShort(); // super class
+        in.skipNBytes(2L * in.readUnsignedShort()); // interfaces
+        int fields = in.readUnsignedShort();
+        for (int f = 0; f < fields; f++) {
+            in.skipNBytes(6);
+            skipAttributes(in);
+        }
+        int methods = in.readUnsignedShort();
+        for (int m = 0; m < methods; m++) {
+            in.readUnsignedShort();
+            String name = utf[in.readUnsignedShort()];
+            String descriptor = utf[in.readUnsignedShort()];
+            if ("finalize".equals(name) && "()V".equals(descriptor)) out.add("finalize (it declares a finalizer)");
+            skipAttributes(in);
+        }
         return List.copyOf(out);
+    }
+
+    private static void skipAttributes(DataInputStream in) throws IOException {
+        int n = in.readUnsignedShort();
+        for (int i = 0; i < n; i++) {
+            in.readUnsignedShort();
+            in.skipNBytes(in.readInt() & 0xFFFFFFFFL);
+        }
     }
 
     private static boolean callable(String type, Set<String> own, boolean invoker) {

@@ -159,6 +159,21 @@ final class RuleExpressions {
         return out;
     }
 
+    private static boolean opens(List<Token> tokens, int i) {
+        return i < tokens.size() && tokens.get(i).text().equals("(");
+    }
+
+    /** The position of the ')' that closes the '(' at {@code open} (the last token if none does). */
+    private static int closing(List<Token> tokens, int open) {
+        int depth = 0;
+        for (int k = open; k < tokens.size(); k++) {
+            String x = tokens.get(k).text();
+            if (x.equals("(")) depth++;
+            else if (x.equals(")") && --depth == 0) return k;
+        }
+        return tokens.size() - 1;
+    }
+
     /** Rule attributes whose value Drools evaluates as an expression. */
     private static final Set<String> EXPRESSION_ATTRIBUTES = Set.of("salience", "enabled", "duration", "timer", "calendars");
 
@@ -182,17 +197,10 @@ final class RuleExpressions {
                     inQuery = s.equals("query");
                     depth = 0;
                     if (inQuery) i++; // the query's name
-                } else if (t.ident() && EXPRESSION_ATTRIBUTES.contains(s) && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
-                    int d = 0;
-                    for (int k = i + 1; k < tokens.size(); k++) {
-                        String x = tokens.get(k).text();
-                        if (x.equals("(")) d++;
-                        else if (x.equals(")") && --d == 0) {
-                            i = k;
-                            break;
-                        }
-                        out.add(k);
-                    }
+                } else if (t.ident() && EXPRESSION_ATTRIBUTES.contains(s) && opens(tokens, i + 1)) {
+                    int close = closing(tokens, i + 1);
+                    for (int k = i + 2; k < close; k++) out.add(k);
+                    i = close;
                 }
                 continue;
             }
@@ -203,16 +211,8 @@ final class RuleExpressions {
                 continue;
             }
             if (t.ident() && (s.equals("init") || s.equals("action") || s.equals("reverse") || s.equals("result"))
-                    && i + 1 < tokens.size() && tokens.get(i + 1).text().equals("(")) {
-                int d = 0;
-                for (int k = i + 1; k < tokens.size(); k++) {
-                    String x = tokens.get(k).text();
-                    if (x.equals("(")) d++;
-                    else if (x.equals(")") && --d == 0) {
-                        i = k;
-                        break;
-                    }
-                }
+                    && opens(tokens, i + 1)) {
+                i = closing(tokens, i + 1);
                 continue;
             }
             out.add(i);

@@ -39,6 +39,7 @@ class RuleContainmentTest {
             "a method reference       | ~then\n    java.util.function.IntConsumer f = System::exit; f.accept( 42 );~               | java.lang.System.exit",
             "a socket                 | ~then\n    new java.net.Socket();~                                                         | java.net.Socket",
             "a parallel stream        | ~then\n    java.util.List.of( 1 ).parallelStream().count();~                               | parallelStream",
+            "a finalizer              | ~then\n    new java.util.ArrayList<String>() { protected void finalize() { while (true) { } } };~ | finalize",
     })
     void aConsequenceIsCheckedOnItsBytecode(String name, String consequence, String named) throws IOException {
         Path pack = pack("rule \"escape: " + name + "\"\nruleflow-group \"policy\"\nwhen\n    $q : QueueFact( )\n" + consequence + "\nend\n");
@@ -63,11 +64,14 @@ class RuleContainmentTest {
     }
 
     @Test
-    void aSalienceExpressionAMvelConsequenceAndForeignImportsAreRefused() throws IOException {
+    void expressionAttributesAnMvelConsequenceForeignImportsAndDeclaredFieldsAreRefused() throws IOException {
         Path pack = pack("import java.io.File;\nimport function java.lang.System.exit;\n"
                 + "rule \"escape: salience\"\nsalience ( java.lang.Runtime.getRuntime().availableProcessors() )\n"
                 + "ruleflow-group \"policy\"\nwhen\n    QueueFact( )\nthen\nend\n"
-                + "rule \"escape: mvel\"\ndialect \"mvel\"\nruleflow-group \"policy\"\nwhen\n    QueueFact( )\nthen\n    System.exit( 42 );\nend\n");
+                + "rule \"escape: mvel\"\ndialect \"mvel\"\nruleflow-group \"policy\"\nwhen\n    QueueFact( )\nthen\n    System.exit( 42 );\nend\n"
+                + "declare Handle\n    file : java.io.File\nend\n"
+                + "rule \"escape: enabled\"\nenabled ( java.lang.Runtime.getRuntime().availableProcessors() > 0 )\n"
+                + "ruleflow-group \"policy\"\nwhen\n    QueueFact( )\nthen\nend\n");
         RuleCompileException e = assertThrows(RuleCompileException.class, () -> RuleBook.load(pack));
         String all = String.join("\n", e.problems());
         Path f = pack.resolve("escape.drl");
@@ -75,18 +79,8 @@ class RuleContainmentTest {
         assertTrue(all.contains(f + ":4: import function: not allowed"), all);
         assertTrue(all.contains(f + ":6: 'java' in a condition"), all);
         assertTrue(all.contains(f + ":13: dialect \"mvel\": not allowed"), all);
-    }
-
-    @Test
-    void anEnabledExpressionAndADeclaredFieldOfAForeignTypeAreRefused() throws IOException {
-        Path pack = pack("declare Handle\n    file : java.io.File\nend\n"
-                + "rule \"escape: enabled\"\nenabled ( java.lang.Runtime.getRuntime().availableProcessors() > 0 )\n"
-                + "ruleflow-group \"policy\"\nwhen\n    QueueFact( )\nthen\nend\n");
-        RuleCompileException e = assertThrows(RuleCompileException.class, () -> RuleBook.load(pack));
-        String all = String.join("\n", e.problems());
-        Path f = pack.resolve("escape.drl");
-        assertTrue(all.contains(f + ":4: declared field file : java.io.File: not a type a policy may use"), all);
-        assertTrue(all.contains(f + ":7: 'java' in a condition"), all);
+        assertTrue(all.contains(f + ":21: declared field file : java.io.File: not a type a policy may use"), all);
+        assertTrue(all.contains(f + ":24: 'java' in a condition"), all);
     }
 
     /** What a policy may use stays usable: values, collections, streams, lambdas, functions, declared types, modify. */

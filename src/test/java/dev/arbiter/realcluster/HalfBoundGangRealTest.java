@@ -1,6 +1,7 @@
 package dev.arbiter.realcluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.live.LeaderElection;
@@ -8,10 +9,17 @@ import dev.arbiter.live.LiveScheduler;
 import dev.arbiter.live.VolcanoPodGroup;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,7 +46,7 @@ class HalfBoundGangRealTest extends RealClusterTest {
         return hook;
     }
 
-    static String gang(String ns) {
+    private static String gang(String ns) {
         List<String> docs = new ArrayList<>(List.of(podGroup(ns, "g", "q-" + ns, 4)));
         for (int m = 0; m < 4; m++) docs.add(pod(ns, "g-" + m, "g", "arbiter", 8, null));
         return docs(docs);
@@ -82,18 +90,68 @@ class HalfBoundGangRealTest extends RealClusterTest {
         await("replica-a leads", s::isLeader);
         applyUntilBound(ns, gang(ns), 3);
 
-        // Another replica takes the Lease (as after a partition): replica-a sees it at its next renewal.
-        admin.leases().inNamespace("arbiter-system").withName("half-lease").edit(l -> {
-            l.getSpec().setHolderIdentity("replica-b");
-            l.getSpec().setLeaseDurationSeconds(600);
-            l.getSpec().setRenewTime(ZonedDateTime.now());
-            return l;
-        });
+        // Another replica takes the Lease (as after a partition): replica-a sees it at its next renewal. The edit is
+        // an update of what was read: one that meets replica-a's renewal in between is refused 409 and tried again.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                admin.leases().inNamespace("arbiter-system").withName("half-lease").edit(l -> {
+                    l.getSpec().setHolderIdentity("replica-b");
+                    l.getSpec().setLeaseDurationSeconds(600);
+                    l.getSpec().setRenewTime(ZonedDateTime.now());
+                    return l;
+                });
+                break;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) throw e;
+            }
+        }
         await("replica-a stepped down", () -> !s.isLeader());
         hook.release("g-3");
         rolledBack(ns);
         Lease l = admin.leases().inNamespace("arbiter-system").withName("half-lease").get();
         assertEquals("replica-b", l.getSpec().getHolderIdentity(), "replica-a did not take the Lease back");
+    }
+
+    /**
+     * Issue 34, item 8: a PodGroup's status says what the API server has accepted, never ahead of it. Held at its last
+     * member's binding, and then refused, the gang is never shown Running nor with four members running, through many
+     * cycles of the hold and of the retries. Before, the status was written from the cycle's decisions while the
+     * bindings were in flight (Running, "4/4 tasks running", GangScheduled) and flapped Running and Inqueue with every
+     * retry. Every status the PodGroup takes is seen through a watch.
+     */
+    @Test
+    void aGangHeldThenRefusedAtItsLastBindingIsNeverShownRunning() throws Exception {
+        String ns = "half-status";
+        BindingWebhook hook = gangHeldAtItsLastMember(ns);
+        List<String> statuses = new CopyOnWriteArrayList<>();
+        Watch watch = admin.resources(VolcanoPodGroup.class).inNamespace(ns).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, VolcanoPodGroup pg) {
+                if (pg.getStatus() != null) statuses.add(pg.getStatus().phase + " running=" + pg.getStatus().running);
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        });
+        closeAfter(watch::close);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        runningScheduler(cluster.arbiterClient(AGENT), config("arbiter-test").withPeriod(Duration.ofMillis(300)), registry);
+        applyUntilBound(ns, gang(ns), 3);
+
+        long held = cycles(registry);
+        await("six cycles while the last member's binding is held", () -> cycles(registry) >= held + 6);
+        hook.release("g-3");
+        long refused = cycles(registry);
+        await("six cycles after the refusal", () -> cycles(registry) >= refused + 6, Duration.ofSeconds(60));
+
+        assertFalse(statuses.isEmpty(), "the PodGroup's status was never written");
+        assertTrue(statuses.stream().noneMatch(st -> st.startsWith("Running") || st.endsWith("running=4")),
+                "a status ahead of what the API server accepted: " + statuses);
+    }
+
+    /** Cycles run so far: the count of the cycle timer's busiest phase. */
+    private static long cycles(SimpleMeterRegistry registry) {
+        return registry.find("arbiter.cycle.duration").timers().stream().mapToLong(Timer::count).max().orElse(0);
     }
 
     @Test
