@@ -85,8 +85,22 @@ final class RealCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(this::killAll, "real-cluster-teardown"));
     }
 
-    /** Starts etcd and the API server, applies the shipped manifests and returns once Arbiter's identity works. */
+    /**
+     * Starts etcd and the API server, applies the shipped manifests and returns once Arbiter's identity works. A port
+     * chosen free can be taken before the server binds it (an outgoing connection's ephemeral port, as the API server's
+     * own to etcd): then the whole start is tried again on other ports, in a folder of its own, up to three times.
+     */
     static RealCluster start(Path bin, Path dir) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(bin, attempt == 1 ? dir : dir.resolve("attempt-" + attempt));
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("address already in use")) throw e;
+            }
+        }
+    }
+
+    private static RealCluster startOnce(Path bin, Path dir) throws IOException, InterruptedException {
         RealCluster c = new RealCluster(bin, dir);
         try {
             c.writeFiles();
