@@ -93,6 +93,25 @@ Feature: Fair share: busy queues split the cluster by weight
     And "late" is admitted
     And "late" is pending because queue "research" is overused
 
+  Scenario: A queue is not served past its share while another queue waits for room it could use
+    # Volcano's allocate test "two Jobs on one node": each queue gets its half at once, and nothing has to be
+    # reclaimed later.
+    Given queue "research" with weight 1
+    And queue "product" with weight 1
+    And tenant R submits a job "r-elastic" of 32 pods with 1 GPU each in queue "research", needing at least 1 pod
+    And tenant P submits a job "p-elastic" of 32 pods with 1 GPU each in queue "product", needing at least 1 pod
+    Then 16 pods of "r-elastic" are running
+    And 16 pods of "p-elastic" are running
+    And nothing was evicted
+
+  Scenario: A queue borrows what no waiting queue could use
+    Given queue "research" with weight 1
+    And queue "product" with weight 1
+    And tenant R submits a job "r-elastic" of 32 pods with 1 GPU each in queue "research", needing at least 1 pod
+    And tenant P submits a pod "p-huge" with 16 GPUs in queue "product"
+    Then 32 pods of "r-elastic" are running
+    And "p-huge" is pending
+
   Scenario: Child queues share what their parent deserves, by their own weights
     Given queue "research" with weight 1
     And queue "product" with weight 1

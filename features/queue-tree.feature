@@ -5,23 +5,24 @@ Feature: Queue tree: teams share the cluster, their sub-queues share the team's 
   up the tree, and a queue whose parent does not exist is closed rather than breaking the scheduler.
 
   Scenario: Reclaim takes from a sibling before a cousin
-    On 48 GPUs, teams weighing 5:3 deserve 30 and 18. In team-a, a1 wants 8 and deserves them, so a2 deserves 22 but
-    holds 24; team-b's b1 deserves 18 but holds 24. Both are above their shares, and a1 takes its node from its
-    sibling a2, not from its cousin b1.
-    Given a cluster of 6 nodes with 8 GPUs each
+    On 64 GPUs, teams weighing 5:3 deserve 40 and 24. In team-a, a1 wants 24 (16 of them only on nodes that do not
+    exist) and deserves 20, so a2 deserves 20 but holds 32; team-b's b1 deserves 24 but holds 32. Either could give a
+    node back and still hold its share, and a1 takes its node from its sibling a2, not from its cousin b1.
+    Given a cluster of 8 nodes with 8 GPUs each
     And queue "team-a" with weight 5
     And queue "team-b" with weight 3
     And queue "a1" with weight 1 under "team-a"
     And queue "a2" with weight 1 under "team-a"
     And queue "b1" with weight 1 under "team-b"
-    And tenant X runs 3 jobs "a2-batch" of 8 GPUs each in queue "a2"
-    And tenant Y runs 3 jobs "b1-batch" of 8 GPUs each in queue "b1"
+    And tenant X runs 4 jobs "a2-batch" of 8 GPUs each in queue "a2"
+    And tenant Y runs 4 jobs "b1-batch" of 8 GPUs each in queue "b1"
     And a minute passes
     When tenant A submits a job "a1-job" of 1 pod with 8 GPUs each in queue "a1"
+    And tenant A submits a job "a1-later" of 2 pods with 8 GPUs each in queue "a1", only on nodes labelled pool=none
     Then "a1-job" is running
     And 1 pod of "a2-batch" was evicted by reclaim
     And no pod of "b1-batch" was evicted
-    And queue "a1" deserves 8 GPUs
+    And queue "a1" deserves 20 GPUs
 
   Scenario: A queue whose parent does not exist is closed, and the rest of the cluster schedules
     Given a cluster of 2 nodes with 8 GPUs each

@@ -97,7 +97,9 @@ Feature: Victims: who is evicted when urgent work needs room
   # @differs-in-capacity: the capacity pack shares by spec.deserved, which these queues do not set, not by weight.
   @differs-in-capacity
   Scenario: Reclaim takes from the queue served last
-    Queues "b" and "c" both hold more than they deserve; "b" has the higher priority, so "c" gives back first.
+    Queues "b" and "c" both hold 24 GPUs and deserve 16 (queue "a" also wants 16 GPUs only nodes that do not exist
+    have): either could give a node back and still hold its share. "b" has the higher priority, so "c" gives back
+    first.
     Given a cluster of 6 nodes with 8 GPUs each
     And queue "a" with weight 1
     And queue "b" with weight 1 and priority 10
@@ -106,6 +108,7 @@ Feature: Victims: who is evicted when urgent work needs room
     And tenant C runs 3 jobs "c-batch" of 8 GPUs each in queue "c"
     And a minute passes
     When tenant A submits a job "a-job" of 1 pod with 8 GPUs each in queue "a"
+    And tenant A submits a job "a-later" of 2 pods with 8 GPUs each in queue "a", only on nodes labelled pool=none
     Then "a-job" is running
     And 1 pod of "c-batch" was evicted by reclaim
     And no pod of "b-batch" was evicted

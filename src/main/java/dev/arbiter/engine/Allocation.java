@@ -50,28 +50,94 @@ final class Allocation {
             }
             order.add(q);
         }
+        Map<QueueState, java.util.ArrayDeque<Job>> deferred = new java.util.IdentityHashMap<>();
+        Map<QueueState, Job> crossing = new java.util.IdentityHashMap<>();
+        withinShares(order, deferred, crossing);
+        // What is left no queue under its share could use: each queue's deferred jobs, in queue order again, are
+        // served as before the first round existed: until the queue has reached its share, and the job that crosses
+        // it (the first of the queue's jobs the first round stopped at its share) may finish crossing it.
+        order.addAll(deferred.keySet());
         while (!order.isEmpty()) {
             QueueState q = order.poll();
-            Job j = nextJob(q);
+            Job j = deferred.get(q).poll();
             if (j == null) continue;
-            if (q.reached(q.limit.ceiling()) && !j.bestEffort()) {
-                markOverused(q, j);
+            if (q.reached(q.limit.ceiling()) && !j.bestEffort() && crossing.get(q) != j) {
+                markOverused(q, j, deferred.get(q));
                 continue;
             }
             if (!allocateJob(q, j) && policy.fifo(q.name())) {
-                blockBehind(q, j);
+                blockBehind(q, j, deferred.get(q));
                 continue;
             }
             order.add(q);
         }
     }
 
-    /** In a fifo queue, a head job that cannot start holds back every job behind it. */
-    private void blockBehind(QueueState q, Job head) {
+    /** Set while {@link #withinShares} runs: no task may take its queue past its deserved share (the ceiling). */
+    private boolean withinShare;
+    /** Whether the last {@link #attempt} left out a task because it would have passed its queue's ceiling. */
+    private boolean ceilingHit;
+
+    /**
+     * The first round (Volcano's proportion {@code allocatable}): queues in queue order, each task placed only if its
+     * queue then still holds at most its deserved share in what the task asks. A job that cannot start that way, or
+     * leaves out tasks it could otherwise run, is deferred to the second round; so is every job of a queue that has
+     * reached its share, and in a fifo queue every job behind a deferred one. So a queue goes past its share only
+     * with what no queue still under its share could use. The first job of each queue deferred at its share is the
+     * one that may cross it ({@code crossing}).
+     */
+    private void withinShares(PriorityQueue<QueueState> order, Map<QueueState, java.util.ArrayDeque<Job>> deferred,
+                              Map<QueueState, Job> crossing) {
+        withinShare = true;
+        try {
+            while (!order.isEmpty()) {
+                QueueState q = order.poll();
+                Job j = nextJob(q);
+                if (j == null) continue;
+                if (q.reached(q.limit.ceiling()) && !j.bestEffort()) {
+                    defer(q, j, deferred);
+                    Job rest;
+                    while ((rest = nextJob(q)) != null) {
+                        if (rest.bestEffort()) allocateJob(q, rest);
+                        else defer(q, rest, deferred);
+                    }
+                    continue;
+                }
+                ceilingHit = false;
+                boolean started = allocateJob(q, j);
+                if (ceilingHit) {
+                    if (!deferred.containsKey(q)) crossing.put(q, j);
+                    defer(q, j, deferred);
+                    if (!started && policy.fifo(q.name())) {
+                        Job rest;
+                        while ((rest = nextJob(q)) != null) defer(q, rest, deferred);
+                        continue;
+                    }
+                } else if (!started && policy.fifo(q.name())) {
+                    blockBehind(q, j, null);
+                    continue;
+                }
+                order.add(q);
+            }
+        } finally {
+            withinShare = false;
+        }
+    }
+
+    private static void defer(QueueState q, Job j, Map<QueueState, java.util.ArrayDeque<Job>> deferred) {
+        deferred.computeIfAbsent(q, k -> new java.util.ArrayDeque<>()).add(j);
+    }
+
+    /**
+     * In a fifo queue, a head job that cannot start holds back every job behind it: those the round has not reached,
+     * and in the second round those still deferred ({@code later}; null in the first).
+     */
+    private void blockBehind(QueueState q, Job head, java.util.ArrayDeque<Job> later) {
         String rule = policy.dequeue().get(q.name()).rule();
         String reason = CycleWork.behindHead(q, head);
         Job j;
         while ((j = nextJob(q)) != null) j.setReason(reason, rule);
+        if (later != null) while ((j = later.poll()) != null) j.setReason(reason, rule);
     }
 
     private Job nextJob(QueueState q) {
@@ -86,12 +152,12 @@ final class Allocation {
      * The queue has reached its deserved share: its remaining jobs wait, except those that ask nothing of queue shares
      * (BestEffort pods need only a pod slot, as Volcano's backfill places them).
      */
-    private void markOverused(QueueState q, Job first) {
+    private void markOverused(QueueState q, Job first, java.util.ArrayDeque<Job> later) {
         String reason = "queue \"" + q.name() + "\" is overused: allocated " + q.allocated + " covers deserved "
                 + q.deserved();
         first.setReason(reason, q.limit.rule());
         Job j;
-        while ((j = nextJob(q)) != null) {
+        while ((j = later.poll()) != null) {
             if (j.bestEffort()) allocateJob(q, j);
             else j.setReason(reason, q.limit.rule());
         }
@@ -166,6 +232,10 @@ final class Allocation {
                 if (firstFailure == null) firstFailure = fitter.whyNoFit(t.pod);
                 // Nothing is placed from here on: the rest of the job's pods ask what this one asked (Job#pendingAlike).
                 if (j.pendingAlike() && !fitter.anyExistingAntiAffinity()) break;
+                continue;
+            }
+            if (withinShare && !q.allocated.plusWithinIn(t.share(), q.limit.ceiling(), t.share())) {
+                ceilingHit = true;
                 continue;
             }
             QueueState blocker = q.capabilityBlocker(t.share());

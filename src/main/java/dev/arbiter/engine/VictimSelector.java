@@ -1,6 +1,7 @@
 package dev.arbiter.engine;
 
 import dev.arbiter.policy.BreakingGang;
+import dev.arbiter.policy.GangBelowFloor;
 import dev.arbiter.policy.PolicySettings;
 import dev.arbiter.policy.VictimKey;
 import dev.arbiter.model.Caps;
@@ -100,6 +101,7 @@ final class VictimSelector {
     private final NodeFitter fitter;
     private final List<VictimKey> orderKeys;
     private final BreakingGang breakingGang;
+    private final GangBelowFloor gangBelowFloor;
     /** The last failed search per question, while no plan has been found for it since. */
     private final Map<SearchKey, Failure> failures = new HashMap<>();
     /**
@@ -119,10 +121,18 @@ final class VictimSelector {
     private record Reach(int most, int touchMark, java.util.BitSet within) {}
 
     private final Map<SearchKey, Reach> reaches = new HashMap<>();
+    /**
+     * Set for a search's second pass ({@code victims.gangBelowFloor: evict}): a whole job larger than its queue's
+     * floor may take the queue below it.
+     */
+    private boolean lastResort;
     /** Why the last {@link #find} found no plan, in words; null after a plan. */
     private String lastRefusal;
-    /** The victim order of the node search under way ({@link #searching}); built on first use. */
-    private Comparator<Task> planOrder;
+    /**
+     * The victim order of the node search under way ({@link #searching}), and that order without the age keys (victims
+     * it ranks equal are alike but for age); built on first use.
+     */
+    private Comparator<Task> planOrder, victimRank;
     private Search searching;
 
     VictimSelector(CycleState state, NodeFitter fitter, PolicySettings.Victims victims) {
@@ -130,6 +140,7 @@ final class VictimSelector {
         this.fitter = fitter;
         this.orderKeys = victims.order();
         this.breakingGang = victims.breakingGang();
+        this.gangBelowFloor = victims.gangBelowFloor();
     }
 
     /** Why the last {@link #find} that returned null found no plan (one line, no trailing period). */
@@ -183,6 +194,19 @@ final class VictimSelector {
         int mark = fitter.touchMark();
         Tally tally = new Tally();
         Plan best = search(task, terms, tally, bounded ? most : Integer.MAX_VALUE, visit);
+        if (best == null && !tally.belowFloor.isEmpty() && gangBelowFloor == GangBelowFloor.EVICT) {
+            // No plan leaves every victim queue at its floor, and a job larger than its queue's share could go whole:
+            // as a last resort, it may (the lender gets back what was borrowed).
+            Tally last = new Tally();
+            lastResort = true;
+            try {
+                best = search(task, terms, last, bounded ? most : Integer.MAX_VALUE, visit);
+            } finally {
+                lastResort = false;
+            }
+            last.within.or(tally.within);
+            tally = last;
+        }
         if (bounded && independent && (known == null || visit == null || most >= known.most())) {
             reaches.put(key, new Reach(most, mark, tally.within));
         }
@@ -233,8 +257,11 @@ final class VictimSelector {
 
     private final Map<QueueState, Resources> ancestorFloors = new java.util.IdentityHashMap<>();
 
-    /** {@link Search#floorAllows}: the unit may go; its queue is at its floor; its queue could reclaim it back. */
-    static final int FLOOR_OK = 0, FLOOR_REACHED = 1, FLOOR_RETURNS = 2;
+    /**
+     * {@link Search#floorAllows}: the unit may go; its queue is at its floor; its queue could reclaim it back; the unit
+     * is a whole job larger than its queue's floor; the unit would take its queue below its floor.
+     */
+    static final int FLOOR_OK = 0, FLOOR_REACHED = 1, FLOOR_RETURNS = 2, FLOOR_GANG = 3, FLOOR_BELOW = 4;
 
     /**
      * What turned candidates down during one search, to say why it found no plan: the jobs whose gang could not go
@@ -244,6 +271,10 @@ final class VictimSelector {
         final Set<String> unbreakable = new java.util.TreeSet<>();
         final Set<String> atFloor = new java.util.TreeSet<>();
         final Set<String> wouldReturn = new java.util.TreeSet<>();
+        /** Queues whose every candidate victim would leave them below their floor. */
+        final Set<String> wouldGoBelow = new java.util.TreeSet<>();
+        /** Whole jobs larger than their queue's floor, which would leave it below that floor. */
+        final Set<String> belowFloor = new java.util.TreeSet<>();
         java.util.BitSet candidates = new java.util.BitSet();
         /**
          * Per victim queue, whether it is at its floor in every dimension the task needs as each node's search starts
@@ -273,6 +304,20 @@ final class VictimSelector {
             if (!atFloor.isEmpty()) {
                 sb.append(sep).append("queue ").append(quoted(atFloor))
                         .append(" is at its floor (its deserved share or guarantee) in what the task needs");
+                sep = "; ";
+            }
+            if (!wouldGoBelow.isEmpty()) {
+                sb.append(sep).append("no victim of queue ").append(quoted(wouldGoBelow))
+                        .append(" leaves it at its floor in what the task needs");
+                sep = "; ";
+            }
+            if (!belowFloor.isEmpty()) {
+                sb.append(sep).append(belowFloor.size() == 1
+                        ? "job " + quoted(belowFloor) + " is larger than its queue's share and would leave the queue below"
+                                + " its floor"
+                        : belowFloor.size() + " jobs are larger than their queues' shares and would leave the queues below"
+                                + " their floors")
+                        .append(" (victims.gangBelowFloor: spare)");
                 sep = "; ";
             }
             if (!unbreakable.isEmpty()) {
@@ -384,7 +429,6 @@ final class VictimSelector {
             scan.and(visit);
         }
         Plan best = null;
-        Task bestPrecious = null; // best's most precious victim, once a plan of its size came to compare with it
         for (int i = scan.nextSetBit(0); i >= 0; i = scan.nextSetBit(i + 1)) {
             NodeState n = state.nodes.get(i);
             boolean room = victimNodes.nodes.get(i) ? victimNodes.roomWithAll(n, task.request())
@@ -402,18 +446,10 @@ final class VictimSelector {
             if (p == null) continue;
             if (best == null || p.victims().size() < best.victims().size()) {
                 best = p;
-                bestPrecious = null;
                 continue;
             }
             if (p.victims().size() > best.victims().size()) continue;
-            Comparator<Task> order = planOrder(p.node(), terms);
-            if (bestPrecious == null) bestPrecious = mostPrecious(best, order);
-            Task precious = mostPrecious(p, order);
-            int c = order.compare(precious, bestPrecious);
-            if (c < 0 || (c == 0 && p.node().index < best.node().index)) {
-                best = p;
-                bestPrecious = precious;
-            }
+            if (better(p, best, task, terms)) best = p;
         }
         return best;
     }
@@ -648,22 +684,56 @@ final class VictimSelector {
     }
 
     /**
-     * The order plans of equal size are compared in ({@link #search} takes fewer victims first): the plan whose most
-     * precious victim (the last in this order) comes earlier wins, so that across nodes, too, leaders go last and the
-     * newest go first; then the earlier node.
+     * Whether plan {@code p} beats {@code best}, which has as many victims: the plan whose most precious victim comes
+     * earlier in the policy's order leaving out age ({@code newest first}, {@code oldest first}) wins, so that across
+     * nodes, too, leaders and higher priorities go last; then the plan that frees less beyond what the task needs
+     * (gang-mates on other nodes count: they are freed too); then the full order, age included; then the earlier node.
      */
-    private Comparator<Task> planOrder(NodeState node, Terms terms) {
-        if (terms != comparedUnder) {
-            // The order plans are compared in depends on the terms alone (no victim taken, no node preferred).
-            Search s = new Search(node, null, terms);
-            planComparison = victimComparator(() -> s, () -> null);
-            comparedUnder = terms;
-        }
-        return planComparison;
+    private boolean better(Plan p, Plan best, Task task, Terms terms) {
+        if (p.victims().isEmpty()) return p.node().index < best.node().index;
+        Comparator<Task> rank = planOrder(p.node(), terms, false);
+        int c = rank.compare(mostPrecious(p, rank), mostPrecious(best, rank));
+        if (c != 0) return c < 0;
+        c = Double.compare(freedCost(p.victims(), task), freedCost(best.victims(), task));
+        if (c != 0) return c < 0;
+        Comparator<Task> order = planOrder(p.node(), terms, true);
+        c = order.compare(mostPrecious(p, order), mostPrecious(best, order));
+        return c < 0 || (c == 0 && p.node().index < best.node().index);
     }
 
-    /** The order {@link #planOrder} gives, and the terms it was made for (the searches of one job share them). */
-    private Comparator<Task> planComparison;
+    /**
+     * How much the victims free, in multiples of what the task asks: the sum, over the resources the task asks for, of
+     * what they hold of it divided by what the task asks of it. Plans that make room free at least the ask in what the
+     * node lacked, so the smaller sum frees less beyond need.
+     */
+    static double freedCost(List<Task> victims, Task task) {
+        Resources want = task.share();
+        double cost = 0;
+        for (Task v : victims) {
+            Resources r = v.share();
+            for (int i = 0; i < want.size(); i++) {
+                if (want.milliAt(i) > 0) cost += (double) r.milliInterned(want.name(i)) / want.milliAt(i);
+            }
+        }
+        return cost;
+    }
+
+    /**
+     * The order plans of equal size are compared in ({@link #better}), with or without the age keys: it depends on the
+     * terms alone (no victim taken, no node preferred), so the searches of one job share it.
+     */
+    private Comparator<Task> planOrder(NodeState node, Terms terms, boolean withAge) {
+        if (terms != comparedUnder) {
+            Search s = new Search(node, null, terms);
+            planComparison = victimComparator(() -> s, () -> null, true);
+            planRank = victimComparator(() -> s, () -> null, false);
+            comparedUnder = terms;
+        }
+        return withAge ? planComparison : planRank;
+    }
+
+    /** The orders {@link #planOrder} gives, and the terms they were made for. */
+    private Comparator<Task> planComparison, planRank;
     private Terms comparedUnder;
 
     /** The last of the plan's victims in {@code order} (the first of equals), or null for a plan without victims. */
@@ -755,7 +825,10 @@ final class VictimSelector {
         s.floorReached = tally.floorReached;
         s.floorPaths = tally.floorPaths;
         if (s.fits()) return new Plan(node, List.of());
-        if (planOrder == null) planOrder = victimComparator(() -> searching, () -> searching.node);
+        if (planOrder == null) {
+            planOrder = victimComparator(() -> searching, () -> searching.node, true);
+            victimRank = victimComparator(() -> searching, () -> searching.node, false);
+        }
         searching = s;
         Comparator<Task> order = planOrder;
         while (!pool.isEmpty()) {
@@ -769,23 +842,55 @@ final class VictimSelector {
             }
             int floor = s.floorAllows(next.job.queue, unit);
             if (floor != FLOOR_OK) {
-                (floor == FLOOR_REACHED ? tally.atFloor : tally.wouldReturn).add(next.job.queue);
+                switch (floor) {
+                    case FLOOR_GANG -> tally.belowFloor.add(next.job.id);
+                    case FLOOR_BELOW -> tally.wouldGoBelow.add(next.job.queue);
+                    case FLOOR_REACHED -> tally.atFloor.add(next.job.queue);
+                    default -> tally.wouldReturn.add(next.job.queue);
+                }
                 continue;
+            }
+            if (s.fitsAdding(unit)) {
+                // The unit completes the plan: a victim the order ranks alike but for age that also completes it with
+                // fewer pods, or as many that free less, goes instead (a 16-GPU pod is not taken for an 8-GPU one
+                // because it is newer).
+                s.take(leanestLike(s, next, unit, pool));
+                return new Plan(node, s.trimmed());
             }
             s.take(unit);
             if (unit.size() > 1) pool.removeAll(unit);
-            if (s.fits()) return new Plan(node, s.trimmed());
         }
         return null;
+    }
+
+    /**
+     * Among the candidates the order ranks equal to {@code next} but for age, the unit that completes the plan with
+     * the fewest pods and then frees least ({@link #freedCost}); {@code unit} (next's) when none beats it.
+     */
+    private List<Task> leanestLike(Search s, Task next, List<Task> unit, List<Task> pool) {
+        List<Task> best = unit;
+        double bestCost = freedCost(unit, s.task);
+        for (Task t : pool) {
+            if (victimRank.compare(t, next) != 0 || unit.contains(t)) continue;
+            List<Task> other = s.unitFor(t);
+            if (other == null || other.size() > best.size()) continue;
+            double cost = freedCost(other, s.task);
+            if (other.size() == best.size() && cost >= bestCost) continue;
+            if (s.floorAllows(t.job.queue, other) != FLOOR_OK || !s.fitsAdding(other)) continue;
+            best = other;
+            bestCost = cost;
+        }
+        return best;
     }
 
     /**
      * The policy's victim order, victims on {@code node} first; {@code search} and {@code node} are read at each
      * comparison, so one comparator serves every node's search.
      */
-    private Comparator<Task> victimComparator(Supplier<Search> search, Supplier<NodeState> node) {
+    private Comparator<Task> victimComparator(Supplier<Search> search, Supplier<NodeState> node, boolean withAge) {
         Comparator<Task> c = Comparator.comparing(t -> t.node == node.get() ? 0 : 1);
         for (VictimKey key : orderKeys) {
+            if (!withAge && (key == VictimKey.NEWEST_FIRST || key == VictimKey.OLDEST_FIRST)) continue;
             Comparator<Task> k = switch (key) {
                 case SURPLUS_FIRST -> Comparator.comparing(t -> search.get().isSurplus(t) ? 0 : 1);
                 case CLOSEST_QUEUE_FIRST -> Comparator.comparingInt(t -> distanceFromPreemptor(search.get(), t));
@@ -799,7 +904,7 @@ final class VictimSelector {
             };
             c = c.thenComparing(k);
         }
-        return c.thenComparing(Task::id);
+        return withAge ? c.thenComparing(Task::id) : c;
     }
 
     private int distanceFromPreemptor(Search s, Task t) {
@@ -927,17 +1032,23 @@ final class VictimSelector {
         }
 
         private int unitFloor(QueueState victimQueue, Resources floor, List<QueueState> path, List<Task> unit) {
-            Resources want = task.share();
             Resources freed = unit.get(0).share();
             if (unit.size() > 1) {
                 Resources.Sum sum = new Resources.Sum();
                 for (Task t : unit) sum.add(t.share());
                 freed = sum.toResources();
             }
-            // The floor is checked in the dimensions the unit frees and the task needs.
-            boolean needed = false;
-            for (int i = 0; i < freed.size() && !needed; i++) needed = want.milliInterned(freed.name(i)) != 0;
-            if (!needed || withinFloors(victimQueue, floor, path, freed)) return FLOOR_REACHED;
+            // The unit must free a dimension the task needs in which its queue (and each ancestor on the path) holds
+            // more than its floor, and leave each of them at least at its floor in every dimension the task needs that
+            // it held at or above its floor: after the whole plan, not only before this unit.
+            if (withinFloors(victimQueue, floor, path, freed)) return FLOOR_REACHED;
+            if (takesBelowFloor(victimQueue, floor, path, freed)) {
+                // A whole job larger than its queue's floor can never run within its share: it runs on what its
+                // queue borrowed. It is spared, or (victims.gangBelowFloor: evict) taken when no plan keeps every
+                // victim queue at its floor.
+                if (!wholeJob(unit) || !largerThan(freed, floor)) return FLOOR_BELOW;
+                if (!lastResort) return FLOOR_GANG;
+            }
             if (terms.hysteresis()) {
                 Resources back = comesBack(unit);
                 if (back != null) {
@@ -956,6 +1067,44 @@ final class VictimSelector {
                 }
             }
             return FLOOR_OK;
+        }
+
+        /** Whether the unit is every live member of its job that the search has not taken. */
+        private boolean wholeJob(List<Task> unit) {
+            Job j = unit.get(0).job;
+            return unit.size() == j.liveMembers() - takenFrom(j);
+        }
+
+        /** Whether {@code freed} holds more than {@code floor} in a dimension the task needs. */
+        private boolean largerThan(Resources freed, Resources floor) {
+            Resources want = task.share();
+            for (int i = 0; i < freed.size(); i++) {
+                String d = freed.name(i);
+                if (want.milliInterned(d) != 0 && freed.milliAt(i) > floor.milliInterned(d)) return true;
+            }
+            return false;
+        }
+
+        /**
+         * Whether taking {@code freed} (on top of what the search has chosen) would leave the victim queue, or an
+         * ancestor on its path, below its floor in a dimension the task needs in which it holds at least its floor now.
+         * A dimension a queue already holds less than its floor of (its pods ask for more than its share of it, say)
+         * is not protected further; one it holds its floor of or more stays so through every plan of the cycle.
+         */
+        private boolean takesBelowFloor(QueueState victimQueue, Resources floor, List<QueueState> path, Resources freed) {
+            Resources want = task.share();
+            for (QueueState q : path) {
+                Resources qFloor = q == victimQueue ? floor : floorOf(q);
+                Resources now = allocatedNow(q);
+                for (int i = 0; i < freed.size(); i++) {
+                    String d = freed.name(i);
+                    long take = freed.milliAt(i);
+                    if (take <= 0 || want.milliInterned(d) == 0) continue;
+                    long held = now.milliInterned(d), least = qFloor.milliInterned(d);
+                    if (held >= least && Resources.subtractSaturated(held, take) < least) return true;
+                }
+            }
+            return false;
         }
 
         /**
@@ -1048,6 +1197,21 @@ final class VictimSelector {
             return task.request().fitsIn(freeOnNode) && (capFree
                     || terms.cap().admits(queueAllocated, task.share())
                     || task.share().fitsIn(queueFreed));
+        }
+
+        /** {@link #fits()} were {@code unit} taken as well (nothing is taken). */
+        boolean fitsAdding(List<Task> unit) {
+            Resources free = freeOnNode;
+            for (Task t : unit) if (t.node == node) free = free.add(t.request());
+            if (!task.request().fitsIn(free)) return false;
+            if (!capFree) {
+                List<List<Task>> chosen = new ArrayList<>(units);
+                chosen.add(unit);
+                if (!fitsWith(chosen)) return false;
+            }
+            List<Task> gone = new ArrayList<>(takenTasks);
+            gone.addAll(unit);
+            return fitter.passesPodRules(task.pod, node, gone);
         }
 
         /** {@link #fits()} had only {@code chosen} been taken. */

@@ -65,7 +65,11 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
         }
     }
 
-    public record Victims(List<VictimKey> order, BreakingGang breakingGang) {
+    /**
+     * The victim order; what a victim that would break its gang means; whether reclaim may take a whole gang that
+     * would leave its queue below its floor.
+     */
+    public record Victims(List<VictimKey> order, BreakingGang breakingGang, GangBelowFloor gangBelowFloor) {
         public Victims {
             order = List.copyOf(order);
         }
@@ -131,7 +135,8 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
                         List.of(new OrderKey<>(TaskKey.PRIORITY, Direction.DESC), new OrderKey<>(TaskKey.LEADER, Direction.FIRST),
                                 new OrderKey<>(TaskKey.CREATION, Direction.ASC), new OrderKey<>(TaskKey.NAME, Direction.ASC))),
                 new Victims(List.of(VictimKey.SURPLUS_FIRST, VictimKey.CLOSEST_QUEUE_FIRST, VictimKey.QUEUE_SERVED_LAST_FIRST,
-                        VictimKey.PRIORITY_ASC, VictimKey.LEADER_LAST, VictimKey.NEWEST_FIRST), BreakingGang.EVICT_WHOLE_GANG),
+                        VictimKey.PRIORITY_ASC, VictimKey.LEADER_LAST, VictimKey.NEWEST_FIRST), BreakingGang.EVICT_WHOLE_GANG,
+                        GangBelowFloor.EVICT),
                 new Scoring(ScoringMode.BINPACK, Map.of()),
                 new Shares(Set.of("pods")),
                 new Cycle(AdmissionOrder.INTERLEAVED, true, List.of(EvictionAction.PREEMPT, EvictionAction.RECLAIM)),

@@ -40,7 +40,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  * churn:    {minRuntime: 60s, minRuntimeAgainstPreemption: false, maxEvictionsPerCycle: 100,
  *            maxEvictionsPerQueuePerCycle: 20, hysteresis: true}
  * order:    {queues: [priority desc, share asc, name asc], jobs: [...], tasks: [...]}
- * victims:  {order: [surplus first, ...], breakingGang: evict whole gang}
+ * victims:  {order: [surplus first, ...], breakingGang: evict whole gang, gangBelowFloor: spare}
  * scoring:  {mode: binpack, weights: {nvidia.com/gpu: 10, cpu: 1}}
  * shares:   {ignoredResources: [pods]}
  * cycle:    {admission: interleaved, nominatedFirst: true, evictions: [preempt, reclaim]}
@@ -135,11 +135,13 @@ public final class PolicySettingsReader {
 
     private Victims victims(Node n, Victims b) {
         if (n == null) return b;
-        Map<String, Node> m = mapping(n, "victims", List.of("order", "breakingGang"));
+        Map<String, Node> m = mapping(n, "victims", List.of("order", "breakingGang", "gangBelowFloor"));
         return new Victims(
                 m.containsKey("order") ? list(m.get("order"), "victims.order", t -> Words.parse(VictimKey.class, t, "victim order key")) : b.order(),
                 m.containsKey("breakingGang") ? word(m.get("breakingGang"), "victims.breakingGang", BreakingGang.class, "breaking-gang rule")
-                        : b.breakingGang());
+                        : b.breakingGang(),
+                m.containsKey("gangBelowFloor") ? word(m.get("gangBelowFloor"), "victims.gangBelowFloor", GangBelowFloor.class,
+                        "gang-below-floor rule") : b.gangBelowFloor());
     }
 
     private Scoring scoring(Node n, Scoring b) {

@@ -176,8 +176,10 @@ class PolicySettingsEffectTest {
     }
 
     /** Three equal queues on six nodes: b and c hold three each (c is served last), a wants one back. */
+    /** {@link #lenders}, and a wants one pod and two more that no node suits: a deserves 16, b and c 16 each. */
     private static ClusterSnapshot twoLenders() {
-        return lenders().job("a/want").queue("a").pods(1, GPU, 8).end().snapshot(1000);
+        return lenders().job("a/want").queue("a").pods(1, GPU, 8).end()
+                .job("a/nowhere").queue("a").pods(2, GPU, 8).nodeSelector("pool", "none").end().snapshot(1000);
     }
 
     /** Three equal queues on six nodes: b and c hold three each (c is served last). */

@@ -79,14 +79,17 @@ class QueueTreeTest {
      */
     @Test
     void reclaimTakesFromASiblingBeforeACousin() {
-        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
+        // 48 GPUs: team-a deserves 36 (a1 its 8, a2 28, and a2 holds 32), team-b 12 (b1 holds 16). Either a2 or b1
+        // could give a 4-GPU pod and stay at its floor; the sibling gives.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(6, GPU, 8)
                 .queue("team-a").weight(3).end().queue("team-b").weight(1).end()
                 .queue("a1").parent("team-a").end().queue("a2").parent("team-a").end().queue("b1").parent("team-b").end()
-                .job("a2/old").queue("a2").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
-                .job("b1/old").queue("b1").pods(2, GPU, 8).minMember(1).running("node-3", "node-4").end()
-                .job("a1/new").queue("a1").pods(2, GPU, 8).minMember(1).end();
+                .job("a2/old").queue("a2").pods(8, GPU, 4).minMember(1)
+                .running("node-1", "node-1", "node-2", "node-2", "node-3", "node-3", "node-4", "node-4").end()
+                .job("b1/old").queue("b1").pods(4, GPU, 4).minMember(1).running("node-5", "node-5", "node-6", "node-6").end()
+                .job("a1/new").queue("a1").pods(2, GPU, 4).minMember(1).end();
         CycleResult r = Shipped.cycle(c.snapshot());
-        assertEquals(12, units(queue(r.queues(), "a1").deserved(), GPU));
+        assertEquals(8, units(queue(r.queues(), "a1").deserved(), GPU));
         assertEquals(1, r.evictions().size(), "evicted " + evicted(r));
         assertTrue(r.evictions().get(0).pod().startsWith("a2/"), "the sibling gives first: " + evicted(r));
     }

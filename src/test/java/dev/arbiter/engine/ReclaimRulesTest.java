@@ -37,8 +37,9 @@ class ReclaimRulesTest {
 
     @Test
     void aTaskOfAQueueNoGrantNamesIsNeverTakenEvenWhereItWouldBeTheCheapestVictim() {
-        // a deserves 6 GPUs, c 6 (and holds them), b 12 and holds 18. On node-1, taking c's one pod alone would make
-        // room beside b's; elsewhere two of b's pods must go. Only b may give back.
+        // a deserves 9 GPUs (it also wants 4 that no node suits), c 6 (and holds them), b 9 and holds 18. On node-1,
+        // taking c's one pod alone would make room beside b's; elsewhere two of b's pods must go (b keeps 10). Only b
+        // may give back.
         ClusterBuilder c = ClusterBuilder.cluster().nodes(3, GPU, 8)
                 .queue("a").end().queue("b").end().queue("c").end()
                 .job("c/six").queue("c").pods(1, GPU, 6).running("node-1").end()
@@ -47,7 +48,8 @@ class ReclaimRulesTest {
                 .job("b/w2").queue("b").pods(1, GPU, 4).running("node-2").end()
                 .job("b/w3").queue("b").pods(1, GPU, 4).running("node-3").end()
                 .job("b/w4").queue("b").pods(1, GPU, 4).running("node-3").end()
-                .job("a/want").queue("a").pods(1, GPU, 6).phase("Inqueue").end();
+                .job("a/want").queue("a").pods(1, GPU, 6).phase("Inqueue").end()
+                .job("a/nowhere").queue("a").pods(1, GPU, 4).nodeSelector("pool", "none").end();
         CycleResult r = Shipped.cycle(c.snapshot());
         assertEquals(2, r.evictions().size(), r.evictions().toString());
         for (Eviction e : r.evictions()) assertTrue(e.pod().startsWith("b/"), e.toString());
@@ -76,12 +78,15 @@ class ReclaimRulesTest {
 
     @Test
     void victimsComeFirstFromTheQueueServedLast() {
-        // b and c each hold two nodes of four; a wants one. c has the lower queue priority, so it gives first.
+        // b and c each hold two nodes of four; a (weight 2) wants one, and another that no node suits, so a deserves 16
+        // and b and c 8 each: either could give a pod and stay at its floor. c has the lower queue priority, so it
+        // gives first.
         ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8)
-                .queue("a").end().queue("b").priority(5).end().queue("c").end()
+                .queue("a").weight(2).end().queue("b").priority(5).end().queue("c").end()
                 .job("b/j").queue("b").pods(2, GPU, 8).minMember(1).running("node-1", "node-2").end()
                 .job("c/j").queue("c").pods(2, GPU, 8).minMember(1).running("node-3", "node-4").end()
-                .job("a/want").queue("a").pods(1, GPU, 8).end();
+                .job("a/want").queue("a").pods(1, GPU, 8).end()
+                .job("a/nowhere").queue("a").pods(1, GPU, 8).nodeSelector("pool", "none").end();
         CycleResult r = Shipped.cycle(c.snapshot());
         assertEquals(1, r.evictions().size());
         assertTrue(r.evictions().get(0).pod().startsWith("c/"), "evicted " + evicted(r));

@@ -44,7 +44,7 @@ class VictimMemoryTest extends KeptAgainstFresh {
     void aProtectionRunningOutOnAnUntouchedNodeGivesItsVictimsBack() {
         ClusterSnapshot first = ClusterBuilder.cluster().nodes(2, "nvidia.com/gpu", 8).node("spare", "nvidia.com/gpu", 1)
                 .priorityClass("normal", 100)
-                .queue("a").end().queue("b").end()
+                .queue("a").end().queue("b").weight(2).end()
                 .job("ns/old").queue("a").priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 1)
                 .running("node-1").startedAt(0).end()
                 .job("ns/young-1").queue("a").priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 7)
@@ -53,6 +53,8 @@ class VictimMemoryTest extends KeptAgainstFresh {
                 .running("node-2").startedAt(10_000 - 5).end()
                 .job("ns/wait").queue("b").priorityClass("normal").minMember(1).pods(1, "nvidia.com/gpu", 8)
                 .phase("Inqueue").end()
+                .job("ns/nowhere").queue("b").priorityClass("normal").pods(1, "nvidia.com/gpu", 8)
+                .nodeSelector("pool", "none").end()
                 .snapshot(10_000);
         ClusterSnapshot withSmall = plus(first, 0, small("a"));
         CycleResult one = both(withSmall, 1);

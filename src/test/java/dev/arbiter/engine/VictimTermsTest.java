@@ -8,12 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Resources;
 import dev.arbiter.scenario.ClusterBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The victim search's terms, asked directly: floors in the dimensions the preemptor needs, hysteresis judged on the
@@ -49,8 +53,12 @@ class VictimTermsTest {
     }
 
     private static Searched searched(ClusterSnapshot snapshot) {
+        return searched(snapshot, Shipped.RULES);
+    }
+
+    private static Searched searched(ClusterSnapshot snapshot, RuleBook rules) {
         CycleState state = CycleState.index(snapshot, SchedulerConfig.simulatorDefault().schedulerNames(), Set.of("pods"));
-        Policy policy = PolicyEvaluation.run(Shipped.RULES, state, snapshot.priorityClasses(), new LinkedHashMap<>(),
+        Policy policy = PolicyEvaluation.run(rules, state, snapshot.priorityClasses(), new LinkedHashMap<>(),
                 new RuleTrace(), SessionHook.NONE);
         return new Searched(state, new CycleWork(state, policy, SchedulerConfig.simulatorDefault()));
     }
@@ -90,18 +98,50 @@ class VictimTermsTest {
     }
 
     @Test
-    void aStrictGangIsJudgedAsTheWholeGangThatWouldComeBack() {
-        // b's gang of 4 × 8 GPUs holds all 32; b deserves 16. Taken whole, it would come back needing 32: more than
-        // b's share, so it could never reclaim its way back, and hysteresis lets it go.
+    void aStrictGangLargerThanItsQueuesShareGoesWholeOnlyAsALastResortAndNotWhenThePolicySparesIt(@TempDir Path dir)
+            throws IOException {
+        // b's gang of 4 × 8 GPUs holds all 32; b deserves 16. Taken whole, b would hold nothing: below its floor, and
+        // no other plan exists, so the shipped policy (victims.gangBelowFloor: evict) lets it go; hysteresis judges it
+        // as the whole gang that would come back: 32, more than b's share, so it lets it go too. With spare, the gang
+        // stays and the refusal says why.
         ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8).queue("a").end().queue("b").end()
                 .job("b/gang").queue("b").pods(4, GPU, 8).running("node-1", "node-2", "node-3", "node-4")
                 .startedAt(0).end()
                 .job("a/want").queue("a").pods(2, GPU, 8).end();
+        Searched e = searched(c.snapshot(1000));
+        VictimSelector.Plan plan = e.work().victims.find(e.task("a/want-0"),
+                e.reclaimTerms("a", "b", e.queue("b").deserved(), true));
+        assertNotNull(plan, e.work().victims.lastRefusal());
+        assertEquals(4, plan.victims().size(), "the whole gang goes");
+
+        Files.writeString(dir.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
+        Files.writeString(dir.resolve("policy.yaml"), "victims:\n  gangBelowFloor: spare\n");
+        Searched s = searched(c.snapshot(1000), RuleBook.load(dir));
+        assertNull(s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", s.queue("b").deserved(), true)));
+        assertTrue(s.work().victims.lastRefusal().contains("job \"b/gang\" is larger than its queue's share and would"
+                + " leave the queue below its floor (victims.gangBelowFloor: spare)"), s.work().victims.lastRefusal());
+    }
+
+    @Test
+    void aJobLargerThanItsQueuesShareIsNotTakenWhereAPlanKeepsEveryFloor() {
+        // b deserves about 12 and holds 24: a strict gang of 2 × 8 GPUs on node-1 and node-2, and three small pods on node-3.
+        // Taking the gang (two victims) would leave b 8, below its floor; taking the three pods leaves it 16. The plan
+        // with more victims keeps the floor, so the gang is not the last resort.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(4, GPU, 8).queue("a").weight(5).end().queue("b").weight(3).end()
+                .job("b/gang").queue("b").pods(2, GPU, 8).running("node-1", "node-2").startedAt(0).end()
+                .job("b/y1").queue("b").pods(1, GPU, 2).running("node-3").startedAt(0).end()
+                .job("b/y2").queue("b").pods(1, GPU, 2).running("node-3").startedAt(0).end()
+                .job("b/y3").queue("b").pods(1, GPU, 4).running("node-3").startedAt(0).end()
+                .job("a/run").queue("a").pods(1, GPU, 8).running("node-4").startedAt(0).end()
+                .job("a/want").queue("a").pods(1, GPU, 8).end()
+                .job("a/nowhere").queue("a").pods(2, GPU, 8).nodeSelector("pool", "none").end();
         Searched s = searched(c.snapshot(1000));
+        long deserved = Shipped.units(s.queue("b").deserved(), GPU);
+        assertTrue(deserved > 8 && deserved <= 16, "b deserves " + deserved);
         VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"),
                 s.reclaimTerms("a", "b", s.queue("b").deserved(), true));
         assertNotNull(plan, s.work().victims.lastRefusal());
-        assertEquals(4, plan.victims().size(), "the whole gang goes");
+        assertEquals(List.of("b/y1-0", "b/y2-0", "b/y3-0"), plan.victims().stream().map(Task::id).sorted().toList());
     }
 
     @Test

@@ -29,7 +29,8 @@ import net.jqwik.api.constraints.LongRange;
 /**
  * Liveness, beside the safety invariants: under constant demand (evicted pods come straight back, as their
  * controllers recreate them), once the minimum runtimes have passed, no queue with a startable job stays below its
- * deserved share while a reclaimable queue holds more than its own.
+ * deserved share while a reclaimable queue could give something back and still hold its own (or runs a whole job
+ * larger than its own, which reclaim takes as a last resort).
  *
  * <p>"Startable": the job is admitted, its gang cannot start with what runs, and what it still needs to start fits
  * under its queue's deserved share on top of what the queue holds — reclaim could start it. The clusters are 2–8 nodes
@@ -86,7 +87,7 @@ class LivenessPropertyTest {
             if (!q.allocated().plusWithinIn(need, q.deserved(), need)) continue;
             for (QueueStatus v : r.queues()) {
                 if (v.queue().equals(q.queue()) || !specs.get(v.queue()).reclaimable()) continue;
-                if (v.allocated().milli(GPU) > v.deserved().milli(GPU)) {
+                if (canGive(v, snap, members, groups)) {
                     out.add(g.podGroup() + " (queue " + q.queue() + " holds " + q.allocated() + " of deserved " + q.deserved()
                             + ", needs " + need + " to start) waits while queue " + v.queue() + " holds " + v.allocated()
                             + " of deserved " + v.deserved() + "; reason: " + g.reason());
@@ -95,6 +96,25 @@ class LivenessPropertyTest {
             }
         }
         return out;
+    }
+
+    /**
+     * Whether queue {@code v} runs a unit reclaim may take: a pod whose job keeps minMember without it, or a whole job,
+     * that leaves the queue at least at its deserved share (its floor) — or a whole job larger than that share, which
+     * the shipped policy takes as a last resort ({@code victims.gangBelowFloor: evict}).
+     */
+    private static boolean canGive(QueueStatus v, ClusterSnapshot snap, Map<String, List<PodSpec>> members,
+                                   Map<String, PodGroupSpec> groups) {
+        long held = v.allocated().milli(GPU), floor = v.deserved().milli(GPU);
+        for (PodGroupSpec g : snap.podGroups()) {
+            if (!g.queue().equals(v.queue())) continue;
+            long running = members.getOrDefault(g.key(), List.of()).stream().filter(PodSpec::isBound).count();
+            if (running == 0) continue;
+            long unit = (running - 1 >= Math.max(1, g.minMember()) ? 1 : running) * 8_000;
+            boolean whole = unit == running * 8_000;
+            if (held - unit >= floor || (whole && unit > floor)) return true;
+        }
+        return false;
     }
 
     /** 2–8 nodes of 8 GPUs, 2–4 reclaimable queues, 1–12 gangs of 1–3 whole-node pods, some running from the start. */
