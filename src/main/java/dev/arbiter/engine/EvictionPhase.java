@@ -533,6 +533,56 @@ final class EvictionPhase {
     }
 
     /**
+     * The gang's add-back (Kueue's: remove candidates until the workload fits, then add back, in reverse order, what
+     * is not needed): each member's plan was minimal when it was found, but a later member's victims (a whole gang
+     * taken on another member's node, room freed under the capability) can make an earlier member's unneeded. Victim
+     * jobs are looked at newest choice first: all the pods the job lost stay if every placement still has its room
+     * and its queue's capabilities still hold; else each pod on its own, if the job keeps its minimum. Giving back only
+     * raises the victim queues, so their floors hold. Placements that depend on other pods (affinity, spread, ports,
+     * existing anti-affinity) are not judged here: then nothing is given back.
+     */
+    private void giveBackUnneeded(QueueState q, GangTransaction tx) {
+        List<Task> placed = tx.placements();
+        for (Task t : placed) if (fitter.dependsOnPods(t.pod)) return;
+        Map<Job, List<Task>> byJob = new java.util.LinkedHashMap<>();
+        for (Task v : tx.evictions()) byJob.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
+        List<Job> jobs = new ArrayList<>(byJob.keySet());
+        for (int k = jobs.size() - 1; k >= 0; k--) {
+            List<Task> lost = byJob.get(jobs.get(k));
+            if (tryRestore(q, tx, placed, lost)) continue;
+            Job v = jobs.get(k);
+            if (lost.size() < 2) continue;
+            for (int i = lost.size() - 1; i >= 0; i--) {
+                // One pod back: the job must keep its minimum (no broken gang) with the others still gone.
+                if (v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
+                tryRestore(q, tx, placed, List.of(lost.get(i)));
+            }
+        }
+    }
+
+    /** Restores {@code victims} if every placement keeps its room and capability; else evicts them again. */
+    private boolean tryRestore(QueueState q, GangTransaction tx, List<Task> placed, List<Task> victims) {
+        for (Task v : victims) tx.restore(v);
+        boolean holds = true;
+        for (Task v : victims) if (!nonNegative(v.node.free())) holds = false;
+        if (holds) {
+            Resources share = Resources.NONE;
+            for (Task t : placed) share = share.add(t.share());
+            for (QueueState a = q; a != null && holds; a = a.parent) {
+                if (!a.hardCap().admits(a.allocated.subtract(share), share)) holds = false;
+            }
+        }
+        if (holds) return true;
+        for (Task v : victims) tx.evict(v);
+        return false;
+    }
+
+    private static boolean nonNegative(Resources r) {
+        for (int i = 0; i < r.size(); i++) if (r.milliAt(i) < 0) return false;
+        return true;
+    }
+
+    /**
      * Places the job's pending tasks in task order, evicting victims where idle capacity is not enough, until its
      * gang can start (Volcano stops a starving job there) or a task finds no room. Commits the evictions and holds the
      * placements (pipelined: they bind next cycle, once the victims are gone) only if the gang requirement then
@@ -647,6 +697,7 @@ final class EvictionPhase {
             }
             return refusal;
         }
+        if (tx.evictions().size() > 1) giveBackUnneeded(q, tx);
         j.pipelined = true;
         for (Task t : tx.placements()) {
             t.place();

@@ -83,6 +83,27 @@ final class GangTransaction {
         return out;
     }
 
+    /**
+     * Takes back the eviction of {@code victim} (it stays where it runs): the add-back of a gang's plan, once every
+     * member is placed. The other steps stand.
+     */
+    void restore(Task victim) {
+        for (int i = steps.size() - 1; i >= 0; i--) {
+            Step s = steps.get(i);
+            if (!s.eviction() || s.task() != victim) continue;
+            steps.remove(i);
+            victim.evicted = false;
+            victim.job.evictedMembers--;
+            s.node().take(victim.request());
+            fitter.podAdded(victim.pod, s.node());
+            QueueState q = queues.get(victim.job.queue);
+            if (q != null) q.charge(victim.share());
+            fitter.touched(gangNodes(victim));
+            return;
+        }
+        throw new IllegalStateException(victim + " is not evicted in this transaction");
+    }
+
     /** Undoes every step, newest first. */
     void discard() {
         for (int i = steps.size() - 1; i >= 0; i--) {

@@ -30,6 +30,7 @@ final class SchedulerInvariants {
         gangs(before, r, after, out);
         preemption(before, r, out);
         reclaim(before, r, out);
+        minimalPlans(before, r, out);
         return out;
     }
 
@@ -120,33 +121,121 @@ final class SchedulerInvariants {
     }
 
     /**
-     * Reclaim takes only from reclaimable queues other than the reclaimer's, and only while the victim's queue is above
-     * its deserved share: checked before the first eviction of each victim job, with the queue's allocation then
-     * reconstructed from the cycle's final allocation plus that eviction and every later one from the same queue.
+     * Reclaim takes only from reclaimable queues other than the reclaimer's, and never leaves a victim queue below its
+     * floor (its deserved share, or guarantee if larger) in a resource a reclaimer of it asks for and that it held at
+     * least its floor of before the cycle's reclaims — unless, as the shipped last resort, the queue gave a whole job
+     * larger than that floor. The queue's allocation before is the cycle's final allocation plus every pod reclaimed
+     * from it.
      */
     private static void reclaim(CycleFacts before, CycleResult r, List<String> out) {
-        List<Eviction> ev = r.evictions();
-        Set<String> firstSeen = new HashSet<>();
-        for (int k = 0; k < ev.size(); k++) {
-            Eviction e = ev.get(k);
+        Map<String, Resources> reclaimedFrom = new HashMap<>();
+        Map<String, Set<String>> reclaimers = new HashMap<>();
+        Map<String, Integer> evictedPerJob = new HashMap<>();
+        for (Eviction e : r.evictions()) {
+            evictedPerJob.merge(before.jobOfPod.get(e.pod()), 1, Integer::sum);
             if (!e.action().equals("reclaim")) continue;
             String vj = before.jobOfPod.get(e.pod());
             String vq = before.jobs.get(vj).queue();
             QueueSpec spec = before.queues.get(vq);
             if (spec == null || !spec.reclaimable()) out.add(e.pod() + " reclaimed from queue " + vq + ", which is not reclaimable");
             if (vq.equals(before.jobs.get(e.forPodGroup()).queue())) out.add(e.pod() + " reclaimed within its own queue " + vq);
-            if (!firstSeen.add(vj)) continue;
+            reclaimedFrom.merge(vq, before.pods.get(e.pod()).requests(), Resources::add);
+            reclaimers.computeIfAbsent(vq, k -> new HashSet<>()).add(e.forPodGroup());
+        }
+        reclaimedFrom.forEach((vq, taken) -> {
             QueueStatus s = CycleFacts.status(r.queues(), vq);
-            Resources allocatedBefore = s.allocated();
-            for (int j = k; j < ev.size(); j++) {
-                Eviction later = ev.get(j);
-                if (later.action().equals("reclaim") && before.jobs.get(before.jobOfPod.get(later.pod())).queue().equals(vq)) {
-                    allocatedBefore = allocatedBefore.add(before.pods.get(later.pod()).requests());
+            QueueSpec spec = before.queues.get(vq);
+            Resources floor = s.deserved().max(spec == null ? Resources.NONE : spec.guarantee());
+            Resources after = s.allocated();
+            Resources held = after.add(taken);
+            Set<String> dims = new HashSet<>();
+            for (String job : reclaimers.get(vq)) {
+                for (PodSpec p : before.jobs.get(job).pods()) {
+                    Resources q = p.requests();
+                    for (int i = 0; i < q.size(); i++) if (q.milliAt(i) > 0 && !q.name(i).equals("pods")) dims.add(q.name(i));
                 }
             }
-            if (allocatedBefore.fitsIn(s.deserved())) {
-                out.add(e.pod() + " reclaimed from queue " + vq + " at " + allocatedBefore + ", not above its deserved " + s.deserved());
+            if (wholeJobLargerThan(before, vq, evictedPerJob, dims, floor)) return;
+            for (String d : dims) {
+                long f = floor.milli(d);
+                if (held.milli(d) < f || after.milli(d) >= f) continue;
+                out.add("reclaim left queue " + vq + " with " + d + " " + after.milli(d) + "m of its floor " + f + "m (it held "
+                        + held.milli(d) + "m) after cycle " + r.cycle());
             }
+        });
+    }
+
+    /**
+     * Whether every running pod of some job of the queue was evicted (reclaimed, or some preempted first), and that job
+     * asks more than the queue's floor in one of {@code dims}: it could never run within the queue's share.
+     */
+    private static boolean wholeJobLargerThan(CycleFacts before, String queue, Map<String, Integer> evictedPerJob,
+                                              Set<String> dims, Resources floor) {
+        for (Map.Entry<String, Integer> e : evictedPerJob.entrySet()) {
+            CycleFacts.JobView j = before.jobs.get(e.getKey());
+            if (!j.queue().equals(queue) || e.getValue() != before.running(e.getKey())) continue;
+            Resources asks = Resources.NONE;
+            for (PodSpec p : j.pods()) if (p.isBound()) asks = asks.add(p.requests());
+            for (String d : dims) if (asks.milli(d) > floor.milli(d)) return true;
         }
+        return false;
+    }
+
+    /**
+     * No eviction was for nothing: of each victim job, neither all the pods it lost nor one of them (where the job then
+     * keeps minMember) could have stayed with every pod whose
+     * room the cycle made still fitting its node, and the queue it was taken from still within its capability with
+     * the unit (a preemption may be for room under the capability). Judged on resources alone, so only where no pod
+     * named for that room, and no victim, has pod affinity, anti-affinity, spread or host ports (an eviction may be for
+     * those).
+     */
+    static void minimalPlans(CycleFacts before, CycleResult r, List<String> out) {
+        if (r.evictions().isEmpty()) return;
+        Map<String, Resources> free = before.freeByNode();
+        for (dev.arbiter.decision.Binding b : r.bindings()) free.merge(b.node(), before.pods.get(b.pod()).requests(), Resources::subtract);
+        for (Eviction e : r.evictions()) free.merge(e.node(), before.pods.get(e.pod()).requests(), Resources::add);
+        Map<String, Resources> nominated = new HashMap<>();
+        for (dev.arbiter.decision.Nomination n : r.nominations()) {
+            PodSpec p = before.pods.get(n.pod());
+            if (p == null || podRules(p)) return;
+            nominated.merge(n.node(), p.requests(), Resources::add);
+        }
+        Map<String, List<Eviction>> byJob = new HashMap<>();
+        for (Eviction e : r.evictions()) {
+            if (podRules(before.pods.get(e.pod()))) return;
+            byJob.computeIfAbsent(before.jobOfPod.get(e.pod()), k -> new ArrayList<>()).add(e);
+        }
+        byJob.forEach((job, evs) -> {
+            CycleFacts.JobView j = before.jobs.get(job);
+            int running = before.running(job);
+            // What could have stayed: every pod the job lost, or one of them if the job then keeps minMember.
+            List<List<Eviction>> units = new ArrayList<>();
+            units.add(evs);
+            if (evs.size() > 1 && running - evs.size() + 1 >= Math.max(1, j.minMember())) for (Eviction e : evs) units.add(List.of(e));
+            for (List<Eviction> unit : units) {
+                Map<String, Resources> without = new HashMap<>(free);
+                for (Eviction e : unit) without.merge(e.node(), before.pods.get(e.pod()).requests(), Resources::subtract);
+                String vq = j.queue();
+                QueueSpec spec = before.queues.get(vq);
+                Resources unitShare = Resources.NONE;
+                for (Eviction e : unit) unitShare = unitShare.add(before.pods.get(e.pod()).requests());
+                boolean fits = spec == null || spec.capability() == null || spec.capability().admits(CycleFacts.status(r.queues(), vq).allocated(), unitShare);
+                for (Eviction e : unit) {
+                    Resources need = nominated.getOrDefault(e.node(), Resources.NONE);
+                    if (!need.fitsIn(without.get(e.node()))) fits = false;
+                }
+                if (fits) {
+                    out.add("cycle " + r.cycle() + " evicted " + unit.stream().map(Eviction::pod).toList() + " (" + unit.get(0).action()
+                            + " for " + unit.get(0).forPodGroup() + ") although every pod it made room for fits without");
+                    return;
+                }
+            }
+        });
+    }
+
+    private static boolean podRules(PodSpec p) {
+        dev.arbiter.model.Placement pl = p.placement();
+        return !pl.podAffinity().required().isEmpty() || !pl.podAntiAffinity().required().isEmpty()
+                || !pl.spread().isEmpty() || !pl.hostPorts().isEmpty();
     }
 }
