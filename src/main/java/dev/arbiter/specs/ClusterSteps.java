@@ -103,6 +103,11 @@ public final class ClusterSteps {
         world().usePolicy(folder);
     }
 
+    @Given("^the scenario sets (\\S+) in policy.yaml to \"([^\"]*)\"$")
+    public void policySetting(String key, String value) {
+        world().useSetting(key, value);
+    }
+
     @Given("queue {string} that is closed")
     public void closedQueue(String name) {
         world().add(QueueDef.named(name).state("Closed"));

@@ -36,6 +36,10 @@ final class ScenarioWorld {
     /** The simulator's default clock: {@code Simulator.run(manifests, maxCycles)} advances one second per cycle. */
     static final long SECONDS_PER_CYCLE = 1;
     private Path policyFolder;
+    /** Settings the story changes ("the policy setting x.y is ..."), by dotted key, in the order it said them. */
+    private final Map<String, String> settings = new java.util.LinkedHashMap<>();
+    /** A pack per base folder and settings, written once per run: each compiles once. */
+    private static final Map<String, Path> SETTINGS_PACKS = new java.util.concurrent.ConcurrentHashMap<>();
     private static final ThreadLocal<ScenarioWorld> CURRENT = new ThreadLocal<>();
 
     /**
@@ -211,6 +215,41 @@ final class ScenarioWorld {
         outcome = null;
     }
 
+    /** A setting of {@code policy.yaml}, by its dotted key ({@code victims.gangBelowFloor}), for this scenario. */
+    void useSetting(String key, String value) {
+        if (!key.matches("[A-Za-z]+\\.[A-Za-z]+")) {
+            throw new IllegalArgumentException("a policy setting is named section.key, e.g. victims.gangBelowFloor, not \"" + key + "\"");
+        }
+        settings.put(key, value);
+        outcome = null;
+    }
+
+    /** {@code base} overlaid with the scenario's settings: a pack folder whose policy.yaml states only them. */
+    private Path withSettings(Path base) {
+        StringBuilder yaml = new StringBuilder();
+        Map<String, List<String>> bySection = new java.util.LinkedHashMap<>();
+        settings.forEach((k, v) -> bySection.computeIfAbsent(k.substring(0, k.indexOf('.')), x -> new ArrayList<>())
+                .add(k.substring(k.indexOf('.') + 1) + ": " + v));
+        bySection.forEach((section, lines) -> {
+            yaml.append(section).append(":\n");
+            for (String l : lines) yaml.append("  ").append(l).append('\n');
+        });
+        Path abs = base.toAbsolutePath().normalize();
+        return SETTINGS_PACKS.computeIfAbsent(abs + "\n" + yaml, k -> {
+            try {
+                Path pack = java.nio.file.Files.createTempDirectory("arbiter-spec-settings");
+                pack.toFile().deleteOnExit();
+                java.nio.file.Files.writeString(pack.resolve("pack.yaml"), "extends: " + abs + "\n");
+                java.nio.file.Files.writeString(pack.resolve("policy.yaml"), yaml);
+                pack.resolve("pack.yaml").toFile().deleteOnExit();
+                pack.resolve("policy.yaml").toFile().deleteOnExit();
+                return pack;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     /** The outcome of the whole story so far; simulated once, then reused until the story grows. */
     Outcome outcome() {
         if (pendingDelaySeconds > 0) {
@@ -220,7 +259,8 @@ final class ScenarioWorld {
         checked = true;
         whenBatchOpen = false;
         if (outcome != null) return outcome;
-        RuleBook rules = policyFolder == null ? SpecRules.current() : SpecRules.load(policyFolder);
+        Path folder = policyFolder == null ? SpecRules.folder() : policyFolder;
+        RuleBook rules = SpecRules.load(settings.isEmpty() ? folder : withSettings(folder));
         int settled = -1;
         Outcome o = null;
         for (int i = 0; i < batches.size(); i++) {
