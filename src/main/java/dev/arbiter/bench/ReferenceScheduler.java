@@ -26,9 +26,11 @@ import java.util.function.Predicate;
  * DRL files and the engine's tests; it shares only the model, the decision records and {@link SchedulerConfig}.
  *
  * <p>One cycle: index; fair share; admit; allocate (queues by priority then share, re-chosen after every job; jobs by
- * priority then creation; each gang all-or-nothing); preempt (within a queue, strictly lower-priority victims); reclaim
- * (across queues, up to the reclaimer's deserved share, down to each victim queue's deserved share or guarantee, not
- * from pods younger than a minute, never so far that the victim queue could reclaim straight back); eviction budgets
+ * priority then creation; each gang all-or-nothing; first every queue within its deserved share, then what is left);
+ * preempt (within a queue, strictly lower-priority victims); reclaim (across queues, up to the reclaimer's deserved
+ * share, leaving each victim queue at its deserved share or guarantee after the plan — a whole job larger than that
+ * only as a last resort —, not from pods younger than a minute, never so far that the victim queue could reclaim
+ * straight back); eviction budgets
  * of 100 pods per cycle and 20 per victim queue; status. Queue shares leave out the {@code pods} slot. Only top-level
  * queues with the traverse dequeue strategy are modelled (the generator makes no others). Decisions carry the same
  * rule names as the shipped rules so that results compare field by field.
