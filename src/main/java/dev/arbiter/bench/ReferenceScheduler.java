@@ -26,9 +26,11 @@ import java.util.function.Predicate;
  * DRL files and the engine's tests; it shares only the model, the decision records and {@link SchedulerConfig}.
  *
  * <p>One cycle: index; fair share; admit; allocate (queues by priority then share, re-chosen after every job; jobs by
- * priority then creation; each gang all-or-nothing); preempt (within a queue, strictly lower-priority victims); reclaim
- * (across queues, up to the reclaimer's deserved share, down to each victim queue's deserved share or guarantee, not
- * from pods younger than a minute, never so far that the victim queue could reclaim straight back); eviction budgets
+ * priority then creation; each gang all-or-nothing; first every queue within its deserved share, then what is left);
+ * preempt (within a queue, strictly lower-priority victims); reclaim (across queues, up to the reclaimer's deserved
+ * share, leaving each victim queue at its deserved share or guarantee after the plan — a whole job larger than that
+ * only as a last resort —, not from pods younger than a minute, never so far that the victim queue could reclaim
+ * straight back); eviction budgets
  * of 100 pods per cycle and 20 per victim queue; status. Queue shares leave out the {@code pods} slot. Only top-level
  * queues with the traverse dequeue strategy are modelled (the generator makes no others). Decisions carry the same
  * rule names as the shipped rules so that results compare field by field.
@@ -118,6 +120,15 @@ public final class ReferenceScheduler {
         }
 
         // ---- allocation ------------------------------------------------------------------------------------
+        //
+        // Two rounds. The first serves every queue within its deserved share: queues in queue order (re-chosen after
+        // every job), jobs in job order, and a task is placed only while its queue's allocation plus the task stays
+        // within the deserved share in every resource the task asks for. A job that had to leave out a task for that
+        // reason (started or not) waits for the second round; so does every remaining job of a queue that has reached
+        // its deserved share (BestEffort jobs, which ask nothing of shares, still start in the first round). The
+        // second round serves what is left, per queue in the order the jobs were put aside, queues again in queue
+        // order: a queue that has reached its share stops ("overused"), except that the first job put aside at the
+        // share line (when nothing of that queue was put aside before it) may finish crossing it.
 
         void allocate() {
             List<Queue> active = new ArrayList<>();
@@ -127,44 +138,94 @@ public final class ReferenceScheduler {
                 active.add(q);
                 cursor.put(q, 0);
             }
+            Map<Queue, java.util.ArrayDeque<Job>> later = new LinkedHashMap<>();
+            Map<Queue, Job> crossing = new HashMap<>();
+            // Round 1: within shares.
             while (!active.isEmpty()) {
-                Queue q = active.get(0);
-                for (Queue o : active) if (RefState.QUEUE_ORDER.compare(o, q) < 0) q = o;
-                Job j = null;
-                int c = cursor.get(q);
-                while (c < q.jobs.size()) {
-                    Job candidate = q.jobs.get(c++);
-                    if (candidate.admitted() && candidate.wantsMore()) {
-                        j = candidate;
-                        break;
-                    }
-                }
-                cursor.put(q, c);
+                Queue q = firstInOrder(active);
+                Job j = nextJob(q, cursor);
                 if (j == null) {
                     active.remove(q);
                     continue;
                 }
                 if (q.covers(q.deserved) && !j.bestEffort()) {
-                    // The queue has its deserved share; only jobs that ask nothing of it (BestEffort) still start.
-                    while (c < q.jobs.size()) {
-                        Job rest = q.jobs.get(c++);
-                        if (rest.admitted() && rest.wantsMore() && rest.bestEffort()) startIfWhole(q, rest);
+                    // At its share: the queue's remaining jobs wait for the second round, BestEffort ones start now.
+                    putAside(later, q, j);
+                    for (Job rest; (rest = nextJob(q, cursor)) != null; ) {
+                        if (rest.bestEffort()) startIfWhole(q, rest, false);
+                        else putAside(later, q, rest);
                     }
-                    cursor.put(q, c);
                     active.remove(q);
                     continue;
                 }
-                startIfWhole(q, j);
+                if (startIfWhole(q, j, true).ceilingHit()) {
+                    // The first job of the queue stopped at the share line is the one that may cross it later.
+                    if (!later.containsKey(q)) crossing.put(q, j);
+                    putAside(later, q, j);
+                }
+            }
+            // Round 2: past shares, with what no queue under its share could use.
+            List<Queue> waiting = new ArrayList<>(later.keySet());
+            while (!waiting.isEmpty()) {
+                Queue q = firstInOrder(waiting);
+                Job j = later.get(q).poll();
+                if (j == null) {
+                    waiting.remove(q);
+                    continue;
+                }
+                if (q.covers(q.deserved) && !j.bestEffort() && crossing.get(q) != j) {
+                    // Overused: only BestEffort jobs still start.
+                    for (Job rest; (rest = later.get(q).poll()) != null; ) if (rest.bestEffort()) startIfWhole(q, rest, false);
+                    waiting.remove(q);
+                    continue;
+                }
+                startIfWhole(q, j, false);
             }
         }
 
-        /** Places every pending task that fits (node and queue capability); binds them if the gang then holds. */
-        private void startIfWhole(Queue q, Job j) {
+        private static Queue firstInOrder(List<Queue> qs) {
+            Queue first = qs.get(0);
+            for (Queue o : qs) if (RefState.QUEUE_ORDER.compare(o, first) < 0) first = o;
+            return first;
+        }
+
+        /** The queue's next job in job order that is admitted and still has a task to place; null when none is left. */
+        private static Job nextJob(Queue q, Map<Queue, Integer> cursor) {
+            int c = cursor.get(q);
+            try {
+                while (c < q.jobs.size()) {
+                    Job candidate = q.jobs.get(c++);
+                    if (candidate.admitted() && candidate.wantsMore()) return candidate;
+                }
+                return null;
+            } finally {
+                cursor.put(q, c);
+            }
+        }
+
+        private static void putAside(Map<Queue, java.util.ArrayDeque<Job>> later, Queue q, Job j) {
+            later.computeIfAbsent(q, k -> new java.util.ArrayDeque<>()).add(j);
+        }
+
+        /** Whether a job started (its gang holds), and whether a task was left out at its queue's share line. */
+        private record Start(boolean started, boolean ceilingHit) {}
+
+        /**
+         * Places every pending task that fits (a node, then, with {@code withinShare}, the queue's deserved share in
+         * what the task asks, then the queue's capability); binds them if the gang then holds.
+         */
+        private Start startIfWhole(Queue q, Job j, boolean withinShare) {
             Tx tx = new Tx();
+            boolean ceilingHit = false;
             for (Task t : j.pending) {
                 if (t.placed) continue;
                 Node n = index.best(t.pod);
-                if (n == null || !q.realCapability.admits(q.allocated, t.share)) continue;
+                if (n == null) continue;
+                if (withinShare && !q.allocated.add(t.share).withinIn(q.deserved, t.share)) {
+                    ceilingHit = true;
+                    continue;
+                }
+                if (!q.realCapability.admits(q.allocated, t.share)) continue;
                 tx.place(t, n);
             }
             if (gangHolds(j, tx)) {
@@ -173,9 +234,10 @@ public final class ReferenceScheduler {
                     t.placed = true;
                 }
                 j.boundCount += tx.placedTasks.size();
-            } else {
-                tx.undo();
+                return new Start(true, ceilingHit);
             }
+            tx.undo();
+            return new Start(false, ceilingHit);
         }
 
         /**
