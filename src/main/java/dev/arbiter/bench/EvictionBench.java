@@ -71,9 +71,13 @@ public final class EvictionBench {
     /** A row per fleet, then totals per size and scoring mode, then per scoring mode. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
-        String fmt = "%-11s %-5s %-8s %9s %12s %12s %10s %11s %10s %8s %8s %7s %8s%n";
+        String fmt = "%-11s %-5s %-8s %9s %12s %12s %10s %11s %10s %10s %8s %7s %8s%n";
         sb.append(String.format(Locale.ROOT, fmt, "size", "seed", "scoring", "cycles", "reclaim(v)", "preempt(v)",
                 "violation", "last-resort", "over-freed", "GPUs", "unneeded", "cpu>gpu", "seconds"));
+        sb.append("(cycles: run/with evictions, + if not settled; reclaim(v), preempt(v): groups (victims); violation,"
+                + " last-resort: victim queues left below their floor; over-freed, GPUs: groups freeing more than one"
+                + " victim beyond need, and the GPUs beyond, reclaim/preempt; unneeded: plans with a victim that could"
+                + " have stayed; cpu>gpu: CPU-only jobs evicting GPU pods)\n");
         Map<String, FleetAudit.Counts> bySize = new LinkedHashMap<>();
         Map<String, FleetAudit.Counts> byMode = new LinkedHashMap<>();
         Map<String, Double> secondsBySize = new LinkedHashMap<>();
@@ -101,7 +105,8 @@ public final class EvictionBench {
         sb.append(String.format(Locale.ROOT, fmt, size, seed, scoring,
                 c.cycles() + "/" + c.evictingCycles() + (settled ? "" : "+"),
                 c.reclaimGroups() + "(" + c.reclaimVictims() + ")", c.preemptGroups() + "(" + c.preemptVictims() + ")",
-                c.floorViolations(), c.floorLastResort(), c.overFreedGroups(), c.gpusBeyondNeed(), c.nonMinimalPlans(),
+                c.floorViolations(), c.floorLastResort(), c.overFreedReclaim() + "/" + c.overFreedPreempt(),
+                c.gpusBeyondReclaim() + "/" + c.gpusBeyondPreempt(), c.nonMinimalPlans(),
                 c.cpuOnlyEvictingGpu(), String.format(Locale.ROOT, "%.1f", seconds)));
     }
 }

@@ -29,10 +29,10 @@ import java.util.TreeMap;
  * <ul>
  *   <li><b>groups</b>: the jobs that evicted ({@link Eviction#forPodGroup()}), per action, and their victims;</li>
  *   <li><b>below floor</b>: (victim queue, cycle) pairs where reclaim left the queue below its floor, {@code max(deserved,
- *   spec guarantee)}, in a dimension one of its reclaimers asks for that it held at or above the floor before the
- *   cycle's evictions ({@link QueueStatus#allocated()} after the cycle plus the requests of every pod evicted from
- *   the queue this cycle: the status counts this cycle's bindings and pipelined placements and leaves evicted pods
- *   out). A pair is a <b>last resort</b> (the documented exception, {@code victims.gangBelowFloor: evict}) when the
+ *   spec guarantee)}, in a dimension one of its reclaimers asks for that it held at or above the floor when reclaim
+ *   began ({@link QueueStatus#allocated()} after the cycle plus the requests of the pods reclaimed from the queue this
+ *   cycle: the status counts this cycle's bindings and pipelined placements and leaves evicted pods out; reclaim is
+ *   the cycle's last step, so pods preempted inside the queue were gone already). A pair is a <b>last resort</b> (the documented exception, {@code victims.gangBelowFloor: evict}) when the
  *   queue's evictions include every running pod of a job whose request exceeds the floor in such a dimension, else a
  *   <b>violation</b>;</li>
  *   <li><b>over-freed</b>: groups whose victims free more GPUs than their nominated pods need, beyond the GPUs already
@@ -53,16 +53,17 @@ import java.util.TreeMap;
 public final class FleetAudit {
     /** The counts over the cycles seen. */
     public record Counts(int cycles, int evictingCycles, int reclaimGroups, int reclaimVictims, int preemptGroups,
-                         int preemptVictims, int floorViolations, int floorLastResort, int overFreedGroups,
-                         long gpusBeyondNeed, int nonMinimalPlans, int cpuOnlyEvictingGpu, int unnominatedGroups) {
-        public static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+                         int preemptVictims, int floorViolations, int floorLastResort, int overFreedReclaim,
+                         long gpusBeyondReclaim, int overFreedPreempt, long gpusBeyondPreempt, int nonMinimalPlans,
+                         int cpuOnlyEvictingGpu, int unnominatedGroups) {
+        public static final Counts NONE = new Counts(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public Counts plus(Counts o) {
             return new Counts(cycles + o.cycles, evictingCycles + o.evictingCycles, reclaimGroups + o.reclaimGroups,
                     reclaimVictims + o.reclaimVictims, preemptGroups + o.preemptGroups, preemptVictims + o.preemptVictims,
                     floorViolations + o.floorViolations, floorLastResort + o.floorLastResort,
-                    overFreedGroups + o.overFreedGroups, gpusBeyondNeed + o.gpusBeyondNeed,
-                    nonMinimalPlans + o.nonMinimalPlans, cpuOnlyEvictingGpu + o.cpuOnlyEvictingGpu,
+                    overFreedReclaim + o.overFreedReclaim, gpusBeyondReclaim + o.gpusBeyondReclaim,
+                    overFreedPreempt + o.overFreedPreempt, gpusBeyondPreempt + o.gpusBeyondPreempt, nonMinimalPlans + o.nonMinimalPlans, cpuOnlyEvictingGpu + o.cpuOnlyEvictingGpu,
                     unnominatedGroups + o.unnominatedGroups);
         }
 
@@ -74,7 +75,8 @@ public final class FleetAudit {
             line(sb, "preempt groups (victims)", preemptGroups + " (" + preemptVictims + ")");
             line(sb, "below floor: violations", String.valueOf(floorViolations));
             line(sb, "below floor: last resort", String.valueOf(floorLastResort));
-            line(sb, "freed > 1 victim beyond need", overFreedGroups + " groups, " + gpusBeyondNeed + " GPUs beyond");
+            line(sb, "reclaim freed > 1 victim beyond", overFreedReclaim + " groups, " + gpusBeyondReclaim + " GPUs beyond need");
+            line(sb, "preempt freed > 1 victim beyond", overFreedPreempt + " groups, " + gpusBeyondPreempt + " GPUs beyond need");
             line(sb, "plans with an unneeded victim", String.valueOf(nonMinimalPlans));
             line(sb, "CPU-only evicting GPU pods", String.valueOf(cpuOnlyEvictingGpu));
             line(sb, "groups with no nomination", String.valueOf(unnominatedGroups));
@@ -176,8 +178,8 @@ public final class FleetAudit {
                 }
             }
             int[] floors = floors();
-            int overFreed = 0, nonMinimal = 0, cpuOnly = 0, unnominated = 0;
-            long beyondGpus = 0;
+            int overFreedReclaim = 0, overFreedPreempt = 0, nonMinimal = 0, cpuOnly = 0, unnominated = 0;
+            long beyondReclaim = 0, beyondPreempt = 0;
             for (Map.Entry<String, List<Eviction>> g : byGroup.entrySet()) {
                 String group = g.getKey();
                 List<PodSpec> victims = g.getValue().stream().map(e -> pods.get(e.pod())).filter(p -> p != null).toList();
@@ -187,20 +189,26 @@ public final class FleetAudit {
                     continue;
                 }
                 long beyond = beyondNeed(group, victims, noms);
-                if (beyond >= 0) {
-                    overFreed++;
-                    beyondGpus += beyond;
+                boolean reclaim = g.getValue().stream().anyMatch(e -> e.action().equals("reclaim"));
+                if (beyond >= 0 && reclaim) {
+                    overFreedReclaim++;
+                    beyondReclaim += beyond;
+                } else if (beyond >= 0) {
+                    overFreedPreempt++;
+                    beyondPreempt += beyond;
                 }
                 String unneeded = unneededUnit(group, victims);
                 if (unneeded != null) {
                     nonMinimal++;
                     findings.add("cycle " + r.cycle() + ": group " + group + " (" + g.getValue().get(0).action()
-                            + ") evicted " + names(victims) + "; " + unneeded + " was not needed");
+                            + ") evicted " + names(victims) + " from " + nodesOf(g.getValue()) + ", nominated "
+                            + noms + "; " + unneeded + " was not needed");
                 }
                 if (cpuOnlyEvictingGpu(group, victims, noms)) cpuOnly++;
             }
             counts = counts.plus(new Counts(1, r.evictions().isEmpty() ? 0 : 1, reclaimGroups, reclaimVictims,
-                    preemptGroups, preemptVictims, floors[0], floors[1], overFreed, beyondGpus, nonMinimal, cpuOnly,
+                    preemptGroups, preemptVictims, floors[0], floors[1], overFreedReclaim, beyondReclaim, overFreedPreempt,
+                    beyondPreempt, nonMinimal, cpuOnly,
                     unnominated));
         }
 
@@ -217,12 +225,15 @@ public final class FleetAudit {
                 Set<String> dims = askedOf.computeIfAbsent(queueOf(v.jobId()), k -> new LinkedHashSet<>());
                 dims.addAll(askedBy(e.forPodGroup()));
             }
-            // What each queue's evicted pods held (every eviction from it, preemption too: the status left them out).
+            // What each queue's reclaimed pods held: reclaim runs last in the cycle, after allocation and preemption, so
+            // the queue held the status's allocation plus them when reclaim began (as SchedulerInvariants#reclaim
+            // reconstructs it). A pod preempted inside the queue earlier in the cycle is not added back: the queue had
+            // already lost it (and held its preemptor's pipelined share, which the status counts).
             Map<String, Resources> evictedFrom = new HashMap<>();
             Map<String, List<PodSpec>> evictedPods = new HashMap<>();
             for (Eviction e : r.evictions()) {
                 PodSpec v = pods.get(e.pod());
-                if (v == null) continue;
+                if (v == null || !e.action().equals("reclaim")) continue;
                 String q = queueOf(v.jobId());
                 evictedFrom.merge(q, share(v), Resources::add);
                 evictedPods.computeIfAbsent(q, k -> new ArrayList<>()).add(v);
@@ -432,6 +443,10 @@ public final class FleetAudit {
         Resources r = Resources.NONE;
         for (PodSpec p : ps) r = r.add(share(p));
         return r;
+    }
+
+    private static String nodesOf(List<Eviction> ev) {
+        return String.join(",", ev.stream().map(Eviction::node).distinct().toList());
     }
 
     private static String names(List<PodSpec> ps) {

@@ -71,7 +71,7 @@ class FleetAuditTest {
         assertEquals(1, c.floorViolations(), c.render());
         assertEquals(0, c.floorLastResort(), c.render());
         assertEquals(0, c.nonMinimalPlans(), "both victims were needed for the 8-GPU pod");
-        assertEquals(0, c.overFreedGroups());
+        assertEquals(0, c.overFreedReclaim());
     }
 
     @Test
@@ -99,6 +99,24 @@ class FleetAuditTest {
     }
 
     @Test
+    void aQueueThatPreemptionInsideItTookBelowItsFloorIsNotReclaimsDoing() {
+        // b deserves 10 and holds 12; b/hi (1 GPU) preempts b/z (4) first: 9, below the floor before reclaim takes b/x.
+        ClusterSnapshot snap = ClusterBuilder.cluster().nodes(2, GPU, 8, "cpu", 64)
+                .queue("a").end().queue("b").end()
+                .job("b/x").queue("b").pods(1, GPU, 4, "cpu", 1).running("node-1").end()
+                .job("b/y").queue("b").pods(1, GPU, 4, "cpu", 1).running("node-1").end()
+                .job("b/z").queue("b").pods(1, GPU, 4, "cpu", 1).running("node-2").end()
+                .job("b/hi").queue("b").pods(1, GPU, 1, "cpu", 1).end()
+                .job("a/new").queue("a").pods(1, GPU, 4, "cpu", 1).end()
+                .snapshot();
+        CycleResult r = cycle(List.of(preempt("b/z-0", "node-2", "b/hi"), reclaim("b/x-0", "node-1", "a/new")),
+                List.of(new Nomination("b/hi-0", "node-2"), new Nomination("a/new-0", "node-1")),
+                List.of(queue("a", 6, 4), queue("b", 10, 5)));
+        FleetAudit.Counts c = audit(snap, r);
+        assertEquals(0, c.floorViolations() + c.floorLastResort(), c.render());
+    }
+
+    @Test
     void aWholeJobLargerThanTheFloorIsTheLastResortAndFreesMoreThanNeeded() {
         ClusterSnapshot snap = ClusterBuilder.cluster().nodes(2, GPU, 8, "cpu", 64)
                 .queue("a").end().queue("b").end()
@@ -110,8 +128,8 @@ class FleetAuditTest {
         FleetAudit.Counts c = audit(snap, r);
         assertEquals(0, c.floorViolations(), c.render());
         assertEquals(1, c.floorLastResort(), c.render());
-        assertEquals(1, c.overFreedGroups(), "16 GPUs freed for an 8-GPU pod");
-        assertEquals(8, c.gpusBeyondNeed());
+        assertEquals(1, c.overFreedReclaim(), "16 GPUs freed for an 8-GPU pod");
+        assertEquals(8, c.gpusBeyondReclaim());
         assertEquals(0, c.nonMinimalPlans(), "the gang goes whole or not at all");
     }
 
@@ -134,8 +152,8 @@ class FleetAuditTest {
         FleetAudit.Counts c = a.counts();
         assertEquals(1, c.preemptGroups());
         assertEquals(1, c.nonMinimalPlans(), c.render());
-        assertEquals(1, c.overFreedGroups());
-        assertEquals(4, c.gpusBeyondNeed());
+        assertEquals(1, c.overFreedPreempt());
+        assertEquals(4, c.gpusBeyondPreempt());
         assertTrue(a.findings().get(0).contains("a/high"), a.findings().toString());
     }
 
@@ -145,7 +163,7 @@ class FleetAuditTest {
                 List.of(new Nomination("a/high-0", "node-1")), List.of(queue("a", 8, 8)));
         FleetAudit.Counts c = audit(twoLowJobs(), r);
         assertEquals(0, c.nonMinimalPlans(), c.render());
-        assertEquals(0, c.overFreedGroups(), c.render());
+        assertEquals(0, c.overFreedPreempt(), c.render());
     }
 
     @Test
@@ -209,7 +227,7 @@ class FleetAuditTest {
         assertEquals(result.cycles().size(), c.cycles());
         assertEquals(1, c.reclaimGroups(), c.render());
         assertEquals(2, c.reclaimVictims(), c.render());
-        assertEquals(0, c.floorViolations() + c.floorLastResort() + c.nonMinimalPlans() + c.overFreedGroups()
+        assertEquals(0, c.floorViolations() + c.floorLastResort() + c.nonMinimalPlans() + c.overFreedReclaim()
                 + c.cpuOnlyEvictingGpu() + c.unnominatedGroups(), c.render() + a.findings());
     }
 }
