@@ -80,6 +80,25 @@ final class BenchCommand implements Callable<Integer> {
             description = "With --soak: the share of pods that churn between cycles (default: ${DEFAULT-VALUE}).")
     double churn;
 
+    @Option(names = "--evictions", description = "Audit evictions instead (issue 35): generated fleets (as arbiter generate"
+            + " makes them; --size, default 200x3000 and 1000x10000; --seeds, default 1-5), simulated with each --scoring"
+            + " mode until settled or --max-cycles; per fleet and in total, reclaim and preempt groups, victim queues left"
+            + " below their floor, groups freeing more than one victim beyond need, plans with an unneeded victim, CPU-only"
+            + " jobs evicting GPU pods.")
+    boolean evictions;
+
+    @Option(names = "--seeds", paramLabel = "LIST", description = "With --evictions: seeds, e.g. 1-5 or 1,3,7 (default: 1-5;"
+            + " --seed N means just N).")
+    String seeds;
+
+    @Option(names = "--scoring", paramLabel = "LIST", split = ",", description = "With --evictions: scoring modes, binpack"
+            + " and/or spread (default: binpack,spread).")
+    List<String> scorings;
+
+    @Option(names = "--max-cycles", paramLabel = "N", defaultValue = "100",
+            description = "With --evictions: stop a fleet's simulation after N cycles, as simulate (default: ${DEFAULT-VALUE}).")
+    int maxCycles;
+
     @picocli.CommandLine.Mixin
     LiveBenchOptions live;
 
@@ -91,6 +110,7 @@ final class BenchCommand implements Callable<Integer> {
         if (apiServer.apiserver) return apiServer.run(spec, quick, rules, json);
         if (live.live) return live.run(spec, quick, rules, json);
         if (soak != null) return soak();
+        if (evictions) return evictions();
         if (topology) return topology();
         List<Benchmark.Size> matrix;
         if (sizes != null && !sizes.isEmpty()) {
@@ -131,6 +151,65 @@ final class BenchCommand implements Callable<Integer> {
         spec.commandLine().getOut().println(Soak.describe(r));
         spec.commandLine().getOut().flush();
         return r.ok() ? 0 : 1;
+    }
+
+    private Integer evictions() {
+        List<Benchmark.Size> matrix = new ArrayList<>();
+        for (String s : sizes == null || sizes.isEmpty() ? List.of("200x3000", "1000x10000") : sizes) {
+            Benchmark.Size size = parseSize(s);
+            if (size == null || size.nodes() < 1 || size.pendingPods() < 1) {
+                return Main.usage(spec, "--size must look like 200x3000 (positive numbers), got " + s);
+            }
+            matrix.add(size);
+        }
+        List<Long> seedList;
+        if (seeds != null) {
+            seedList = parseSeeds(seeds);
+            if (seedList == null) return Main.usage(spec, "--seeds must look like 1-5 or 1,3,7, got " + seeds);
+        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+            seedList = List.of(seed);
+        } else {
+            seedList = List.of(1L, 2L, 3L, 4L, 5L);
+        }
+        List<String> modes = scorings == null || scorings.isEmpty() ? List.of("binpack", "spread") : scorings;
+        for (String m : modes) {
+            if (!m.equals("binpack") && !m.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + m);
+        }
+        if (maxCycles < 1) return Main.usage(spec, "--max-cycles must be at least 1, got " + maxCycles);
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        List<dev.arbiter.bench.EvictionBench.Fleet> fleets = new ArrayList<>();
+        for (Benchmark.Size size : matrix) {
+            for (long s : seedList) {
+                for (String m : modes) fleets.add(new dev.arbiter.bench.EvictionBench.Fleet(size.nodes(), size.pendingPods(), s, m));
+            }
+        }
+        List<dev.arbiter.bench.EvictionBench.Row> rows = new dev.arbiter.bench.EvictionBench(rules, maxCycles,
+                spec.commandLine().getErr()).run(fleets);
+        spec.commandLine().getOut().println("machine: " + Benchmark.machine());
+        spec.commandLine().getOut().print(dev.arbiter.bench.EvictionBench.table(rows));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    /** {@code 1-5} or {@code 1,3,7} (or both, {@code 1-3,9}), or null. */
+    static List<Long> parseSeeds(String s) {
+        List<Long> out = new ArrayList<>();
+        try {
+            for (String part : s.split(",", -1)) {
+                String p = part.trim();
+                int dash = p.indexOf('-', 1);
+                if (dash < 0) {
+                    out.add(Long.parseLong(p));
+                    continue;
+                }
+                long from = Long.parseLong(p.substring(0, dash).trim()), to = Long.parseLong(p.substring(dash + 1).trim());
+                if (to < from || to - from >= 1000) return null;
+                for (long k = from; k <= to; k++) out.add(k);
+            }
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        return out.isEmpty() ? null : out;
     }
 
     private Integer topology() {

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * Runs the real scheduler on manifests, with no cluster: the simulator plays the API server and the kubelets.
@@ -65,6 +66,14 @@ public final class Simulator {
     }
 
     public SimulationResult run(Manifests m, Options options) {
+        return run(m, options, null);
+    }
+
+    /**
+     * {@link #run(Manifests, Options)}, showing {@code observer} (when not null) each cycle's snapshot and what the
+     * scheduler decided on it, before the decisions are executed (an audit reads both; neither may be changed).
+     */
+    public SimulationResult run(Manifests m, Options options, BiConsumer<ClusterSnapshot, CycleResult> observer) {
         int maxCycles = options.maxCycles();
         long cycleSeconds = options.cycleSeconds();
         World world = new World(m, cycleSeconds, options.recreateEvicted());
@@ -73,7 +82,9 @@ public final class Simulator {
         boolean stable = false;
         int cycle = 1;
         for (int run = 0; run < maxCycles; run++) {
-            CycleResult r = scheduler.schedule(world.snapshot(cycle), cycle);
+            ClusterSnapshot snapshot = world.snapshot(cycle);
+            CycleResult r = scheduler.schedule(snapshot, cycle);
+            if (observer != null) observer.accept(snapshot, r);
             boolean nominated = world.nominate(r);
             cycles.add(r);
             boolean changed = world.apply(r, cycle) || nominated;
