@@ -29,7 +29,7 @@ import java.util.TreeMap;
  * <ul>
  *   <li><b>groups</b>: the jobs that evicted ({@link Eviction#forPodGroup()}), per action, and their victims;</li>
  *   <li><b>below floor</b>: (victim queue, cycle) pairs where reclaim left the queue below its floor, {@code max(deserved,
- *   spec guarantee)}, in a dimension one of its reclaimers asks for that it held at or above the floor when reclaim
+ *   spec guarantee)}, in a dimension one of its reclaimers asks for that it held more than the floor of when reclaim
  *   began ({@link QueueStatus#allocated()} after the cycle plus the requests of the pods reclaimed from the queue this
  *   cycle: the status counts this cycle's bindings and pipelined placements and leaves evicted pods out; reclaim is
  *   the cycle's last step, so pods preempted inside the queue were gone already). A pair is a <b>last resort</b> (the documented exception, {@code victims.gangBelowFloor: evict}) when the
@@ -250,7 +250,7 @@ public final class FleetAudit {
                 List<String> below = new ArrayList<>();
                 for (String d : a.getValue()) {
                     long least = floor.milli(d);
-                    if (held.milli(d) >= least && after.milli(d) < least) below.add(d);
+                    if (held.milli(d) > least && after.milli(d) < least) below.add(d);
                 }
                 if (below.isEmpty()) continue;
                 String wholeJob = wholeJobLargerThanFloor(evictedPods.get(q), floor, below);

@@ -359,6 +359,7 @@ public final class ReferenceScheduler {
                 tx.undo();
                 return false;
             }
+            if (tx.evicted.size() > 1) addBack(q, tx);
             j.pipelined = true;
             for (Task t : tx.placedTasks) t.placed = true;
             for (Task v : tx.evicted) {
@@ -367,6 +368,44 @@ public final class ReferenceScheduler {
                         action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queueName + "\""));
             }
             return true;
+        }
+
+        /**
+         * Kueue's add-back for the whole gang: once every member is placed, each victim job (the last chosen first)
+         * stays after all if every placement keeps its room and the queue its capability: all the pods it lost, else
+         * each of them (the last first) while the job keeps its minimum. Not where a placed pod has pod rules or any
+         * pod of the cluster a required anti-affinity.
+         */
+        private void addBack(Queue q, Tx tx) {
+            for (dev.arbiter.model.PodSpec p : s.allPods) if (!p.placement().podAntiAffinity().required().isEmpty()) return;
+            for (Task t : tx.placedTasks) if (t.pod.placement().dependsOnPods()) return;
+            Map<Job, List<Task>> lostBy = new java.util.LinkedHashMap<>();
+            for (Task v : tx.evicted) lostBy.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
+            List<Job> jobs = new ArrayList<>(lostBy.keySet());
+            Resources placedShare = Resources.NONE;
+            for (Task t : tx.placedTasks) placedShare = placedShare.add(t.share);
+            for (int k = jobs.size() - 1; k >= 0; k--) {
+                List<Task> lost = lostBy.get(jobs.get(k));
+                if (keepIfUnneeded(q, tx, lost, placedShare) || lost.size() < 2) continue;
+                Job v = jobs.get(k);
+                for (int i = lost.size() - 1; i >= 0; i--) {
+                    if (v.members() + 1 < Math.max(1, v.minMember)) break;
+                    keepIfUnneeded(q, tx, List.of(lost.get(i)), placedShare);
+                }
+            }
+        }
+
+        private boolean keepIfUnneeded(Queue q, Tx tx, List<Task> keep, Resources placedShare) {
+            for (Task v : keep) tx.unevict(v);
+            boolean fine = true;
+            for (Task v : keep) {
+                Resources free = v.node.free;
+                for (int i = 0; i < free.size(); i++) if (free.milliAt(i) < 0) fine = false;
+            }
+            if (fine && !q.realCapability.admits(q.allocated.subtract(placedShare), placedShare)) fine = false;
+            if (fine) return true;
+            for (Task v : keep) tx.evict(v);
+            return false;
         }
 
         /** The queue has used its per-queue eviction budget this cycle, so it offers no more victims. */
@@ -441,6 +480,22 @@ public final class ReferenceScheduler {
                 if (q != null) q.allocated = q.allocated.subtract(v.share);
                 evicted.add(v);
                 log.add(new Object[] {v, v.node, Boolean.TRUE});
+            }
+
+            /** Takes back the eviction of {@code v}; the other steps stand. */
+            void unevict(Task v) {
+                for (int i = log.size() - 1; i >= 0; i--) {
+                    if (log.get(i)[0] != v || !(Boolean) log.get(i)[2]) continue;
+                    Node n = (Node) log.remove(i)[1];
+                    v.evicted = false;
+                    index.take(n, v.req);
+                    rules.add(v.pod, n);
+                    Queue q = queueOf(v);
+                    if (q != null) q.allocated = q.allocated.add(v.share);
+                    evicted.remove(v);
+                    return;
+                }
+                throw new IllegalStateException(v.id() + " is not evicted in this transaction");
             }
 
             int placedInRole(String role) {

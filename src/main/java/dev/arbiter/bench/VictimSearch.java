@@ -23,7 +23,8 @@ import java.util.function.Predicate;
  * alone or, if taking it would leave its gang running below minMember, every remaining member of the gang (and none if
  * one of them may not be evicted). Reclaim floors hold after the whole plan: a unit from a queue with a floor is taken
  * only if that queue is still above its floor in a dimension the unit frees and the task needs, and taking it leaves
- * the queue at least at its floor in every such dimension it held its floor of; and (hysteresis) not so far that the
+ * the queue at least at its floor in every such dimension it held more than its floor of (or its floor, asking for
+ * more); and (hysteresis) not so far that the
  * queue could reclaim it back. The one exception is a whole job (every member still live) larger than its queue's
  * floor in a dimension the task needs: it runs only on what its queue borrowed, and may take its queue below the floor
  * in a second search, made only when the first found no plan and turned such a job down (victims.gangBelowFloor:
@@ -276,8 +277,8 @@ final class VictimSearch {
          * <ul>
          * <li>the queue must still hold more than its floor in some dimension that the unit frees and the task needs
          * ({@link Floor#AT_FLOOR} otherwise);
-         * <li>in every dimension the unit frees and the task needs in which the queue holds at least its floor, it must
-         * keep at least its floor ({@link Floor#BELOW}) — unless the unit is the job's every remaining live member and
+         * <li>in every dimension the unit frees and the task needs in which the queue holds more than its floor, or
+         * exactly its floor while it asks for more, it must keep at least its floor ({@link Floor#BELOW}) — unless the unit is the job's every remaining live member and
          * frees more than the floor in some dimension the task needs: such a job can never run within its share, and
          * goes below the floor, but only in the last-resort search ({@link Floor#WHOLE_JOB_BELOW} in the first);
          * <li>with hysteresis, what it keeps afterwards plus what the unit's job would need to start again (when the
@@ -302,7 +303,10 @@ final class VictimSearch {
                 String d = needed.name(i);
                 long take = needed.milliAt(i), held = now.milli(d), least = floor.milli(d);
                 if (take <= 0) continue;
-                if (held >= least && held - take < least) goesBelow = true;
+                // Protected: held above the floor, or at it while the queue asks for more (its share there is what
+                // competition left it, not its request).
+                boolean protects = held > least || (held == least && victimQueue.request.milli(d) > held);
+                if (protects && held - take < least) goesBelow = true;
                 if (take > least) largerThanFloor = true;
             }
             if (goesBelow) {

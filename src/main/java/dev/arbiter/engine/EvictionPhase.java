@@ -539,11 +539,12 @@ final class EvictionPhase {
      * jobs are looked at newest choice first: all the pods the job lost stay if every placement still has its room
      * and its queue's capabilities still hold; else each pod on its own, if the job keeps its minimum. Giving back only
      * raises the victim queues, so their floors hold. Placements that depend on other pods (affinity, spread, ports,
-     * existing anti-affinity) are not judged here: then nothing is given back.
+     * or any required anti-affinity in the cluster) are not judged here: then nothing is given back.
      */
     private void giveBackUnneeded(QueueState q, GangTransaction tx) {
         List<Task> placed = tx.placements();
-        for (Task t : placed) if (fitter.dependsOnPods(t.pod)) return;
+        if (anyRequiredAntiAffinity()) return;
+        for (Task t : placed) if (t.pod.placement().dependsOnPods()) return;
         Map<Job, List<Task>> byJob = new java.util.LinkedHashMap<>();
         for (Task v : tx.evictions()) byJob.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
         List<Job> jobs = new ArrayList<>(byJob.keySet());
@@ -559,6 +560,18 @@ final class EvictionPhase {
             }
         }
     }
+
+    /** Whether some pod of the snapshot states a required anti-affinity (it may bind others); worked out once. */
+    private boolean anyRequiredAntiAffinity() {
+        if (anyAntiAffinity == null) {
+            boolean any = false;
+            for (dev.arbiter.model.PodSpec p : state.podsWithPlacement) any |= !p.placement().podAntiAffinity().required().isEmpty();
+            anyAntiAffinity = any;
+        }
+        return anyAntiAffinity;
+    }
+
+    private Boolean anyAntiAffinity;
 
     /** Restores {@code victims} if every placement keeps its room and capability; else evicts them again. */
     private boolean tryRestore(QueueState q, GangTransaction tx, List<Task> placed, List<Task> victims) {

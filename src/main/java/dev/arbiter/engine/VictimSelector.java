@@ -1087,9 +1087,12 @@ final class VictimSelector {
 
         /**
          * Whether taking {@code freed} (on top of what the search has chosen) would leave the victim queue, or an
-         * ancestor on its path, below its floor in a dimension the task needs in which it holds at least its floor now.
-         * A dimension a queue already holds less than its floor of (its pods ask for more than its share of it, say)
-         * is not protected further; one it holds its floor of or more stays so through every plan of the cycle.
+         * ancestor on its path, below its floor in a dimension the task needs that the floor protects there: one the
+         * queue holds more than its floor of, or exactly its floor of while it asks for more (its share of it is what
+         * competition left it). A dimension it holds less than its floor of is not protected further; nor is one in
+         * which it holds all it asks for (its deserved share there is its request: CPUs nobody lacks, say), or no
+         * queue running at its request could ever give anything. A protected dimension stays protected through every
+         * plan of the cycle: it never falls below the floor.
          */
         private boolean takesBelowFloor(QueueState victimQueue, Resources floor, List<QueueState> path, Resources freed) {
             Resources want = task.share();
@@ -1101,7 +1104,8 @@ final class VictimSelector {
                     long take = freed.milliAt(i);
                     if (take <= 0 || want.milliInterned(d) == 0) continue;
                     long held = now.milliInterned(d), least = qFloor.milliInterned(d);
-                    if (held >= least && Resources.subtractSaturated(held, take) < least) return true;
+                    boolean protectedHere = held > least || (held == least && q.request.milliInterned(d) > held);
+                    if (protectedHere && Resources.subtractSaturated(held, take) < least) return true;
                 }
             }
             return false;

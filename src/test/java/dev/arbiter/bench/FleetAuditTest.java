@@ -77,13 +77,13 @@ class FleetAuditTest {
     @Test
     void aGuaranteeAboveTheDeservedShareIsTheFloor() {
         ClusterSnapshot snap = ClusterBuilder.cluster().nodes(2, GPU, 8, "cpu", 64)
-                .queue("a").end().queue("b").guarantee(GPU, 12).end()
+                .queue("a").end().queue("b").guarantee(GPU, 10).end()
                 .job("b/x").queue("b").pods(1, GPU, 4, "cpu", 1).running("node-1").end()
                 .job("b/y").queue("b").pods(1, GPU, 4, "cpu", 1).running("node-2").end()
                 .job("b/z").queue("b").pods(1, GPU, 4, "cpu", 1).running("node-2").end()
                 .job("a/new").queue("a").pods(1, GPU, 4, "cpu", 1).end()
                 .snapshot();
-        // Deserved 4: 12 -> 8 stays above it, but the guarantee of 12 is the floor.
+        // Deserved 4: 12 -> 8 stays above it, but the guarantee of 10 is the floor.
         CycleResult r = cycle(List.of(reclaim("b/x-0", "node-1", "a/new")), List.of(new Nomination("a/new-0", "node-1")),
                 List.of(queue("a", 4, 4), queue("b", 4, 8)));
         assertEquals(1, audit(snap, r).floorViolations());

@@ -122,8 +122,8 @@ final class SchedulerInvariants {
 
     /**
      * Reclaim takes only from reclaimable queues other than the reclaimer's, and never leaves a victim queue below its
-     * floor (its deserved share, or guarantee if larger) in a resource a reclaimer of it asks for and that it held at
-     * least its floor of before the cycle's reclaims — unless, as the shipped last resort, the queue gave a whole job
+     * floor (its deserved share, or guarantee if larger) in a resource a reclaimer of it asks for and that it held more
+     * than its floor of before the cycle's reclaims — unless, as the shipped last resort, the queue gave a whole job
      * larger than that floor. The queue's allocation before is the cycle's final allocation plus every pod reclaimed
      * from it.
      */
@@ -158,7 +158,7 @@ final class SchedulerInvariants {
             if (wholeJobLargerThan(before, vq, evictedPerJob, dims, floor)) return;
             for (String d : dims) {
                 long f = floor.milli(d);
-                if (held.milli(d) < f || after.milli(d) >= f) continue;
+                if (held.milli(d) <= f || after.milli(d) >= f) continue;
                 out.add("reclaim left queue " + vq + " with " + d + " " + after.milli(d) + "m of its floor " + f + "m (it held "
                         + held.milli(d) + "m) after cycle " + r.cycle());
             }
@@ -187,10 +187,11 @@ final class SchedulerInvariants {
      * room the cycle made still fitting its node, and the queue it was taken from still within its capability with
      * the unit (a preemption may be for room under the capability). Judged on resources alone, so only where no pod
      * named for that room, and no victim, has pod affinity, anti-affinity, spread or host ports (an eviction may be for
-     * those).
+     * those), and no pod of the cluster a required anti-affinity (the engine does not give victims back then).
      */
     static void minimalPlans(CycleFacts before, CycleResult r, List<String> out) {
         if (r.evictions().isEmpty()) return;
+        for (PodSpec p : before.snap.pods()) if (!p.placement().podAntiAffinity().required().isEmpty()) return;
         Map<String, Resources> free = before.freeByNode();
         for (dev.arbiter.decision.Binding b : r.bindings()) free.merge(b.node(), before.pods.get(b.pod()).requests(), Resources::subtract);
         for (Eviction e : r.evictions()) free.merge(e.node(), before.pods.get(e.pod()).requests(), Resources::add);
