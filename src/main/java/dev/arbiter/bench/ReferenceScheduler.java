@@ -373,11 +373,10 @@ public final class ReferenceScheduler {
         /**
          * Kueue's add-back for the whole gang: once every member is placed, each victim job (the last chosen first)
          * stays after all if every placement keeps its room and the queue its capability: all the pods it lost, else
-         * each of them (the last first) while the job keeps its minimum. Not where a placed pod has pod rules or any
-         * pod of the cluster a required anti-affinity.
+         * each of them (the last first) while the job keeps its minimum. Never a victim holding a required
+         * anti-affinity; nothing where a placed pod has rules about other pods.
          */
         private void addBack(Queue q, Tx tx) {
-            for (dev.arbiter.model.PodSpec p : s.allPods) if (!p.placement().podAntiAffinity().required().isEmpty()) return;
             for (Task t : tx.placedTasks) if (t.pod.placement().dependsOnPods()) return;
             Map<Job, List<Task>> lostBy = new java.util.LinkedHashMap<>();
             for (Task v : tx.evicted) lostBy.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
@@ -396,6 +395,8 @@ public final class ReferenceScheduler {
         }
 
         private boolean keepIfUnneeded(Queue q, Tx tx, List<Task> keep, Resources placedShare) {
+            // A victim holding a required anti-affinity could bind the placed pods: it stays gone.
+            for (Task v : keep) if (!v.pod.placement().podAntiAffinity().required().isEmpty()) return false;
             for (Task v : keep) tx.unevict(v);
             boolean fine = true;
             for (Task v : keep) {

@@ -538,12 +538,13 @@ final class EvictionPhase {
      * taken on another member's node, room freed under the capability) can make an earlier member's unneeded. Victim
      * jobs are looked at newest choice first: all the pods the job lost stay if every placement still has its room
      * and its queue's capabilities still hold; else each pod on its own, if the job keeps its minimum. Giving back only
-     * raises the victim queues, so their floors hold. Placements that depend on other pods (affinity, spread, ports,
-     * or any required anti-affinity in the cluster) are not judged here: then nothing is given back.
+     * raises the victim queues, so their floors hold. A victim back where it ran changes the placements' fit only by
+     * its resources, its share under a capability, and as a holder of a required anti-affinity (such a victim stays
+     * gone) — unless a placed pod has rules of its own about other pods (affinity, spread, ports): then nothing is
+     * given back.
      */
     private void giveBackUnneeded(QueueState q, GangTransaction tx) {
         List<Task> placed = tx.placements();
-        if (anyRequiredAntiAffinity()) return;
         for (Task t : placed) if (t.pod.placement().dependsOnPods()) return;
         Map<Job, List<Task>> byJob = new java.util.LinkedHashMap<>();
         for (Task v : tx.evictions()) byJob.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
@@ -561,20 +562,10 @@ final class EvictionPhase {
         }
     }
 
-    /** Whether some pod of the snapshot states a required anti-affinity (it may bind others); worked out once. */
-    private boolean anyRequiredAntiAffinity() {
-        if (anyAntiAffinity == null) {
-            boolean any = false;
-            for (dev.arbiter.model.PodSpec p : state.podsWithPlacement) any |= !p.placement().podAntiAffinity().required().isEmpty();
-            anyAntiAffinity = any;
-        }
-        return anyAntiAffinity;
-    }
-
-    private Boolean anyAntiAffinity;
-
     /** Restores {@code victims} if every placement keeps its room and capability; else evicts them again. */
     private boolean tryRestore(QueueState q, GangTransaction tx, List<Task> placed, List<Task> victims) {
+        // A victim whose required anti-affinity could bind the placed pods stays gone.
+        for (Task v : victims) if (!v.pod.placement().podAntiAffinity().required().isEmpty()) return false;
         for (Task v : victims) tx.restore(v);
         boolean holds = true;
         for (Task v : victims) if (!nonNegative(v.node.free())) holds = false;

@@ -187,11 +187,10 @@ final class SchedulerInvariants {
      * room the cycle made still fitting its node, and the queue it was taken from still within its capability with
      * the unit (a preemption may be for room under the capability). Judged on resources alone, so only where no pod
      * named for that room, and no victim, has pod affinity, anti-affinity, spread or host ports (an eviction may be for
-     * those), and no pod of the cluster a required anti-affinity (the engine does not give victims back then).
+     * those).
      */
     static void minimalPlans(CycleFacts before, CycleResult r, List<String> out) {
         if (r.evictions().isEmpty()) return;
-        for (PodSpec p : before.snap.pods()) if (!p.placement().podAntiAffinity().required().isEmpty()) return;
         Map<String, Resources> free = before.freeByNode();
         for (dev.arbiter.decision.Binding b : r.bindings()) free.merge(b.node(), before.pods.get(b.pod()).requests(), Resources::subtract);
         for (Eviction e : r.evictions()) free.merge(e.node(), before.pods.get(e.pod()).requests(), Resources::add);
