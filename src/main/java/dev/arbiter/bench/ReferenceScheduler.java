@@ -61,6 +61,7 @@ public final class ReferenceScheduler {
         long t4 = lap(timings, "allocate", t3);
         run.preempt();
         run.reclaim();
+        run.addBackAcrossJobs();
         long t5 = lap(timings, "victims", t4);
         List<PodGroupStatus> groups = run.groupStatuses();
         List<QueueStatus> queues = run.queueStatuses(groups);
@@ -362,7 +363,9 @@ public final class ReferenceScheduler {
             if (tx.evicted.size() > 1) addBack(q, tx);
             j.pipelined = true;
             for (Task t : tx.placedTasks) t.placed = true;
+            held.addAll(tx.placedTasks);
             for (Task v : tx.evicted) {
+                lostThisCycle.add(v);
                 evictedPerQueue.merge(v.job.queueName, 1, Integer::sum);
                 evictions.add(new Eviction(v.id(), v.node.spec.name(), action, j.id, rule,
                         action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queueName + "\""));
@@ -407,6 +410,74 @@ public final class ReferenceScheduler {
             if (fine) return true;
             for (Task v : keep) tx.evict(v);
             return false;
+        }
+
+        /** The pods evicted this cycle, in order, and the pods held for the jobs they were evicted for. */
+        private final List<Task> lostThisCycle = new ArrayList<>();
+        private final List<Task> held = new ArrayList<>();
+
+        /**
+         * The add-back across the cycle's jobs, after preemption and reclaim: victim jobs, the last evicted from first,
+         * stay after all if every held pod keeps its room and the victim's queue its capability — all the pods the job
+         * lost this cycle, else each (the last first) while the job keeps its minimum. Never a victim holding a
+         * required anti-affinity; nothing where a held pod has rules about other pods.
+         */
+        void addBackAcrossJobs() {
+            if (lostThisCycle.size() < 2) return;
+            for (Task t : held) if (t.pod.placement().dependsOnPods()) return;
+            Map<Job, List<Task>> lostBy = new java.util.LinkedHashMap<>();
+            for (Task v : lostThisCycle) lostBy.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
+            List<Job> jobs = new ArrayList<>(lostBy.keySet());
+            for (int k = jobs.size() - 1; k >= 0; k--) {
+                List<Task> lost = lostBy.get(jobs.get(k));
+                if (stays(lost) || lost.size() < 2) continue;
+                Job v = jobs.get(k);
+                for (int i = lost.size() - 1; i >= 0; i--) {
+                    if (v.members() + 1 < Math.max(1, v.minMember)) break;
+                    stays(List.of(lost.get(i)));
+                }
+            }
+        }
+
+        private boolean stays(List<Task> these) {
+            Resources share = Resources.NONE;
+            for (Task v : these) {
+                if (!v.pod.placement().podAntiAffinity().required().isEmpty()) return false;
+                share = share.add(v.share);
+            }
+            for (Task v : these) putBack(v, true);
+            boolean fine = true;
+            for (Task v : these) {
+                Resources free = v.node.free;
+                for (int i = 0; i < free.size(); i++) if (free.milliAt(i) < 0) fine = false;
+            }
+            Queue vq = s.queues.get(these.get(0).job.queueName);
+            if (fine && vq != null && !vq.realCapability.admits(vq.allocated.subtract(share), share)) fine = false;
+            if (!fine) {
+                for (Task v : these) putBack(v, false);
+                return false;
+            }
+            for (Task v : these) {
+                lostThisCycle.remove(v);
+                evictions.removeIf(e -> e.pod().equals(v.id()));
+                evictedPerQueue.merge(v.job.queueName, -1, Integer::sum);
+            }
+            return true;
+        }
+
+        private void putBack(Task v, boolean back) {
+            Queue q = s.queues.get(v.job.queueName);
+            if (back) {
+                v.evicted = false;
+                index.take(v.node, v.req);
+                rules.add(v.pod, v.node);
+                if (q != null) q.allocated = q.allocated.add(v.share);
+            } else {
+                v.evicted = true;
+                index.give(v.node, v.req);
+                rules.remove(v.pod);
+                if (q != null) q.allocated = q.allocated.subtract(v.share);
+            }
         }
 
         /** The queue has used its per-queue eviction budget this cycle, so it offers no more victims. */

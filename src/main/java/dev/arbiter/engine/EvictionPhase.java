@@ -226,6 +226,104 @@ final class EvictionPhase {
 
     // ---- 6. reclaim ---------------------------------------------------------------------------------------
 
+    /** A victim this cycle evicted, for whom, and whether its job's reason was set by that eviction. */
+    private record Committed(Task victim, Job forJob, String action, String rule, boolean setReason) {}
+
+    private final List<Committed> committed = new ArrayList<>();
+    /** The tasks held (pipelined) for preemptors this cycle. */
+    private final List<Task> pipelinedTasks = new ArrayList<>();
+
+    /** e.g. {@code waiting for 2 evicted pod(s) to leave (reclaim)}; with none of its own, another job's victims. */
+    private static String waitingFor(int pods, String action) {
+        if (pods == 0) return "waiting for pods evicted for another job to leave (" + action + ")";
+        return "waiting for " + pods + " evicted pod(s) to leave (" + action + ")";
+    }
+
+    /**
+     * The cycle's add-back, after every eviction action: each job's plan was minimal when it was made, but a later
+     * job's victims on the same nodes (or under the same capability) can make an earlier job's unneeded. Victim jobs
+     * are looked at newest first, as in {@link #giveBackUnneeded}: all the pods the job lost this cycle stay if every
+     * held placement keeps its room and every capability still holds, else each pod on its own where the job keeps
+     * its minimum. Not where a held pod has rules about other pods, nor for a victim holding a required anti-affinity.
+     */
+    void giveBackAcrossJobs() {
+        if (committed.size() < 2) return;
+        for (Task t : pipelinedTasks) if (t.pod.placement().dependsOnPods()) return;
+        Map<Job, List<Committed>> byJob = new java.util.LinkedHashMap<>();
+        for (Committed c : committed) byJob.computeIfAbsent(c.victim().job, k -> new ArrayList<>()).add(c);
+        List<Job> jobs = new ArrayList<>(byJob.keySet());
+        for (int k = jobs.size() - 1; k >= 0; k--) {
+            List<Committed> lost = byJob.get(jobs.get(k));
+            if (restoreCommitted(lost) || lost.size() < 2) continue;
+            Job v = jobs.get(k);
+            for (int i = lost.size() - 1; i >= 0; i--) {
+                if (v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
+                restoreCommitted(List.of(lost.get(i)));
+            }
+        }
+    }
+
+    /** Takes back these committed evictions if every held placement keeps its room and every capability holds. */
+    private boolean restoreCommitted(List<Committed> these) {
+        Resources share = Resources.NONE;
+        for (Committed c : these) {
+            if (!c.victim().pod.placement().podAntiAffinity().required().isEmpty()) return false;
+            share = share.add(c.victim().share());
+        }
+        for (Committed c : these) back(c.victim(), true);
+        boolean holds = true;
+        for (Committed c : these) if (!nonNegative(c.victim().node.free())) holds = false;
+        QueueState vq = these.get(0).victim().job.queueState;
+        for (QueueState a = vq; a != null && holds; a = a.parent) {
+            if (!a.hardCap().admits(a.allocated.subtract(share), share)) holds = false;
+        }
+        if (!holds) {
+            for (Committed c : these) back(c.victim(), false);
+            return false;
+        }
+        for (Committed c : these) {
+            Task v = c.victim();
+            committed.remove(c);
+            evictions.removeIf(e -> e.pod().equals(v.id()));
+            evictedPerQueue.merge(v.job.queue, -1, Integer::sum);
+            if (v.job.queueState != null) v.job.queueState.evicted = evictedPerQueue.get(v.job.queue);
+            if (c.setReason() && v.job.liveMembers() > 0 && !hasCommitted(v.job)) v.job.setReason(null, null);
+            int left = 0;
+            for (Committed o : committed) if (o.forJob() == c.forJob()) left++;
+            c.forJob().setReason(waitingFor(left, c.action()), c.rule());
+        }
+        return true;
+    }
+
+    private boolean hasCommitted(Job j) {
+        for (Committed c : committed) if (c.victim().job == j) return true;
+        return false;
+    }
+
+    /** Puts a committed victim back where it runs ({@code back}), or evicts it again. */
+    private void back(Task v, boolean back) {
+        QueueState q = v.job.queueState;
+        if (back) {
+            v.evicted = false;
+            v.job.evictedMembers--;
+            v.node.take(v.request());
+            fitter.podAdded(v.pod, v.node);
+            if (q != null) q.charge(v.share());
+        } else {
+            v.evicted = true;
+            v.job.evictedMembers++;
+            v.node.give(v.request());
+            fitter.podRemoved(v.pod, v.node);
+            if (q != null) q.credit(v.share());
+        }
+        state.touch(v);
+        List<NodeState> where = new ArrayList<>();
+        where.add(v.node);
+        for (Task m : v.job.running) if (m.node != v.node) where.add(m.node);
+        if (back) fitter.touched(where);
+        else fitter.capacityReleased(where);
+    }
+
     void reclaim() {
         unprotectedIn.clear();
         for (QueueState q : w.sortedQueues()) {
@@ -707,6 +805,7 @@ final class EvictionPhase {
             t.place();
             state.touch(t);
             nominations.add(new Nomination(t.id(), tx.nodeOf(t).name()));
+            pipelinedTasks.add(t);
         }
         if (tx.evictions().isEmpty()) {
             j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);
@@ -718,11 +817,12 @@ final class EvictionPhase {
             if (fromQueue == maxEvictionsPerQueue) victims.queueBudgetSpent();
             evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
                     action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
+            committed.add(new Committed(v, j, action, rule, v.job.reason == null));
             if (v.job.reason == null) {
                 v.job.setReason("evicted by " + action + " for " + j.id, rule);
             }
         }
-        j.setReason("waiting for " + tx.evictions().size() + " evicted pod(s) to leave (" + action + ")", rule);
+        j.setReason(waitingFor(tx.evictions().size(), action), rule);
         return Outcome.STARTED;
     }
 

@@ -223,6 +223,7 @@ public final class Scheduler {
             }
             w.stepDone();
         }
+        evict.giveBackAcrossJobs();
         w.stepsOver();
         long t5 = lap(timings, "victims", t4);
         // 7. Status.
