@@ -364,6 +364,7 @@ public final class ReferenceScheduler {
             j.pipelined = true;
             for (Task t : tx.placedTasks) t.placed = true;
             held.addAll(tx.placedTasks);
+            for (Task t : tx.placedTasks) heldOn.add(tx.nodeOf.get(t));
             for (Task v : tx.evicted) {
                 lostThisCycle.add(v);
                 evictedPerQueue.merge(v.job.queueName, 1, Integer::sum);
@@ -376,11 +377,10 @@ public final class ReferenceScheduler {
         /**
          * Kueue's add-back for the whole gang: once every member is placed, each victim job (the last chosen first)
          * stays after all if every placement keeps its room and the queue its capability: all the pods it lost, else
-         * each of them (the last first) while the job keeps its minimum. Never a victim holding a required
-         * anti-affinity; nothing where a placed pod has rules about other pods.
+         * each of them (the last first) while the job keeps its minimum. Never a victim that may matter to a placed
+         * pod's rules about other pods ({@link #mayMatter}).
          */
         private void addBack(Queue q, Tx tx) {
-            for (Task t : tx.placedTasks) if (t.pod.placement().dependsOnPods()) return;
             Map<Job, List<Task>> lostBy = new java.util.LinkedHashMap<>();
             for (Task v : tx.evicted) lostBy.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
             List<Job> jobs = new ArrayList<>(lostBy.keySet());
@@ -398,8 +398,9 @@ public final class ReferenceScheduler {
         }
 
         private boolean keepIfUnneeded(Queue q, Tx tx, List<Task> keep, Resources placedShare) {
-            // A victim holding a required anti-affinity could bind the placed pods: it stays gone.
-            for (Task v : keep) if (!v.pod.placement().podAntiAffinity().required().isEmpty()) return false;
+            List<Node> on = new ArrayList<>();
+            for (Task t : tx.placedTasks) on.add(tx.nodeOf.get(t));
+            for (Task v : keep) if (mayMatter(v, tx.placedTasks, on)) return false;
             for (Task v : keep) tx.unevict(v);
             boolean fine = true;
             for (Task v : keep) {
@@ -415,16 +416,29 @@ public final class ReferenceScheduler {
         /** The pods evicted this cycle, in order, and the pods held for the jobs they were evicted for. */
         private final List<Task> lostThisCycle = new ArrayList<>();
         private final List<Task> held = new ArrayList<>();
+        private final List<Node> heldOn = new ArrayList<>();
+
+        /**
+         * A victim back on its node may change whether a held pod fits: it holds a required anti-affinity, or a held
+         * pod's own rules reach its node (spread always does; an affinity term where both nodes share its topology
+         * value; anything on the held pod's own node).
+         */
+        private boolean mayMatter(Task victim, List<Task> placed, List<Node> on) {
+            if (!victim.pod.placement().podAntiAffinity().required().isEmpty()) return true;
+            for (int i = 0; i < placed.size(); i++) {
+                if (!placed.get(i).pod.placement().indifferentTo(on.get(i).spec, victim.node.spec)) return true;
+            }
+            return false;
+        }
 
         /**
          * The add-back across the cycle's jobs, after preemption and reclaim: victim jobs, the last evicted from first,
          * stay after all if every held pod keeps its room and the victim's queue its capability — all the pods the job
-         * lost this cycle, else each (the last first) while the job keeps its minimum. Never a victim holding a
-         * required anti-affinity; nothing where a held pod has rules about other pods.
+         * lost this cycle, else each (the last first) while the job keeps its minimum. Never a victim that may matter
+         * to a held pod's rules ({@link #mayMatter}).
          */
         void addBackAcrossJobs() {
             if (lostThisCycle.size() < 2) return;
-            for (Task t : held) if (t.pod.placement().dependsOnPods()) return;
             Map<Job, List<Task>> lostBy = new java.util.LinkedHashMap<>();
             for (Task v : lostThisCycle) lostBy.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
             List<Job> jobs = new ArrayList<>(lostBy.keySet());
@@ -442,7 +456,7 @@ public final class ReferenceScheduler {
         private boolean stays(List<Task> these) {
             Resources share = Resources.NONE;
             for (Task v : these) {
-                if (!v.pod.placement().podAntiAffinity().required().isEmpty()) return false;
+                if (mayMatter(v, held, heldOn)) return false;
                 share = share.add(v.share);
             }
             for (Task v : these) putBack(v, true);

@@ -230,8 +230,21 @@ final class EvictionPhase {
     private record Committed(Task victim, Job forJob, String action, String rule, boolean setReason) {}
 
     private final List<Committed> committed = new ArrayList<>();
-    /** The tasks held (pipelined) for preemptors this cycle. */
+    /** The tasks held (pipelined) for preemptors this cycle, and their nodes (same index). */
     private final List<Task> pipelinedTasks = new ArrayList<>();
+    private final List<NodeState> pipelinedOn = new ArrayList<>();
+
+    /**
+     * Whether a victim back on its node could change whether a held pod fits: as the holder of a required
+     * anti-affinity, or within the reach of a held pod's own rules about other pods ({@code Placement.indifferentTo}).
+     */
+    private static boolean couldBind(Task victim, List<Task> held, List<NodeState> heldOn) {
+        if (!victim.pod.placement().podAntiAffinity().required().isEmpty()) return true;
+        for (int i = 0; i < held.size(); i++) {
+            if (!held.get(i).pod.placement().indifferentTo(heldOn.get(i).spec, victim.node.spec)) return true;
+        }
+        return false;
+    }
 
     /** e.g. {@code waiting for 2 evicted pod(s) to leave (reclaim)}; with none of its own, another job's victims. */
     private static String waitingFor(int pods, String action) {
@@ -244,11 +257,10 @@ final class EvictionPhase {
      * job's victims on the same nodes (or under the same capability) can make an earlier job's unneeded. Victim jobs
      * are looked at newest first, as in {@link #giveBackUnneeded}: all the pods the job lost this cycle stay if every
      * held placement keeps its room and every capability still holds, else each pod on its own where the job keeps
-     * its minimum. Not where a held pod has rules about other pods, nor for a victim holding a required anti-affinity.
+     * its minimum. Never a victim that could change whether a held pod fits ({@link #couldBind}).
      */
     void giveBackAcrossJobs() {
         if (committed.size() < 2) return;
-        for (Task t : pipelinedTasks) if (t.pod.placement().dependsOnPods()) return;
         Map<Job, List<Committed>> byJob = new java.util.LinkedHashMap<>();
         for (Committed c : committed) byJob.computeIfAbsent(c.victim().job, k -> new ArrayList<>()).add(c);
         List<Job> jobs = new ArrayList<>(byJob.keySet());
@@ -267,7 +279,7 @@ final class EvictionPhase {
     private boolean restoreCommitted(List<Committed> these) {
         Resources share = Resources.NONE;
         for (Committed c : these) {
-            if (!c.victim().pod.placement().podAntiAffinity().required().isEmpty()) return false;
+            if (couldBind(c.victim(), pipelinedTasks, pipelinedOn)) return false;
             share = share.add(c.victim().share());
         }
         for (Committed c : these) back(c.victim(), true);
@@ -636,34 +648,34 @@ final class EvictionPhase {
      * taken on another member's node, room freed under the capability) can make an earlier member's unneeded. Victim
      * jobs are looked at newest choice first: all the pods the job lost stay if every placement still has its room
      * and its queue's capabilities still hold; else each pod on its own, if the job keeps its minimum. Giving back only
-     * raises the victim queues, so their floors hold. A victim back where it ran changes the placements' fit only by
-     * its resources, its share under a capability, and as a holder of a required anti-affinity (such a victim stays
-     * gone) — unless a placed pod has rules of its own about other pods (affinity, spread, ports): then nothing is
-     * given back.
+     * raises the victim queues, so their floors hold. A victim back where it ran changes the placements' fit by its
+     * resources, its share under a capability, and through pod rules: a victim that could ({@link #couldBind}) stays
+     * gone.
      */
     private void giveBackUnneeded(QueueState q, GangTransaction tx) {
         List<Task> placed = tx.placements();
-        for (Task t : placed) if (t.pod.placement().dependsOnPods()) return;
+        List<NodeState> placedOn = new ArrayList<>();
+        for (Task t : placed) placedOn.add(tx.nodeOf(t));
         Map<Job, List<Task>> byJob = new java.util.LinkedHashMap<>();
         for (Task v : tx.evictions()) byJob.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
         List<Job> jobs = new ArrayList<>(byJob.keySet());
         for (int k = jobs.size() - 1; k >= 0; k--) {
             List<Task> lost = byJob.get(jobs.get(k));
-            if (tryRestore(q, tx, placed, lost)) continue;
+            if (tryRestore(q, tx, placed, placedOn, lost)) continue;
             Job v = jobs.get(k);
             if (lost.size() < 2) continue;
             for (int i = lost.size() - 1; i >= 0; i--) {
                 // One pod back: the job must keep its minimum (no broken gang) with the others still gone.
                 if (v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
-                tryRestore(q, tx, placed, List.of(lost.get(i)));
+                tryRestore(q, tx, placed, placedOn, List.of(lost.get(i)));
             }
         }
     }
 
     /** Restores {@code victims} if every placement keeps its room and capability; else evicts them again. */
-    private boolean tryRestore(QueueState q, GangTransaction tx, List<Task> placed, List<Task> victims) {
-        // A victim whose required anti-affinity could bind the placed pods stays gone.
-        for (Task v : victims) if (!v.pod.placement().podAntiAffinity().required().isEmpty()) return false;
+    private boolean tryRestore(QueueState q, GangTransaction tx, List<Task> placed, List<NodeState> placedOn,
+                               List<Task> victims) {
+        for (Task v : victims) if (couldBind(v, placed, placedOn)) return false;
         for (Task v : victims) tx.restore(v);
         boolean holds = true;
         for (Task v : victims) if (!nonNegative(v.node.free())) holds = false;
@@ -806,6 +818,7 @@ final class EvictionPhase {
             state.touch(t);
             nominations.add(new Nomination(t.id(), tx.nodeOf(t).name()));
             pipelinedTasks.add(t);
+            pipelinedOn.add(tx.nodeOf(t));
         }
         if (tx.evictions().isEmpty()) {
             j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);

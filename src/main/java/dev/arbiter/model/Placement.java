@@ -37,6 +37,23 @@ public record Placement(NodeAffinity nodeAffinity, PodAffinity podAffinity, PodA
         return !podAffinity.isNone() || !podAntiAffinity.isNone() || !spread.isEmpty() || !hostPorts.isEmpty();
     }
 
+    /**
+     * Whether a pod with this placement, running on {@code own}, is indifferent to a pod appearing on {@code other}: no
+     * topology spread (its skew reads every domain); no required affinity or anti-affinity term whose topology domain
+     * holds both nodes (nor one whose key {@code own} lacks); host ports only matter on its own node.
+     */
+    public boolean indifferentTo(NodeSpec own, NodeSpec other) {
+        if (!dependsOnPods()) return true;
+        if (!spread.isEmpty() || own.name().equals(other.name())) return false;
+        for (PodAffinity a : List.of(podAffinity, podAntiAffinity)) {
+            for (PodAffinityTerm t : a.required()) {
+                String mine = own.labels().get(t.topologyKey());
+                if (mine == null || mine.equals(other.labels().get(t.topologyKey()))) return false;
+            }
+        }
+        return true;
+    }
+
     public Placement withNodeAffinity(NodeAffinity a) {
         return new Placement(a, podAffinity, podAntiAffinity, spread, hostPorts, notEvaluated, schedulingGates);
     }
