@@ -420,13 +420,13 @@ public final class ReferenceScheduler {
 
         /**
          * A victim back on its node may change whether a held pod fits: it holds a required anti-affinity, or a held
-         * pod's own rules reach its node (spread always does; an affinity term where both nodes share its topology
-         * value; anything on the held pod's own node).
+         * pod's anti-affinity term or DoNotSchedule spread selects it and its node shares that rule's domain with the
+         * held pod's (a host port: the same node).
          */
         private boolean mayMatter(Task victim, List<Task> placed, List<Node> on) {
             if (!victim.pod.placement().podAntiAffinity().required().isEmpty()) return true;
             for (int i = 0; i < placed.size(); i++) {
-                if (!placed.get(i).pod.placement().indifferentTo(on.get(i).spec, victim.node.spec)) return true;
+                if (!placed.get(i).pod.placement().indifferentTo(on.get(i).spec, victim.node.spec, victim.pod)) return true;
             }
             return false;
         }

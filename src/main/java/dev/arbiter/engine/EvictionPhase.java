@@ -236,12 +236,13 @@ final class EvictionPhase {
 
     /**
      * Whether a victim back on its node could change whether a held pod fits: as the holder of a required
-     * anti-affinity, or within the reach of a held pod's own rules about other pods ({@code Placement.indifferentTo}).
+     * anti-affinity, or as a pod a held pod's anti-affinity or spread counts, in its domain
+     * ({@code Placement.indifferentTo}).
      */
     private static boolean couldBind(Task victim, List<Task> held, List<NodeState> heldOn) {
         if (!victim.pod.placement().podAntiAffinity().required().isEmpty()) return true;
         for (int i = 0; i < held.size(); i++) {
-            if (!held.get(i).pod.placement().indifferentTo(heldOn.get(i).spec, victim.node.spec)) return true;
+            if (!held.get(i).pod.placement().indifferentTo(heldOn.get(i).spec, victim.node.spec, victim.pod)) return true;
         }
         return false;
     }

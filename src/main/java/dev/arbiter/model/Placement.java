@@ -38,20 +38,31 @@ public record Placement(NodeAffinity nodeAffinity, PodAffinity podAffinity, PodA
     }
 
     /**
-     * Whether a pod with this placement, running on {@code own}, is indifferent to a pod appearing on {@code other}: no
-     * topology spread (its skew reads every domain); no required affinity or anti-affinity term whose topology domain
-     * holds both nodes (nor one whose key {@code own} lacks); host ports only matter on its own node.
+     * Whether a pod with this placement, placed on {@code own}, still fits there if {@code otherPod} appears (comes
+     * back) on {@code other}: a pod that appears can break only a required anti-affinity term or a DoNotSchedule
+     * spread constraint whose selector it matches, and only within the term's topology domain on {@code own} (outside
+     * it, a spread's skew can only fall); a host port only on the same node. A key {@code own} lacks counts as reached.
      */
-    public boolean indifferentTo(NodeSpec own, NodeSpec other) {
+    public boolean indifferentTo(NodeSpec own, NodeSpec other, PodSpec otherPod) {
         if (!dependsOnPods()) return true;
-        if (!spread.isEmpty() || own.name().equals(other.name())) return false;
-        for (PodAffinity a : List.of(podAffinity, podAntiAffinity)) {
-            for (PodAffinityTerm t : a.required()) {
-                String mine = own.labels().get(t.topologyKey());
-                if (mine == null || mine.equals(other.labels().get(t.topologyKey()))) return false;
+        if (!hostPorts.isEmpty() && own.name().equals(other.name())) return false;
+        for (PodAffinityTerm t : podAntiAffinity.required()) {
+            if (t.labelSelector() != null && t.labelSelector().matches(otherPod.labels()) && sameDomain(own, other, t.topologyKey())) {
+                return false;
+            }
+        }
+        for (SpreadConstraint c : spread) {
+            if (c.doNotSchedule() && c.labelSelector() != null && c.labelSelector().matches(otherPod.labels())
+                    && sameDomain(own, other, c.topologyKey())) {
+                return false;
             }
         }
         return true;
+    }
+
+    private static boolean sameDomain(NodeSpec own, NodeSpec other, String key) {
+        String mine = own.labels().get(key);
+        return mine == null || mine.equals(other.labels().get(key));
     }
 
     public Placement withNodeAffinity(NodeAffinity a) {
