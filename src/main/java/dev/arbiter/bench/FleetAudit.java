@@ -38,10 +38,11 @@ import java.util.TreeMap;
  *   <li><b>over-freed</b>: groups whose victims free more GPUs than their nominated pods need, beyond the GPUs already
  *   idle on the nominated nodes, by at least the smallest victim's GPUs ({@code freed - need - idle}); and the GPUs
  *   beyond, summed over those groups;</li>
- *   <li><b>non-minimal</b>: groups with a victim unit (a job's evicted pods when they were all its running pods, else
- *   each single pod whose job keeps at least minMember without it) that could have stayed: every nominated pod of
- *   every group still fits its node with the unit running (node resources only, every dimension), and, for a unit of
- *   the group's own queue, the queue's capability still admits the unit in what the group asks for;</li>
+ *   <li><b>non-minimal</b>: groups with a victim unit (the pods the group took from a job, or one of them, where the
+ *   job then keeps all its pods or at least minMember, counting what other groups took from it) that could have
+ *   stayed: every nominated pod of every group still fits its node with the unit running (node resources only, every
+ *   dimension), and, for a unit of the group's own queue, the queue's capability still admits the unit in what the
+ *   group asks for;</li>
  *   <li><b>CPU-only evicting GPU pods</b>: groups asking for no GPU that evicted a pod holding GPUs although a node
  *   they were nominated to had their CPU and memory idle before the cycle.</li>
  * </ul>
@@ -349,12 +350,13 @@ public final class FleetAudit {
                 String job = j.getKey();
                 int wasRunning = running.getOrDefault(job, List.of()).size();
                 int evicted = evictedOfJob.getOrDefault(job, List.of()).size();
+                // Kept running, the unit leaves the job with wasRunning - evicted + |unit| pods: all of them (nothing
+                // was evicted from it), or at least minMember — never a broken gang, whichever groups took the rest.
                 List<List<PodSpec>> units = new ArrayList<>();
-                if (evicted == wasRunning) {
-                    units.add(j.getValue());
-                } else if (wasRunning - evicted + 1 >= minMember(job)) {
-                    for (PodSpec p : j.getValue()) units.add(List.of(p));
-                }
+                int part = j.getValue().size();
+                int min = Math.max(1, minMember(job));
+                if (part == evicted || wasRunning - evicted + part >= min) units.add(j.getValue());
+                if (part > 1 && wasRunning - evicted + 1 >= min) for (PodSpec p : j.getValue()) units.add(List.of(p));
                 for (List<PodSpec> unit : units) if (couldStay(group, unit)) return names(unit);
             }
             return null;
