@@ -403,10 +403,7 @@ public final class ReferenceScheduler {
             for (Task v : keep) if (mayMatter(v, tx.placedTasks, on)) return false;
             for (Task v : keep) tx.unevict(v);
             boolean fine = true;
-            for (Task v : keep) {
-                Resources free = v.node.free;
-                for (int i = 0; i < free.size(); i++) if (free.milliAt(i) < 0) fine = false;
-            }
+            for (Task v : keep) if (v.node.free.anyNegative()) fine = false;
             if (fine && !q.realCapability.admits(q.allocated.subtract(placedShare), placedShare)) fine = false;
             if (fine) return true;
             for (Task v : keep) tx.evict(v);
@@ -461,10 +458,7 @@ public final class ReferenceScheduler {
             }
             for (Task v : these) putBack(v, true);
             boolean fine = true;
-            for (Task v : these) {
-                Resources free = v.node.free;
-                for (int i = 0; i < free.size(); i++) if (free.milliAt(i) < 0) fine = false;
-            }
+            for (Task v : these) if (v.node.free.anyNegative()) fine = false;
             Queue vq = s.queues.get(these.get(0).job.queueName);
             if (fine && vq != null && !vq.realCapability.admits(vq.allocated.subtract(share), share)) fine = false;
             if (!fine) {
@@ -479,6 +473,7 @@ public final class ReferenceScheduler {
             return true;
         }
 
+        /** {@code v} runs on its node again ({@code back}), or is evicted: its node, rules and queue follow. */
         private void putBack(Task v, boolean back) {
             Queue q = s.queues.get(v.job.queueName);
             if (back) {
@@ -559,11 +554,7 @@ public final class ReferenceScheduler {
             }
 
             void evict(Task v) {
-                v.evicted = true;
-                index.give(v.node, v.req);
-                rules.remove(v.pod);
-                Queue q = queueOf(v);
-                if (q != null) q.allocated = q.allocated.subtract(v.share);
+                putBack(v, false);
                 evicted.add(v);
                 log.add(new Object[] {v, v.node, Boolean.TRUE});
             }
@@ -572,12 +563,8 @@ public final class ReferenceScheduler {
             void unevict(Task v) {
                 for (int i = log.size() - 1; i >= 0; i--) {
                     if (log.get(i)[0] != v || !(Boolean) log.get(i)[2]) continue;
-                    Node n = (Node) log.remove(i)[1];
-                    v.evicted = false;
-                    index.take(n, v.req);
-                    rules.add(v.pod, n);
-                    Queue q = queueOf(v);
-                    if (q != null) q.allocated = q.allocated.add(v.share);
+                    log.remove(i);
+                    putBack(v, true);
                     evicted.remove(v);
                     return;
                 }
@@ -596,10 +583,7 @@ public final class ReferenceScheduler {
                     Node n = (Node) log.get(i)[1];
                     Queue q = queueOf(t);
                     if ((Boolean) log.get(i)[2]) {
-                        t.evicted = false;
-                        index.take(n, t.req);
-                        rules.add(t.pod, n);
-                        if (q != null) q.allocated = q.allocated.add(t.share);
+                        putBack(t, true);
                     } else {
                         index.give(n, t.req);
                         rules.remove(t.pod);

@@ -262,16 +262,27 @@ final class EvictionPhase {
      */
     void giveBackAcrossJobs() {
         if (committed.size() < 2) return;
-        Map<Job, List<Committed>> byJob = new java.util.LinkedHashMap<>();
-        for (Committed c : committed) byJob.computeIfAbsent(c.victim().job, k -> new ArrayList<>()).add(c);
+        addBack(new ArrayList<>(committed), c -> c.victim().job, this::restoreCommitted);
+    }
+
+    /**
+     * The add-back's order, for a gang's victims and for the cycle's: victim jobs in {@code evicted} (eviction order)
+     * newest first; all the pods a job lost are offered to {@code restore} together, and if they cannot all stay, each
+     * of them, the last first, while the job would keep its minimum with one more back.
+     */
+    private static <T> void addBack(List<T> evicted, java.util.function.Function<T, Job> jobOf,
+                                    java.util.function.Predicate<List<T>> restore) {
+        Map<Job, List<T>> byJob = new java.util.LinkedHashMap<>();
+        for (T e : evicted) byJob.computeIfAbsent(jobOf.apply(e), k -> new ArrayList<>()).add(e);
         List<Job> jobs = new ArrayList<>(byJob.keySet());
         for (int k = jobs.size() - 1; k >= 0; k--) {
-            List<Committed> lost = byJob.get(jobs.get(k));
-            if (restoreCommitted(lost) || lost.size() < 2) continue;
+            List<T> lost = byJob.get(jobs.get(k));
+            if (restore.test(lost) || lost.size() < 2) continue;
             Job v = jobs.get(k);
             for (int i = lost.size() - 1; i >= 0; i--) {
+                // One pod back: the job must keep its minimum (no broken gang) with the others still gone.
                 if (v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
-                restoreCommitted(List.of(lost.get(i)));
+                restore.test(List.of(lost.get(i)));
             }
         }
     }
@@ -283,15 +294,18 @@ final class EvictionPhase {
             if (couldBind(c.victim(), pipelinedTasks, pipelinedOn)) return false;
             share = share.add(c.victim().share());
         }
-        for (Committed c : these) back(c.victim(), true);
+        for (Committed c : these) {
+            GangTransaction.putBack(state, fitter, c.victim(), c.victim().node);
+            state.touch(c.victim());
+        }
         boolean holds = true;
-        for (Committed c : these) if (!nonNegative(c.victim().node.free())) holds = false;
+        for (Committed c : these) if (c.victim().node.free().anyNegative()) holds = false;
         QueueState vq = these.get(0).victim().job.queueState;
         for (QueueState a = vq; a != null && holds; a = a.parent) {
             if (!a.hardCap().admits(a.allocated.subtract(share), share)) holds = false;
         }
         if (!holds) {
-            for (Committed c : these) back(c.victim(), false);
+            for (Committed c : these) GangTransaction.takeOut(state, fitter, c.victim());
             return false;
         }
         for (Committed c : these) {
@@ -311,30 +325,6 @@ final class EvictionPhase {
     private boolean hasCommitted(Job j) {
         for (Committed c : committed) if (c.victim().job == j) return true;
         return false;
-    }
-
-    /** Puts a committed victim back where it runs ({@code back}), or evicts it again. */
-    private void back(Task v, boolean back) {
-        QueueState q = v.job.queueState;
-        if (back) {
-            v.evicted = false;
-            v.job.evictedMembers--;
-            v.node.take(v.request());
-            fitter.podAdded(v.pod, v.node);
-            if (q != null) q.charge(v.share());
-        } else {
-            v.evicted = true;
-            v.job.evictedMembers++;
-            v.node.give(v.request());
-            fitter.podRemoved(v.pod, v.node);
-            if (q != null) q.credit(v.share());
-        }
-        state.touch(v);
-        List<NodeState> where = new ArrayList<>();
-        where.add(v.node);
-        for (Task m : v.job.running) if (m.node != v.node) where.add(m.node);
-        if (back) fitter.touched(where);
-        else fitter.capacityReleased(where);
     }
 
     void reclaim() {
@@ -657,20 +647,7 @@ final class EvictionPhase {
         List<Task> placed = tx.placements();
         List<NodeState> placedOn = new ArrayList<>();
         for (Task t : placed) placedOn.add(tx.nodeOf(t));
-        Map<Job, List<Task>> byJob = new java.util.LinkedHashMap<>();
-        for (Task v : tx.evictions()) byJob.computeIfAbsent(v.job, k -> new ArrayList<>()).add(v);
-        List<Job> jobs = new ArrayList<>(byJob.keySet());
-        for (int k = jobs.size() - 1; k >= 0; k--) {
-            List<Task> lost = byJob.get(jobs.get(k));
-            if (tryRestore(q, tx, placed, placedOn, lost)) continue;
-            Job v = jobs.get(k);
-            if (lost.size() < 2) continue;
-            for (int i = lost.size() - 1; i >= 0; i--) {
-                // One pod back: the job must keep its minimum (no broken gang) with the others still gone.
-                if (v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
-                tryRestore(q, tx, placed, placedOn, List.of(lost.get(i)));
-            }
-        }
+        addBack(tx.evictions(), v -> v.job, lost -> tryRestore(q, tx, placed, placedOn, lost));
     }
 
     /** Restores {@code victims} if every placement keeps its room and capability; else evicts them again. */
@@ -679,7 +656,7 @@ final class EvictionPhase {
         for (Task v : victims) if (couldBind(v, placed, placedOn)) return false;
         for (Task v : victims) tx.restore(v);
         boolean holds = true;
-        for (Task v : victims) if (!nonNegative(v.node.free())) holds = false;
+        for (Task v : victims) if (v.node.free().anyNegative()) holds = false;
         if (holds) {
             Resources share = Resources.NONE;
             for (Task t : placed) share = share.add(t.share());
@@ -690,11 +667,6 @@ final class EvictionPhase {
         if (holds) return true;
         for (Task v : victims) tx.evict(v);
         return false;
-    }
-
-    private static boolean nonNegative(Resources r) {
-        for (int i = 0; i < r.size(); i++) if (r.milliAt(i) < 0) return false;
-        return true;
     }
 
     /**

@@ -39,15 +39,34 @@ final class GangTransaction {
     }
 
     void evict(Task victim) {
+        takeOut(state, fitter, victim);
+        steps.add(new Step(victim, victim.node, true));
+    }
+
+    /**
+     * Evicts {@code victim} from the cycle's numbers: its node, its queue and the fitter no longer count it (a
+     * transaction's step, or an eviction given back and taken again after the cycle's add-back).
+     */
+    static void takeOut(CycleState state, NodeFitter fitter, Task victim) {
         victim.evicted = true;
         state.touch(victim);
         victim.job.evictedMembers++;
         victim.node.give(victim.request());
         fitter.podRemoved(victim.pod, victim.node);
-        QueueState q = queues.get(victim.job.queue);
+        QueueState q = state.queues.get(victim.job.queue);
         if (q != null) q.credit(victim.share());
-        steps.add(new Step(victim, victim.node, true));
         fitter.capacityReleased(gangNodes(victim));
+    }
+
+    /** Undoes {@link #takeOut}: {@code victim} runs on {@code node} again, for its node, its queue and the fitter. */
+    static void putBack(CycleState state, NodeFitter fitter, Task victim, NodeState node) {
+        victim.evicted = false;
+        victim.job.evictedMembers--;
+        node.take(victim.request());
+        fitter.podAdded(victim.pod, node);
+        QueueState q = state.queues.get(victim.job.queue);
+        if (q != null) q.charge(victim.share());
+        fitter.touched(gangNodes(victim));
     }
 
     /** The victim's node, and its gang's other nodes: there a search may now take the gang's members differently. */
@@ -92,13 +111,7 @@ final class GangTransaction {
             Step s = steps.get(i);
             if (!s.eviction() || s.task() != victim) continue;
             steps.remove(i);
-            victim.evicted = false;
-            victim.job.evictedMembers--;
-            s.node().take(victim.request());
-            fitter.podAdded(victim.pod, s.node());
-            QueueState q = queues.get(victim.job.queue);
-            if (q != null) q.charge(victim.share());
-            fitter.touched(gangNodes(victim));
+            putBack(state, fitter, victim, s.node());
             return;
         }
         throw new IllegalStateException(victim + " is not evicted in this transaction");
@@ -108,15 +121,10 @@ final class GangTransaction {
     void discard() {
         for (int i = steps.size() - 1; i >= 0; i--) {
             Step s = steps.get(i);
-            QueueState q = queues.get(s.task().job.queue);
             if (s.eviction()) {
-                s.task().evicted = false;
-                s.task().job.evictedMembers--;
-                s.node().take(s.task().request());
-                fitter.podAdded(s.task().pod, s.node());
-                if (q != null) q.charge(s.task().share());
-                fitter.touched(gangNodes(s.task()));
+                putBack(state, fitter, s.task(), s.node());
             } else {
+                QueueState q = queues.get(s.task().job.queue);
                 s.node().give(s.task().request());
                 fitter.podRemoved(s.task().pod, s.node());
                 if (q != null) q.credit(s.task().share());

@@ -225,6 +225,12 @@ public final class Resources {
         return new Resources(n, v);
     }
 
+    /** Whether some dimension is below zero (a node holding more than it has). */
+    public boolean anyNegative() {
+        for (long v : values) if (v < 0) return true;
+        return false;
+    }
+
     /** Drops negative dimensions. */
     public Resources clampNonNegative() {
         int kept = 0;
