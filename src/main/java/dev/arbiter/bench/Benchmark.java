@@ -57,9 +57,9 @@ public final class Benchmark {
 
     /** What to run. */
     public record Options(List<Size> sizes, long seed, Path rules, boolean coldStart, int memoryDivisor,
-                          boolean reclaimableQueues, boolean constraintMix, boolean mixReference) {
+                          boolean reclaimableQueues, boolean constraintMix, boolean mixReference, boolean reference) {
         public Options(List<Size> sizes, long seed, Path rules, boolean coldStart, int memoryDivisor) {
-            this(sizes, seed, rules, coldStart, memoryDivisor, true, true, false);
+            this(sizes, seed, rules, coldStart, memoryDivisor, true, true, false, true);
         }
     }
 
@@ -132,7 +132,7 @@ public final class Benchmark {
             SynthSpec spec = SynthSpec.fleet(nodes, pods, first.queues(), 99 + i).withMemoryDivisor(options.memoryDivisor());
             ClusterSnapshot s = new ClusterWorld(ClusterGenerator.generate(spec)).snapshot();
             engine.schedule(s, 1);
-            reference.schedule(s, 1);
+            if (options.reference()) reference.schedule(s, 1);
             if (options.constraintMix()) {
                 // The constraint mix's code paths get the same warm-up as the plain ones.
                 engine.schedule(new ClusterWorld(ClusterGenerator.generate(spec.withConstraints(SynthSpec.Constraints.MIX)))
@@ -168,9 +168,14 @@ public final class Benchmark {
                 e1.bindings().size(), e1.evictions().size(), new java.util.TreeMap<>(e1.phaseMillis())));
         double engineFirstBest = Math.min(engineFirst, best(REPEATS - 1, () -> engine.schedule(first, 1)));
         say(name + ": reference first cycle");
-        CycleResult ref1 = reference.schedule(first, 1);
-        double refFirst = best(REPEATS, () -> reference.schedule(first, 1));
-        List<String> diffs = DecisionDiff.compare(first, e1, ref1);
+        say(name + ": first cycle decision digest " + DecisionDigest.of(e1));
+        double refFirst = Double.NaN;
+        List<String> diffs = List.of();
+        if (options.reference()) {
+            CycleResult ref1 = reference.schedule(first, 1);
+            refFirst = best(REPEATS, () -> reference.schedule(first, 1));
+            diffs = DecisionDiff.compare(first, e1, ref1);
+        }
 
         world.apply(e1);
         ClusterSnapshot applied = world.snapshot();
@@ -195,13 +200,15 @@ public final class Benchmark {
             if (differs != null) say(name + ": the kept rules session and working copy DISAGREE with a fresh cycle on the steady cycle: " + differs);
         }
         kept.dropSession();
-        double refSteady = best(REPEATS, () -> reference.schedule(steady, 2));
+        say(name + ": steady cycle decision digest " + DecisionDigest.of(es));
+        double refSteady = options.reference() ? best(REPEATS, () -> reference.schedule(steady, 2)) : Double.NaN;
 
         world.apply(es);
         ClusterSnapshot withGang = withBigGang(world.snapshot(), 1000, options.memoryDivisor());
         say(name + ": engine cycle with a 1000-pod gang");
         CycleResult eg = engine.schedule(withGang, 3);
         double gangMs = best(REPEATS, () -> engine.schedule(withGang, 3));
+        say(name + ": gang cycle decision digest " + DecisionDigest.of(eg));
         long gangBound = eg.bindings().stream().filter(b -> b.pod().startsWith("bench/giant-")).count();
         String gangOutcome = gangBound >= 1000 ? "bound" : eg.podGroups().stream()
                 .filter(g -> g.podGroup().equals("bench/giant")).map(g -> g.phase() + ": " + g.reason()).findFirst().orElse("?");
@@ -218,7 +225,7 @@ public final class Benchmark {
         say(String.format(Locale.ROOT, "%s: first %.0f ms (%d bound, %.0f/s), reference %.0f ms (x%.1f), steady %.0f ms "
                         + "(fresh session %.0f ms), gang %.0f ms (%s), peak heap %d MiB (live after a collection %d MiB)%s", name, engineFirst, row.engineBindings(),
                 row.placementsPerSec(), refFirst, row.ratio(), engineSteady, freshSteady, gangMs, gangOutcome, peak, peakLive,
-                diffs.isEmpty() ? ", engine and reference agree" : ", DISAGREE: " + diffs.get(0)));
+                !options.reference() ? ", reference not run" : diffs.isEmpty() ? ", engine and reference agree" : ", DISAGREE: " + diffs.get(0)));
         return row;
     }
 

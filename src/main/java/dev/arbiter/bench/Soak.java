@@ -38,7 +38,8 @@ public final class Soak {
 
     /** What happened: cycles run, decisions made, cycle times (median, 99th percentile, max), heap, and violations. */
     public record Result(Options options, int cycles, long bindings, long evictions, long nominations,
-                         double medianMs, double p99Ms, double maxMs, long peakHeapMiB, List<String> violations) {
+                         double medianMs, double p99Ms, double maxMs, long peakHeapMiB, List<String> violations,
+                         String decisionDigest) {
         public boolean ok() {
             return violations.isEmpty();
         }
@@ -65,6 +66,7 @@ public final class Soak {
         List<String> violations = new ArrayList<>();
         double[] times = new double[o.cycles()];
         long bindings = 0, evictions = 0, nominations = 0;
+        DecisionDigest digest = new DecisionDigest();
         Benchmark.gcAndResetPeaks();
         int ran = 0;
         for (int cycle = 1; cycle <= o.cycles() && violations.isEmpty(); cycle++) {
@@ -72,6 +74,7 @@ public final class Soak {
             long t0 = System.nanoTime();
             CycleResult r = engine.schedule(snap, cycle);
             times[ran++] = (System.nanoTime() - t0) / 1e6;
+            digest.add(r);
             violations.addAll(checkDecisions(snap, r));
             if (!violations.isEmpty()) break;
             world.apply(r);
@@ -90,7 +93,7 @@ public final class Soak {
         double[] sorted = Arrays.copyOf(times, ran);
         Arrays.sort(sorted);
         return new Result(o, ran, bindings, evictions, nominations, percentile(sorted, 50), percentile(sorted, 99),
-                sorted.length == 0 ? 0 : sorted[sorted.length - 1], Benchmark.peakHeapMiB(), violations);
+                sorted.length == 0 ? 0 : sorted[sorted.length - 1], Benchmark.peakHeapMiB(), violations, digest.hex());
     }
 
     /** The decisions of one cycle against the snapshot it saw: each a one-line violation, or none. */
@@ -124,9 +127,9 @@ public final class Soak {
         Options o = r.options();
         return String.format(Locale.ROOT, "soak %d nodes x %d pending pods, %d queues, seed %d, %.1f%% churn: %d cycles,"
                         + " %d bindings, %d evictions, %d nominations; cycle median %.0f ms, p99 %.0f ms, max %.0f ms;"
-                        + " peak heap %d MiB; %s", o.nodes(), o.pendingPods(), o.queues(), o.seed(), o.churn() * 100,
+                        + " peak heap %d MiB; decision digest %s; %s", o.nodes(), o.pendingPods(), o.queues(), o.seed(), o.churn() * 100,
                 r.cycles(), r.bindings(), r.evictions(), r.nominations(), r.medianMs(), r.p99Ms(), r.maxMs(),
-                r.peakHeapMiB(), r.ok() ? "every invariant held" : "VIOLATED: " + String.join("; ", r.violations()));
+                r.peakHeapMiB(), r.decisionDigest(), r.ok() ? "every invariant held" : "VIOLATED: " + String.join("; ", r.violations()));
     }
 
     private void say(String line) {

@@ -58,6 +58,11 @@ final class BenchCommand implements Callable<Integer> {
                     + " required node affinity, 10%% with pod anti-affinity per hostname, 10%% with a zone spread).")
     boolean noConstraintMix;
 
+    @Option(names = "--no-reference",
+            description = "Skip the plain-Java reference scheduler (its first and steady cycles take minutes at fleet"
+                    + " size): the engine's figures and its decision digests only.")
+    boolean noReference;
+
     @Option(names = "--mix-reference",
             description = "Also run the reference on the constraint mix and compare (slow at fleet size: it recounts the"
                     + " pods on the nodes for every question).")
@@ -125,7 +130,7 @@ final class BenchCommand implements Callable<Integer> {
             if (queues != 20) matrix = matrix.stream().map(z -> new Benchmark.Size(z.nodes(), z.pendingPods(), queues)).toList();
         }
         Benchmark bench = new Benchmark(new Benchmark.Options(matrix, seed, rules, !noColdStart, memoryDivisor, !noReclaimable,
-                !noConstraintMix, mixReference),
+                !noConstraintMix, mixReference, !noReference),
                 spec.commandLine().getErr());
         List<Benchmark.Row> rows = bench.run();
         String machine = Benchmark.machine();
