@@ -1,10 +1,10 @@
 package dev.arbiter.authoring;
 
-import dev.arbiter.engine.PolicyException;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
-import dev.arbiter.engine.SessionHook;
+import dev.arbiter.engine.rules.PolicyException;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.engine.rules.SessionHook;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.scenario.ClusterBuilder;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.arbiter.authoring;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package dev.arbiter.bench;
 
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.Simulator;

@@ -1,10 +1,10 @@
 package dev.arbiter.bench;
 
 import dev.arbiter.decision.CycleResult;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.RulesCache;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.rules.RulesCache;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.live.WarmUp;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.synth.ClusterGenerator;

@@ -9,7 +9,7 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.model.Caps;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Resources;

@@ -2,9 +2,9 @@ package dev.arbiter.bench;
 
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.PodGroupStatus;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.NetworkTopology;

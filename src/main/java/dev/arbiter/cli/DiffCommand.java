@@ -1,8 +1,8 @@
 package dev.arbiter.cli;
 
 import dev.arbiter.authoring.PolicyDiff;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;

@@ -1,7 +1,7 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.engine.PolicyException;
-import dev.arbiter.engine.RuleCompileException;
+import dev.arbiter.engine.rules.PolicyException;
+import dev.arbiter.engine.rules.RuleCompileException;
 import dev.arbiter.manifest.ManifestException;
 import dev.arbiter.runtime.KubeClients;
 import dev.arbiter.sim.SimulationResult;
@@ -38,7 +38,7 @@ public final class Main {
         // A rule that runs past its deadline and cannot be stopped (Java 20+ has no Thread.stop) keeps a core for good:
         // a command says which rule in one line and ends with exit 3, as for any broken rule. The live scheduler, once
         // started, says it its own way and fails its health check instead (LiveScheduler).
-        dev.arbiter.engine.StuckRules.whenStuck(message -> {
+        dev.arbiter.engine.rules.StuckRules.whenStuck(message -> {
             System.out.flush();
             System.err.println("error: " + TerminalText.safe(message));
             System.err.flush();
@@ -102,8 +102,8 @@ public final class Main {
      * unmade ({@link PolicyCheck}). Each finding is one {@code error:} line on stderr, and the exit code is
      * {@link #RULES_BROKEN}; null when the rules pass.
      */
-    static Integer brokenRules(picocli.CommandLine.Model.CommandSpec spec, dev.arbiter.engine.RuleBook book) {
-        List<String> findings = dev.arbiter.engine.PolicyCheck.check(book, List.of());
+    static Integer brokenRules(picocli.CommandLine.Model.CommandSpec spec, dev.arbiter.engine.rules.RuleBook book) {
+        List<String> findings = dev.arbiter.engine.cycle.PolicyCheck.check(book, List.of());
         return findings.isEmpty() ? null : brokenRules(spec, findings);
     }
 

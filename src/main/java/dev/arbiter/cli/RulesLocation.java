@@ -10,7 +10,7 @@ final class RulesLocation {
     static Path defaultFolder() {
         String prop = System.getProperty("arbiter.rules");
         if (prop != null && !prop.isBlank()) return Path.of(prop);
-        return dev.arbiter.engine.RuleBook.shippedFolder();
+        return dev.arbiter.engine.rules.RuleBook.shippedFolder();
     }
 
     /**

@@ -1,8 +1,8 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.RulesCache;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.rules.RulesCache;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.live.Actuator;
 import dev.arbiter.live.Durations;
 import dev.arbiter.live.LeaderElection;
@@ -185,7 +185,7 @@ final class RunCommand implements Callable<Integer> {
         CompletableFuture<CheckedRules> checkedRules = CompletableFuture.supplyAsync(() -> {
             RuleBook book = RuleBook.load(rules, RulesCache.fromEnvironment(rulesCache));
             startup.mark(book.fromCache() ? "rules read from the cache" : "rules compiled");
-            CheckedRules checked = new CheckedRules(book, dev.arbiter.engine.PolicyCheck.check(book, List.of()));
+            CheckedRules checked = new CheckedRules(book, dev.arbiter.engine.cycle.PolicyCheck.check(book, List.of()));
             startup.mark("rules checked");
             return checked;
         }, onThread("arbiter-rules-load"));

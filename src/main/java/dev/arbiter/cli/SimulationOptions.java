@@ -1,6 +1,6 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.sim.Simulator;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.arbiter.cli;
 
 import dev.arbiter.authoring.MatchGrowth;
 import dev.arbiter.authoring.RuleInventory;
-import dev.arbiter.engine.PolicyCheck;
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.cycle.PolicyCheck;
+import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Manifests;

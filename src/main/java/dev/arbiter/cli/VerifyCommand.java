@@ -1,6 +1,6 @@
 package dev.arbiter.cli;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.specs.SpecListener;
 import dev.arbiter.specs.SpecReport;
 import dev.arbiter.specs.SpecRules;

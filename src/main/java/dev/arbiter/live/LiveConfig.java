@@ -89,8 +89,8 @@ public record LiveConfig(Set<String> schedulerNames, Duration period, boolean le
 
     /**
      * With {@code keep} (the default), one rules session serves cycle after cycle and takes only the facts that
-     * changed ({@link dev.arbiter.engine.Scheduler#keepingSession}), and one working copy of the cluster is brought up
-     * to date from each snapshot ({@link dev.arbiter.engine.Scheduler#keepingWorkingCopy}); without, every cycle opens
+     * changed ({@link dev.arbiter.engine.cycle.Scheduler#keepingSession}), and one working copy of the cluster is brought up
+     * to date from each snapshot ({@link dev.arbiter.engine.cycle.Scheduler#keepingWorkingCopy}); without, every cycle opens
      * a fresh session and indexes its snapshot anew.
      */
     public LiveConfig withKeptRulesSession(boolean keep) {

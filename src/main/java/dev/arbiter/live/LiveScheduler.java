@@ -1,9 +1,9 @@
 package dev.arbiter.live;
 
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
-import dev.arbiter.engine.StuckRules;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.engine.rules.StuckRules;
 import dev.arbiter.runtime.KubeClients;
 import dev.arbiter.runtime.RulesWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;

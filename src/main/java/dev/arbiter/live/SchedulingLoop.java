@@ -2,8 +2,8 @@ package dev.arbiter.live;
 
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Nomination;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.PodSpec;
 import java.time.Duration;

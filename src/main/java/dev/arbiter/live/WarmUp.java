@@ -1,8 +1,8 @@
 package dev.arbiter.live;
 
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.synth.ClusterGenerator;
 import dev.arbiter.synth.ClusterWorld;

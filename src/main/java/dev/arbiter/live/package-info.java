@@ -7,7 +7,7 @@
  *       order as events arrive, {@link dev.arbiter.live.PodTranslation} translating identical pods once) and
  *       {@link dev.arbiter.live.AssumeCache} (what was issued but not yet seen), frozen per cycle into a
  *       {@link dev.arbiter.model.ClusterSnapshot} at a cost proportional to what changed.</li>
- *   <li>Decide: {@link dev.arbiter.engine.Scheduler}, unchanged; it sees neither informers nor clients.</li>
+ *   <li>Decide: {@link dev.arbiter.engine.cycle.Scheduler}, unchanged; it sees neither informers nor clients.</li>
  *   <li>Act: {@link dev.arbiter.live.Actuator}, the only writer, which hands each cycle's decisions to its writers by
  *       output kind and returns: {@link dev.arbiter.live.Binder} and {@link dev.arbiter.live.Evictor} on a bounded
  *       pool of concurrent binders (gangs all-or-nothing, {@link dev.arbiter.live.StrandedGangs} for failed

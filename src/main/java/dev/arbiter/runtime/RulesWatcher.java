@@ -1,8 +1,8 @@
 package dev.arbiter.runtime;
 
-import dev.arbiter.engine.PolicyCheck;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.RuleCompileException;
+import dev.arbiter.engine.cycle.PolicyCheck;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.rules.RuleCompileException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
@@ -264,7 +264,7 @@ public final class RulesWatcher implements AutoCloseable {
     public static String contentHash(Path folder) throws IOException {
         try {
             return RuleBook.generationOf(folder);
-        } catch (dev.arbiter.engine.RuleCompileException unreadable) {
+        } catch (dev.arbiter.engine.rules.RuleCompileException unreadable) {
             // hashed raw below
         }
         List<Path> files;

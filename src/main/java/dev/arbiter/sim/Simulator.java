@@ -4,7 +4,7 @@ import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
-import dev.arbiter.engine.Scheduler;
+import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.NodeSpec;

@@ -1,6 +1,6 @@
 package dev.arbiter.specs;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +34,7 @@ public final class SpecRules {
     /**
      * The compiled rules of {@code folder}, from the cache when its files have not changed.
      *
-     * @throws dev.arbiter.engine.RuleCompileException when the folder does not compile (not cached)
+     * @throws dev.arbiter.engine.rules.RuleCompileException when the folder does not compile (not cached)
      */
     public static RuleBook load(Path folder) {
         Path abs = folder.toAbsolutePath().normalize();

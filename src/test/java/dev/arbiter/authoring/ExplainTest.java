@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.cli.CliRunner;
-import dev.arbiter.engine.SchedulerConfig;
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.engine.cycle.Shipped;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.Resources;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.cli.CliRunner;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.engine.cycle.Shipped;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
@@ -84,7 +84,7 @@ class PolicyDiffTest {
         Path tenMinutes = Files.createDirectories(dir.resolve("ten-minutes"));
         Files.writeString(tenMinutes.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
         Files.writeString(tenMinutes.resolve("policy.yaml"), "churn:\n  minRuntime: 10m\n");
-        assertEquals(60, dev.arbiter.engine.RuleBook.load(Path.of("rules")).settings().churn().minRuntimeSeconds(),
+        assertEquals(60, dev.arbiter.engine.rules.RuleBook.load(Path.of("rules")).settings().churn().minRuntimeSeconds(),
                 "the shipped minimum runtime is 60 s");
 
         CliRunner r = CliRunner.run("diff", "--candidate", tenMinutes.toString(), SEED);

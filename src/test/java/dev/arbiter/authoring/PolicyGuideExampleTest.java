@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.cli.CliRunner;
 import dev.arbiter.decision.Eviction;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.engine.cycle.Shipped;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.PodOutcome;

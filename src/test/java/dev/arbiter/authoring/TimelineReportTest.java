@@ -263,7 +263,7 @@ class TimelineReportTest {
                 .job("ml/train").pods(2, "nvidia.com/gpu", 8)
                 .networkTopology(dev.arbiter.model.NetworkTopology.tiers(true, 1)).end()
                 .manifests();
-        dev.arbiter.sim.SimulationResult r = dev.arbiter.engine.Shipped.simulate(m);
+        dev.arbiter.sim.SimulationResult r = dev.arbiter.engine.cycle.Shipped.simulate(m);
         List<TimelineReport.Segment> train = TimelineReport.podGroupSegments(r.cycles(), TimelineReport.slots(r.cycles()))
                 .get("ml/train");
         assertEquals("rack-2", train.get(train.size() - 1).domain(), train.toString());

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.cli.CliRunner;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Shipped;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

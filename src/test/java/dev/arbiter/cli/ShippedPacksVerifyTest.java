@@ -3,7 +3,7 @@ package dev.arbiter.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -269,7 +269,7 @@ class SimulateCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("bind   ns/p-arbiter -> n1") && r.out().contains("bind   ns/p-volcano -> n1"), r.out());
         assertTrue(r.out().matches("(?s).*ns/p-default-scheduler\\s+Pending\\s+<none>.*"), "another scheduler's pod: " + r.out());
-        assertEquals(java.util.List.of("arbiter", "volcano"), dev.arbiter.engine.SchedulerConfig.DEFAULT_NAMES);
+        assertEquals(java.util.List.of("arbiter", "volcano"), dev.arbiter.engine.cycle.SchedulerConfig.DEFAULT_NAMES);
         for (String command : new String[] {"simulate", "explain", "diff", "run"}) {
             String help = CliRunner.run(command, "--help").out().replaceAll("\\s+", " ");
             assertTrue(help.contains("(default: arbiter and volcano"), command + " --help states the one default: " + help);

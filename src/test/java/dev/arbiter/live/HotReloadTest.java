@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.arbiter.live;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodGroupSpec;

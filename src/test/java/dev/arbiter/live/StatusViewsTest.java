@@ -170,7 +170,7 @@ class StatusViewsTest {
     /** Queue b's two young pods fill both nodes; a/new waits for one to pass the minimum runtime. */
     private static String reasonOfNewJob(long now) {
         String gpu = "nvidia.com/gpu";
-        dev.arbiter.decision.CycleResult r = dev.arbiter.engine.Shipped.cycle(dev.arbiter.scenario.ClusterBuilder.cluster()
+        dev.arbiter.decision.CycleResult r = dev.arbiter.engine.cycle.Shipped.cycle(dev.arbiter.scenario.ClusterBuilder.cluster()
                 .nodes(2, gpu, 8).queue("a").end().queue("b").end()
                 .job("b/old").queue("b").pods(1, gpu, 8).running("node-1").startedAt(980).end()
                 .job("b/young").queue("b").pods(1, gpu, 8).running("node-2").startedAt(990).end()

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.QueueStatus;
-import dev.arbiter.engine.RuleBook;
-import dev.arbiter.engine.Scheduler;
-import dev.arbiter.engine.SchedulerConfig;
+import dev.arbiter.engine.rules.RuleBook;
+import dev.arbiter.engine.cycle.Scheduler;
+import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodSpec;

@@ -3,7 +3,7 @@ package dev.arbiter.realcluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.live.ApiPermissions;
 import dev.arbiter.live.Backoff;
 import dev.arbiter.live.LiveConfig;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.cli.CliRunner;
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.cycle.Shipped;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.PodSpec;

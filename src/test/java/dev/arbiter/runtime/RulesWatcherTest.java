@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.arbiter.engine.RuleBook;
+import dev.arbiter.engine.rules.RuleBook;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -287,7 +287,7 @@ class RulesWatcherTest {
     /** The rules the pack adds to the shipped ones. */
     private static List<String> own(RuleBook book) {
         List<String> names = new java.util.ArrayList<>(book.ruleNames());
-        names.removeAll(dev.arbiter.engine.Shipped.RULES.ruleNames());
+        names.removeAll(dev.arbiter.engine.cycle.Shipped.RULES.ruleNames());
         return names;
     }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.cycle.Shipped;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package dev.arbiter.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.arbiter.engine.Shipped;
+import dev.arbiter.engine.cycle.Shipped;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.NodeSpec;

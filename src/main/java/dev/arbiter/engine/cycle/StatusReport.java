@@ -1,0 +1,87 @@
+package dev.arbiter.engine.cycle;
+
+import dev.arbiter.engine.placement.NetworkDomains;
+import dev.arbiter.engine.rules.Policy;
+import dev.arbiter.engine.state.WorkingCluster;
+import dev.arbiter.engine.state.Job;
+import dev.arbiter.engine.state.QueueState;
+import dev.arbiter.engine.state.Task;
+
+import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.model.PodSpec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Step 7 of a cycle: a {@link PodGroupStatus} per job and a {@link QueueStatus} per queue. */
+final class StatusReport {
+    private final WorkingCluster state;
+    private final Policy policy;
+    private final Map<Job, Integer> boundThisCycle;
+    private final NetworkDomains domains;
+    private final List<Task> protectedRunning;
+
+    StatusReport(CycleWork w) {
+        this.protectedRunning = w.protectedRunning;
+        this.state = w.state;
+        this.policy = w.policy;
+        this.boundThisCycle = w.boundThisCycle;
+        this.domains = w.domains;
+    }
+
+    List<PodGroupStatus> podGroupStatuses() {
+        List<PodGroupStatus> out = new ArrayList<>();
+        for (Job j : state.jobs.values()) {
+            int running = j.liveRunning() + boundThisCycle.getOrDefault(j, 0);
+            int pending = j.pending.size() - boundThisCycle.getOrDefault(j, 0);
+            String phase = running > 0 && running >= j.minMember ? "Running" : CycleWork.admitted(j) ? "Inqueue" : "Pending";
+            String reason = phase.equals("Running") && !j.pipelined ? null : j.reason;
+            if (reason == null && !phase.equals("Running")) reason = pending == 0 ? "no pending pods" : "not yet scheduled";
+            out.add(new PodGroupStatus(j.id, j.queue, phase, j.minMember, running, pending, reason,
+                    reason == null ? null : j.reasonRule, domains.domainOf(j)));
+        }
+        return out;
+    }
+
+    List<QueueStatus> queueStatuses(List<PodGroupStatus> groups) {
+        Map<String, int[]> counts = new HashMap<>();
+        for (PodGroupStatus g : groups) {
+            int[] c = counts.computeIfAbsent(g.queue(), k -> new int[3]);
+            c[switch (g.phase()) { case "Pending" -> 0; case "Inqueue" -> 1; default -> 2; }]++;
+        }
+        List<QueueStatus> out = new ArrayList<>();
+        for (QueueState q : state.queues.values()) {
+            int[] c = counts.getOrDefault(q.name(), new int[3]);
+            out.add(new QueueStatus(q.name(), q.parentName(), q.spec.weight(),
+                    q.treeError != null ? "Closed" : q.spec.state(), q.deserved(), q.allocated, c[0], c[1], c[2],
+                    q.treeError != null ? q.treeError : q.note));
+        }
+        return out;
+    }
+
+    /**
+     * When churn control spares young pods and some admitted job still waits, the earliest time one of those pods
+     * passes the minimum runtime (then reclaim may decide otherwise); else -1.
+     */
+    long wakeAt(long now) {
+        dev.arbiter.policy.PolicySettings.Churn churn = policy.settings.churn();
+        if (churn.minRuntimeSeconds() <= 0) return -1;
+        boolean waiting = false;
+        for (Job j : state.jobs.values()) {
+            if (CycleWork.admitted(j) && j.hasPending() && !j.pipelined) {
+                waiting = true;
+                break;
+            }
+        }
+        if (!waiting) return -1;
+        long wake = -1;
+        for (Task t : protectedRunning) {
+            if (t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
+            long expires = t.pod.startedAt() + churn.minRuntimeSeconds();
+            if (expires > now && (wake < 0 || expires < wake)) wake = expires;
+        }
+        return wake;
+    }
+}

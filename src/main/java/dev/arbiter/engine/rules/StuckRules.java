@@ -1,0 +1,26 @@
+package dev.arbiter.engine.rules;
+
+import java.util.function.Consumer;
+
+/**
+ * What the process does when a rule runs past its deadline and cannot be stopped: on Java 20+ nothing can stop a
+ * thread ({@code Thread.stop} is gone), and on Java 17 a consequence can outlive its stop (a loop in a {@code finally}).
+ * The thread then keeps a core for good. A command (validate, simulate, verify, run's start-up) says the rule in one
+ * line and ends with exit 3, as for any broken rule; the live scheduler says it in a log line, an event and a metric,
+ * and its health check fails so that the pod is restarted. Until told otherwise nothing happens (an embedded run, a
+ * test), and the stuck thread stays stuck.
+ */
+public final class StuckRules {
+    private static volatile Consumer<String> action = message -> { };
+
+    private StuckRules() {}
+
+    /** From now on, {@code then} is told (once per stuck phase, on the watchdog's thread) which rule is stuck and where. */
+    public static void whenStuck(Consumer<String> then) {
+        action = then;
+    }
+
+    static void report(String message) {
+        action.accept(message);
+    }
+}

@@ -1,0 +1,277 @@
+package dev.arbiter.engine.state;
+
+import dev.arbiter.engine.cycle.EvictionPhase;
+import dev.arbiter.engine.placement.NodeFitter;
+import dev.arbiter.engine.rules.Policy;
+
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.Resources;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A job during one cycle: a PodGroup (or a pod's implicit gang of one), its pending and running tasks, and what the
+ * cycle has concluded about it so far.
+ */
+public final class Job {
+    public final String id;
+    final String namespace;
+    final String name;
+    public final String queue;
+    public final int minMember;
+    public final Map<String, Integer> minTaskMember;
+    public final String priorityClassName;
+    public final boolean implicit;
+    public final long creationOrder;
+    public final String initialPhase;
+    public final List<Task> pending = new ArrayList<>();
+    public final List<Task> running = new ArrayList<>();
+    public Resources minResources;
+    /** The PodGroup's {@code spec.networkTopology}, or null. */
+    public final dev.arbiter.model.NetworkTopology networkTopology;
+    /** Some pending task of the job had room held for it on its nominated node when the cycle began. */
+    public boolean nominated;
+    /** The network domain the job started in this cycle (bound or pipelined there), or null. */
+    public String domain;
+
+    public int priority;
+    /** Its queue in this cycle's state, or null when the queue does not exist (set as each cycle files its jobs). */
+    public QueueState queueState;
+    public String phase;
+    public String reason;
+    public String reasonRule;
+    public boolean pipelined;
+    /** The gang requirement {@link Policy#gangFor} gave, and the policy it asked (a job lives one cycle, one policy). */
+    public dev.arbiter.facts.GangRequirement gang;
+    public Policy gangOf;
+
+    public Job(PodGroupSpec pg, boolean implicit) {
+        this.id = pg.key();
+        this.namespace = pg.namespace();
+        this.name = pg.name();
+        this.queue = pg.queue();
+        this.minMember = Math.max(pg.minMember(), 0);
+        this.minTaskMember = pg.minTaskMember();
+        this.priorityClassName = pg.priorityClassName();
+        this.implicit = implicit;
+        this.creationOrder = pg.creationOrder();
+        this.initialPhase = canonicalPhase(pg.phase());
+        this.phase = initialPhase;
+        this.minResources = pg.minResources();
+        this.networkTopology = pg.networkTopology();
+        this.specMinResources = pg.minResources();
+    }
+
+    /**
+     * The phase as one of the constants the steps compare it with (a phase read from a manifest is its own string:
+     * every step asks each job's phase, and comparing the same constant is one reference, not the text).
+     */
+    private static String canonicalPhase(String phase) {
+        if (phase == null) return "Pending";
+        return switch (phase) {
+            case "Pending" -> "Pending";
+            case "Inqueue" -> "Inqueue";
+            case "Running" -> "Running";
+            default -> phase;
+        };
+    }
+
+    // ---- kept across cycles (WorkingCopy) ----------------------------------------------------------------------
+
+    /** The PodGroup's own {@code spec.minResources}, or null (then {@link #minResources} is derived from the tasks). */
+    private final Resources specMinResources;
+    /** A task joined or left since the last cycle (a kept job): its task lists are filed again. */
+    public boolean membersChanged = true;
+    /** A kept PodGroup's job: its number in its {@link WorkingCopy}, unique among the copy's jobs (-1: none). */
+    public int serial = -1;
+    /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */
+    public int lastSeen;
+    int filed;
+    /** The minimum resources derived from its tasks in the last cycle that changed them. */
+    Resources derivedMinResources;
+
+    /**
+     * Its tasks are the very ones of the last cycle (a kept job, {@link WorkingCluster#finish}): what was worked out from
+     * them then still holds.
+     */
+    public boolean sameTasks;
+    /**
+     * Parked ({@link CycleWork#staysParked}): the job could not start in the last cycle it was walked, and left no
+     * trace there. Its reason and rule after each of that cycle's steps, its phase, and the rules' gang requirement and
+     * no-preemption decision for it then; {@code stepReasons} and {@code stepRules} are this cycle's, step by step.
+     */
+    public boolean parked;
+    public String[] parkedReasons, parkedRules, stepReasons, stepRules;
+    public String parkedPhase;
+    public dev.arbiter.facts.GangRequirement parkedGang;
+    public dev.arbiter.facts.NoPreemption parkedNever;
+    /** The last cycle of its working copy ({@link WorkingCluster#copyCycle}) that passed over it. */
+    public int passedIn = -1;
+    /** Whether its tasks' shape lets it be parked ({@link CycleWork#parkable}): 0 not yet asked of them, 1 yes, 2 no. */
+    public byte parkShape;
+    /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
+    public dev.arbiter.facts.JobFact fact;
+    /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
+    public Object rulesEntry;
+    /**
+     * Its shape for the eviction steps' remembered refusals ({@link EvictionPhase.Tasks}), kept across cycles while it
+     * still holds; null until asked.
+     */
+    public EvictionPhase.Tasks evictionShape;
+    /** What its running and its pending tasks count for in queue shares, summed; null until asked. */
+    private Resources runningShare, pendingShare;
+
+    /** What its running tasks count for in queue shares (evicted or not), summed once per set of tasks. */
+    Resources runningShare() {
+        Resources r = runningShare;
+        if (r == null) runningShare = r = sum(running);
+        return r;
+    }
+
+    /** What its pending tasks count for in queue shares, summed once per set of tasks. */
+    Resources pendingShare() {
+        Resources r = pendingShare;
+        if (r == null) pendingShare = r = sum(pending);
+        return r;
+    }
+
+    private static Resources sum(List<Task> tasks) {
+        Resources.Sum s = new Resources.Sum();
+        for (Task t : tasks) s.add(t.share());
+        return s.toResources();
+    }
+
+    /** Its tasks changed: what was summed of them no longer holds. */
+    public void tasksChanged() {
+        runningShare = pendingShare = null;
+        fact = null;
+        pendingAlike = 0;
+        parkShape = 0;
+    }
+
+    /** Whether its pending tasks are {@link #pendingAlike alike}: 0 not yet asked of this set of tasks, 1 yes, 2 no. */
+    private byte pendingAlike;
+
+    /**
+     * Whether its pending pods ask the same of a node: the same requests, node selector and tolerations, and no
+     * placement rule of their own (no node affinity, pod affinity, spread, scheduling gate). Where no pod of the cycle
+     * has an anti-affinity term either, the node fitter gives such pods the same answer in the same state: once one
+     * of them finds no node, and nothing is placed since, none of the rest does. Worked out once per set of tasks (a
+     * gang of a hundred alike workers is asked of once, not a hundred times, in every cycle it waits).
+     */
+    public boolean pendingAlike() {
+        if (pendingAlike == 0) pendingAlike = alike(pending) ? (byte) 1 : (byte) 2;
+        return pendingAlike == 1;
+    }
+
+    private static boolean alike(List<Task> tasks) {
+        if (tasks.isEmpty()) return true;
+        dev.arbiter.model.PodSpec first = tasks.get(0).pod;
+        if (first.placement() != dev.arbiter.model.Placement.NONE) return false;
+        for (int i = 1; i < tasks.size(); i++) if (!NodeFitter.askAlike(first, tasks.get(i).pod)) return false;
+        return true;
+    }
+
+    /**
+     * Forgets what the last cycle concluded: the job as the snapshot alone makes it (its task lists are the caller's:
+     * kept while its tasks stay the same).
+     */
+    public void startCycle() {
+        minResources = specMinResources;
+        nominated = false;
+        domain = null;
+        phase = initialPhase;
+        reason = null;
+        reasonRule = null;
+        pipelined = false;
+        gang = null;
+        gangOf = null;
+        bound = 0;
+        evictedMembers = 0;
+        placedPending = 0;
+    }
+
+
+    /** Members bound this cycle (they run from now on, but are not yet possible victims). */
+    public int bound;
+
+    /** Members that will be running after this cycle: running and not evicted, plus bound this cycle. */
+    public int liveMembers() {
+        return liveRunning() + bound;
+    }
+
+    /** Running members not evicted this cycle. */
+    public int liveRunning() {
+        return running.size() - evictedMembers;
+    }
+
+    /**
+     * Running members evicted this cycle, counted as {@link GangTransaction} evicts them and undoes it (the only
+     * writer of {@link Task#evicted}): {@link #liveRunning} is asked per starving job and per victim, many times a cycle.
+     */
+    public int evictedMembers;
+
+    /** Live members per task role: running and not evicted, plus bound this cycle. */
+    public Map<String, Integer> liveRunningByRole() {
+        Map<String, Integer> m = new HashMap<>();
+        for (Task t : running) if (!t.evicted) m.merge(t.pod.taskRole(), 1, Integer::sum);
+        if (bound > 0) for (Task t : pending) if (t.bound) m.merge(t.pod.taskRole(), 1, Integer::sum);
+        return m;
+    }
+
+    /**
+     * How many of its pending tasks this cycle placed ({@link Task#place}; none as a cycle begins: a kept task's mark
+     * is undone with the cycle that set it).
+     */
+    public int placedPending;
+
+    /** Whether some pending task is not placed yet: asked of every starving job by every step, many times a cycle. */
+    public boolean hasPending() {
+        return pending.size() > placedPending;
+    }
+
+    /** What the job's live running members hold of queue shares. */
+    public Resources heldShare() {
+        Resources.Sum held = new Resources.Sum();
+        for (Task t : running) if (!t.evicted) held.add(t.share());
+        return held.toResources();
+    }
+
+    /**
+     * What the job still needs to start: the shares of its next unplaced pending tasks, in task order, up to
+     * {@code minMember} live members (at least one task). Example: a gang of 4 × 8 GPUs with nothing running needs
+     * 32 GPUs; with 3 running, 8.
+     */
+    public Resources startNeed() {
+        int k = Math.max(1, Math.max(1, minMember) - liveMembers());
+        Resources.Sum need = new Resources.Sum();
+        for (Task t : pending) {
+            if (k == 0) break;
+            if (t.placed) continue;
+            need.add(t.share());
+            k--;
+        }
+        return need.toResources();
+    }
+
+    /**
+     * Its unplaced pending tasks ask nothing of queue shares (BestEffort pods, or pods without requests: only a pod
+     * slot on a node), so no queue share or capability can hold them back.
+     */
+    public boolean bestEffort() {
+        for (Task t : pending) if (!t.placed && !t.share().isEmpty()) return false;
+        return true;
+    }
+
+    public void setReason(String reason, String rule) {
+        this.reason = reason;
+        this.reasonRule = rule;
+    }
+
+    @Override
+    public String toString() {
+        return id;
+    }
+}
