@@ -10,8 +10,9 @@ import java.util.Map;
  * and {@code "Queue name"} (implicit gangs of one appear as {@code "PodGroup ns/podgroup-<pod>"}).
  * {@code nominations} are the pending pods whose room this cycle made (evictions under way); the next snapshot
  * should carry them, so that room is held for them. {@code wakeAt} is the earliest time (snapshot clock) at which
- * this cycle's decisions could change although nothing else does — a waiting job's victims passing the minimum
- * runtime — or -1.
+ * this cycle's decisions could change although nothing else does — while a job waits, the first end of a running
+ * pod's protection, as the rule that protects it states it ({@code Protected.until}, e.g. the minimum runtime
+ * passing) — or -1.
  */
 public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                           List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,

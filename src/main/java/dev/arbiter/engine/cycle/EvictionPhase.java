@@ -160,8 +160,8 @@ public final class EvictionPhase {
 
     /**
      * {@code "<prefix>: 3 by rule "x" (e.g. has run 20s, less than ...)"}, or {@code 2 by the Eviction API (e.g.
-     * eviction of ... refused: ... (429); ...)} for pods whose eviction was refused; when a minimum runtime protects
-     * some of them, also when the first of those protections ends.
+     * eviction of ... refused: ... (429); ...)} for pods whose eviction was refused; when time ends some of those
+     * protections (a minimum runtime), also when the first of them ends.
      */
     private Outcome protectedReason(String prefix, List<Task> tasks) {
         Map<String, List<Task>> byRule = new TreeMap<>();
@@ -182,14 +182,15 @@ public final class EvictionPhase {
         return Outcome.refused(sb.toString(), firstRule);
     }
 
-    /** The earliest time one of these running tasks passes the churn policy's minimum runtime, or -1. */
+    /**
+     * The earliest time one of these running tasks' protections ends by itself, as the rule that protects it states it
+     * ({@link Protected#until()}), or -1. (A refused victim's protection ends with the refusal, not with time.)
+     */
     private long firstExpiry(List<Task> tasks) {
-        PolicySettings.Churn churn = policy.settings.churn();
-        if (churn.minRuntimeSeconds() <= 0) return -1;
         long first = -1;
         for (Task t : tasks) {
-            if (t.protection == null || RefusedVictims.refused(t) || t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
-            long ends = t.pod.startedAt() + churn.minRuntimeSeconds();
+            if (t.protection == null || !t.protection.expires()) continue;
+            long ends = t.protection.until();
             if (ends > state.now && (first < 0 || ends < first)) first = ends;
         }
         return first;

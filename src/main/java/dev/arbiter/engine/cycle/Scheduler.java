@@ -50,8 +50,8 @@ public final class Scheduler {
 
     /**
      * The longest a cycle's answer is repeated while only the clock moves, in snapshot seconds: rules that read the
-     * {@code Clock} for anything but the minimum runtime (which {@link CycleResult#wakeAt()} accounts for) take effect
-     * within this long.
+     * {@code Clock} for anything but when a protection ends (which {@code Protected} states and
+     * {@link CycleResult#wakeAt()} accounts for) take effect within this long.
      */
     public static final long UNCHANGED_AT_MOST_SECONDS = 30;
 

@@ -62,12 +62,11 @@ final class StatusReport {
     }
 
     /**
-     * When churn control spares young pods and some admitted job still waits, the earliest time one of those pods
-     * passes the minimum runtime (then reclaim may decide otherwise); else -1.
+     * When some admitted job still waits, the earliest time a running task's protection ends by itself, as the rule
+     * that protects it states it ({@link dev.arbiter.facts.Protected#until()}; then the victim search may decide
+     * otherwise); else -1.
      */
     long wakeAt(long now) {
-        dev.arbiter.policy.PolicySettings.Churn churn = policy.settings.churn();
-        if (churn.minRuntimeSeconds() <= 0) return -1;
         boolean waiting = false;
         for (Job j : state.jobs.values()) {
             if (CycleWork.admitted(j) && j.hasPending() && !j.pipelined) {
@@ -78,8 +77,8 @@ final class StatusReport {
         if (!waiting) return -1;
         long wake = -1;
         for (Task t : protectedRunning) {
-            if (t.pod.startedAt() == PodSpec.UNKNOWN_START) continue;
-            long expires = t.pod.startedAt() + churn.minRuntimeSeconds();
+            if (!t.protection.expires()) continue;
+            long expires = t.protection.until();
             if (expires > now && (wake < 0 || expires < wake)) wake = expires;
         }
         return wake;
