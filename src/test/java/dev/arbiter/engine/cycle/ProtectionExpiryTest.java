@@ -1,11 +1,12 @@
-package dev.arbiter.engine;
+package dev.arbiter.engine.cycle;
 
-import static dev.arbiter.engine.Shipped.evicted;
+import static dev.arbiter.engine.cycle.Shipped.evicted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.arbiter.decision.CycleResult;
+import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.scenario.ClusterBuilder;
