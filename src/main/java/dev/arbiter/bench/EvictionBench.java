@@ -62,7 +62,7 @@ public final class EvictionBench {
         long t0 = System.nanoTime();
         Manifests m = ClusterGenerator.generate(new SynthSpec(f.nodes(), f.pods(), 20, f.seed(), 0.5, 64, 1));
         Scheduler scheduler = new Scheduler(book,
-                new SchedulerConfig(new LinkedHashSet<>(SchedulerConfig.DEFAULT_NAMES), f.scoring()));
+                new SchedulerConfig(new LinkedHashSet<>(SchedulerConfig.DEFAULT_NAMES), dev.arbiter.policy.ScoringMode.parse(f.scoring())));
         FleetAudit audit = new FleetAudit(ClusterGenerator.GPU);
         SimulationResult result = new Simulator(scheduler).run(m, Simulator.Options.defaults(maxCycles), audit::observe);
         return new Row(f, audit.counts(), result.stable(), (System.nanoTime() - t0) / 1e9, audit.findings());

@@ -54,7 +54,7 @@ public final class ReferenceScheduler {
         FairShare.divide(s.total, s.guarantees, s.queues.values());
         for (Queue q : s.queues.values()) q.jobs.sort(RefState.JOB_ORDER);
         long t2 = lap(timings, "rules", t1);
-        Run run = new Run(s, "spread".equals(config.scoring()));
+        Run run = new Run(s, config.scoring() == dev.arbiter.policy.ScoringMode.SPREAD);
         run.admit();
         long t3 = lap(timings, "enqueue", t2);
         run.allocate();

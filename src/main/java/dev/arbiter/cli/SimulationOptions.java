@@ -36,7 +36,7 @@ final class SimulationOptions {
 
     SchedulerConfig schedulerConfig() {
         return new SchedulerConfig(new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames),
-                scoring);
+                dev.arbiter.policy.ScoringMode.parse(scoring));
     }
 
     Simulator.Options simulation(boolean recreateEvicted) {

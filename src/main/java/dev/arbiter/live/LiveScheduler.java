@@ -58,7 +58,7 @@ public final class LiveScheduler implements AutoCloseable {
         // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded; and a
         // cycle that could only repeat the last one's answer (a quiet cluster) repeats it without deciding.
         this.rules = rules;
-        this.schedulerConfig = new SchedulerConfig(config.schedulerNames(), config.scoring());
+        this.schedulerConfig = new SchedulerConfig(config.schedulerNames(), dev.arbiter.policy.ScoringMode.parse(config.scoring()));
         Scheduler scheduler = new Scheduler(rules, schedulerConfig).withoutTrace().answeringUnchanged();
         if (config.keepRulesSession()) scheduler = scheduler.keepingSession().keepingWorkingCopy();
         this.loop = new SchedulingLoop(cache, scheduler, actuator, metrics, config.period(), config.schedulerNames(),

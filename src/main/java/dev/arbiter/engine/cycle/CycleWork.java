@@ -58,8 +58,7 @@ public final class CycleWork {
         this.state = state;
         this.policy = policy;
         dev.arbiter.policy.PolicySettings settings = policy.settings;
-        boolean spread = config.scoring() != null ? config.scoring().equals("spread")
-                : settings.scoring().mode() == dev.arbiter.policy.ScoringMode.SPREAD;
+        boolean spread = settings.scoring().mode() == dev.arbiter.policy.ScoringMode.SPREAD;
         this.fitter = new NodeFitter(state, spread ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK,
                 settings.scoring().weights());
         this.domains = new NetworkDomains(state.nodes, state.hyperNodes, settings.topology());

@@ -61,7 +61,7 @@ public final class Scheduler {
 
     private Scheduler(RuleBook rules, SchedulerConfig config, SessionHook hook, SessionKeeper keeper, boolean traced,
                       LastCycle last, WorkingCopy copy) {
-        this.rules = rules;
+        this.rules = config.scoring() == null ? rules : rules.withScoring(config.scoring());
         this.config = config;
         this.hook = hook;
         this.keeper = keeper;
@@ -225,7 +225,7 @@ public final class Scheduler {
         long t4 = lap(timings, "allocate", t3);
         // 5. and 6. The eviction actions, in the policy's order (preempt, then reclaim).
         EvictionPhase evict = new EvictionPhase(w);
-        for (EvictionAction action : rules.settings().cycle().evictions()) {
+        for (EvictionAction action : policy.settings.cycle().evictions()) {
             switch (action) {
                 case PREEMPT -> evict.preempt();
                 case RECLAIM -> evict.reclaim();

@@ -92,12 +92,16 @@ public final class Policy {
      * out once per job (the cycle's steps ask it of every job, several times).
      */
     public GangRequirement gangFor(Job j) {
-        if (j.gangOf != this) {
-            j.gang = decideGang(j);
-            j.gangOf = this;
+        GangRequirement g = gangs.get(j);
+        if (g == null && !gangs.containsKey(j)) {
+            g = decideGang(j);
+            gangs.put(j, g);
         }
-        return j.gang;
+        return g;
     }
+
+    /** Each job's gang requirement this cycle, as {@link #gangFor} worked it out (null: none). */
+    private final Map<Job, GangRequirement> gangs = new java.util.IdentityHashMap<>();
 
     private GangRequirement decideGang(Job j) {
         GangRequirement own = all(GangRequirement.class).get(j.id);

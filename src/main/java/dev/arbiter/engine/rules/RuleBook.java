@@ -320,6 +320,13 @@ public final class RuleBook {
         return settings;
     }
 
+    /** This policy with another scoring mode (the same compiled rules): a scheduler's {@code --scoring} override. */
+    public RuleBook withScoring(dev.arbiter.policy.ScoringMode mode) {
+        if (mode == settings.scoring().mode()) return this;
+        return new RuleBook(folder, files, kieBase, generation, settings.withScoring(mode), ruleLocations, packName, cache,
+                fromCache);
+    }
+
     /** This policy with another deadline per rules phase (the same compiled rules): validate runs with a short one. */
     public RuleBook withDeadline(java.time.Duration deadline) {
         PolicySettings.Limits l = settings.limits();

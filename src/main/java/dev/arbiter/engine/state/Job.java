@@ -2,7 +2,6 @@ package dev.arbiter.engine.state;
 
 import dev.arbiter.engine.cycle.EvictionPhase;
 import dev.arbiter.engine.placement.NodeFitter;
-import dev.arbiter.engine.rules.Policy;
 
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.Resources;
@@ -43,9 +42,6 @@ public final class Job {
     public String reason;
     public String reasonRule;
     public boolean pipelined;
-    /** The gang requirement {@link Policy#gangFor} gave, and the policy it asked (a job lives one cycle, one policy). */
-    public dev.arbiter.facts.GangRequirement gang;
-    public Policy gangOf;
 
     public Job(PodGroupSpec pg, boolean implicit) {
         this.id = pg.key();
@@ -186,8 +182,6 @@ public final class Job {
         reason = null;
         reasonRule = null;
         pipelined = false;
-        gang = null;
-        gangOf = null;
         bound = 0;
         evictedMembers = 0;
         placedPending = 0;

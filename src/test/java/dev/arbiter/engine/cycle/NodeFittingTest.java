@@ -72,7 +72,7 @@ class NodeFittingTest {
 
     @Test
     void spreadUsesTheEmptiestNode() {
-        Scheduler spread = new Scheduler(Shipped.RULES, new SchedulerConfig(Set.of("volcano"), "spread"));
+        Scheduler spread = new Scheduler(Shipped.RULES, new SchedulerConfig(Set.of("volcano"), dev.arbiter.policy.ScoringMode.SPREAD));
         CycleResult r = spread.schedule(ClusterBuilder.cluster().nodes(2, GPU, 8)
                 .barePods("ns/p").pods(2, GPU, 4).end().snapshot(), 1);
         assertEquals(2, nodesUsed(r).size());
