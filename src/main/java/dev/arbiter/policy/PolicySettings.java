@@ -143,10 +143,4 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
                 new Limits(20, 200_000, Duration.ofSeconds(30)),
                 Topology.DEFAULT);
     }
-
-    /** These settings with another scoring mode (the CLI's {@code --scoring} overrides the policy's). */
-    public PolicySettings withScoring(ScoringMode mode) {
-        return new PolicySettings(churn, orders, victims, new Scoring(mode, scoring.weights()), shares, cycle, limits,
-                topology);
-    }
 }

@@ -74,11 +74,6 @@ public final class ClusterBuilder {
         return this;
     }
 
-    public ClusterBuilder nodeSpec(NodeSpec n) {
-        nodes.add(n);
-        return this;
-    }
-
     /** Labels a node: alternating key, value. */
     public ClusterBuilder labels(String node, String... keyValues) {
         for (int i = 0; i < keyValues.length; i += 2) label(node, keyValues[i], keyValues[i + 1]);
