@@ -3,8 +3,8 @@ package dev.arbiter.authoring;
 import dev.arbiter.authoring.Explanation.NodeGap;
 import dev.arbiter.authoring.Explanation.Share;
 import dev.arbiter.authoring.Explanation.Step;
+import dev.arbiter.json.JsonWriter;
 import dev.arbiter.model.Quantity;
-import dev.arbiter.sim.JsonReport;
 import dev.arbiter.sim.TableReport;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,64 +108,42 @@ public final class ExplanationText {
      * "rulesFired":{subject:[rule]}}}, amounts as Kubernetes quantity strings.
      */
     public static String json(Explanation e) {
-        StringBuilder sb = new StringBuilder("{");
-        sb.append("\"subject\":").append(JsonReport.str(e.subject())).append(",\"podGroup\":").append(JsonReport.str(e.podGroup()))
-                .append(",\"queue\":").append(JsonReport.str(e.queue())).append(",\"outcome\":").append(JsonReport.str(e.outcome()))
-                .append(",\"reason\":").append(JsonReport.str(e.reason())).append(",\"rule\":").append(JsonReport.str(e.rule()))
-                .append(",\"cycle\":").append(e.cycle());
+        JsonWriter w = JsonWriter.compact().startObject().field("subject", e.subject()).field("podGroup", e.podGroup())
+                .field("queue", e.queue()).field("outcome", e.outcome()).field("reason", e.reason()).field("rule", e.rule())
+                .field("cycle", e.cycle());
         Explanation.Gang g = e.gang();
-        sb.append(",\n \"gang\":{\"minMember\":").append(g.minMember()).append(",\"members\":").append(g.members())
-                .append(",\"running\":").append(g.running()).append(",\"placeable\":").append(g.placeable()).append('}');
-        sb.append(",\n \"steps\":[");
-        String sep = "";
+        w.nextLine(1).name("gang").startObject().field("minMember", g.minMember()).field("members", g.members())
+                .field("running", g.running()).field("placeable", g.placeable()).endObject();
+        w.nextLine(1).name("steps").startArray();
         for (Step s : e.steps()) {
-            sb.append(sep).append("\n  {\"cycle\":").append(s.cycle()).append(",\"action\":").append(JsonReport.str(s.action()))
-                    .append(",\"pod\":").append(JsonReport.str(s.pod())).append(",\"node\":").append(JsonReport.str(s.node()))
-                    .append(",\"for\":").append(JsonReport.str(s.forPodGroup())).append(",\"rule\":").append(JsonReport.str(s.rule())).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("cycle", s.cycle()).field("action", s.action()).field("pod", s.pod())
+                    .field("node", s.node()).field("for", s.forPodGroup()).field("rule", s.rule()).endObject();
         }
-        sb.append("],\n \"shares\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("shares").startArray();
         for (Share s : e.shares()) {
-            sb.append(sep).append("\n  {\"queue\":").append(JsonReport.str(s.queue())).append(",\"resource\":").append(JsonReport.str(s.resource()))
-                    .append(",\"deserved\":").append(JsonReport.str(Quantity.format(s.resource(), s.deserved())))
-                    .append(",\"allocatedBefore\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedBefore())))
-                    .append(",\"allocatedAfter\":").append(JsonReport.str(Quantity.format(s.resource(), s.allocatedAfter())))
-                    .append(",\"held\":").append(JsonReport.str(Quantity.format(s.resource(), s.held()))).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("queue", s.queue()).field("resource", s.resource())
+                    .field("deserved", Quantity.format(s.resource(), s.deserved()))
+                    .field("allocatedBefore", Quantity.format(s.resource(), s.allocatedBefore()))
+                    .field("allocatedAfter", Quantity.format(s.resource(), s.allocatedAfter()))
+                    .field("held", Quantity.format(s.resource(), s.held())).endObject();
         }
-        sb.append("],\n \"closest\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("closest").startArray();
         for (NodeGap n : e.closest()) {
-            sb.append(sep).append("\n  {\"pod\":").append(JsonReport.str(n.pod())).append(",\"node\":").append(JsonReport.str(n.node()))
-                    .append(",\"lacks\":{");
-            String s2 = "";
-            for (Map.Entry<String, String> q : n.shortfall().asQuantities().entrySet()) {
-                sb.append(s2).append(JsonReport.str(q.getKey())).append(':').append(JsonReport.str(q.getValue()));
-                s2 = ",";
-            }
-            sb.append("},\"note\":").append(JsonReport.str(n.note())).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("pod", n.pod()).field("node", n.node()).name("lacks").startObject();
+            for (Map.Entry<String, String> q : n.shortfall().asQuantities().entrySet()) w.field(q.getKey(), q.getValue());
+            w.endObject().field("note", n.note()).endObject();
         }
-        sb.append("],\n \"holders\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("holders").startArray();
         for (Map.Entry<String, Integer> h : e.holders().entrySet()) {
-            sb.append(sep).append("{\"rule\":").append(JsonReport.str(h.getKey())).append(",\"pods\":").append(h.getValue()).append('}');
-            sep = ",";
+            w.startObject().field("rule", h.getKey()).field("pods", h.getValue()).endObject();
         }
-        sb.append("],\n \"rulesFired\":{");
-        sep = "";
+        w.endArray().nextLine(1).name("rulesFired").startObject();
         for (Map.Entry<String, List<String>> f : e.rulesFired().entrySet()) {
-            sb.append(sep).append("\n  ").append(JsonReport.str(f.getKey())).append(":[");
-            String s2 = "";
-            for (String r : f.getValue()) {
-                sb.append(s2).append(JsonReport.str(r));
-                s2 = ",";
-            }
-            sb.append(']');
-            sep = ",";
+            w.nextLine(2).name(f.getKey()).startArray();
+            for (String r : f.getValue()) w.value(r);
+            w.endArray();
         }
-        return sb.append("}}\n").toString();
+        return w.endObject().endObject().nextLine(0).toString();
     }
 
     /** QUEUE RESOURCE ALLOCATED DESERVED, with BOUND and HELD when the cycle held capacity for nominated pods. */

@@ -3,11 +3,11 @@ package dev.arbiter.authoring;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.json.JsonWriter;
 import dev.arbiter.model.Quantity;
 import dev.arbiter.model.Resources;
 import dev.arbiter.sim.PodOutcome;
 import dev.arbiter.sim.SimulationResult;
-import dev.arbiter.sim.JsonReport;
 import dev.arbiter.sim.TableReport;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -227,46 +227,40 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
      * "timing":[{"pod","event":"bound|preempt|reclaim","old":cycle,"candidate":cycle}]}}
      */
     public String json() {
-        StringBuilder sb = new StringBuilder("{\"old\":").append(side(old)).append(",\"candidate\":").append(side(candidate));
-        sb.append(",\n \"pods\":[");
-        String sep = "";
+        JsonWriter w = JsonWriter.compact().startObject();
+        side(w.name("old"), old);
+        side(w.name("candidate"), candidate);
+        w.nextLine(1).name("pods").startArray();
         for (PodChange p : pods) {
-            sb.append(sep).append("\n  {\"pod\":").append(JsonReport.str(p.pod()))
-                    .append(",\"old\":{\"phase\":").append(JsonReport.str(p.oldPhase())).append(",\"node\":").append(JsonReport.str(p.oldNode()))
-                    .append("},\"candidate\":{\"phase\":").append(JsonReport.str(p.newPhase())).append(",\"node\":").append(JsonReport.str(p.newNode()))
-                    .append("}}");
-            sep = ",";
+            w.nextLine(2).startObject().field("pod", p.pod())
+                    .name("old").startObject().field("phase", p.oldPhase()).field("node", p.oldNode()).endObject()
+                    .name("candidate").startObject().field("phase", p.newPhase()).field("node", p.newNode()).endObject()
+                    .endObject();
         }
-        sb.append("],\n \"evictions\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("evictions").startArray();
         for (EvictionChange e : evictions) {
-            sb.append(sep).append("\n  {\"change\":").append(JsonReport.str(e.added() ? "added" : "removed"))
-                    .append(",\"pod\":").append(JsonReport.str(e.pod())).append(",\"action\":").append(JsonReport.str(e.action()))
-                    .append(",\"for\":").append(JsonReport.str(e.forPodGroup())).append(",\"rule\":").append(JsonReport.str(e.rule())).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("change", e.added() ? "added" : "removed").field("pod", e.pod())
+                    .field("action", e.action()).field("for", e.forPodGroup()).field("rule", e.rule()).endObject();
         }
-        sb.append("],\n \"queues\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("queues").startArray();
         for (QueueChange q : queues) {
-            sb.append(sep).append("\n  {\"queue\":").append(JsonReport.str(q.queue())).append(",\"resource\":").append(JsonReport.str(q.resource()))
-                    .append(",\"deserved\":{\"old\":").append(JsonReport.str(Quantity.format(q.resource(), q.oldDeserved())))
-                    .append(",\"candidate\":").append(JsonReport.str(Quantity.format(q.resource(), q.newDeserved())))
-                    .append("},\"allocated\":{\"old\":").append(JsonReport.str(Quantity.format(q.resource(), q.oldAllocated())))
-                    .append(",\"candidate\":").append(JsonReport.str(Quantity.format(q.resource(), q.newAllocated()))).append("}}");
-            sep = ",";
+            w.nextLine(2).startObject().field("queue", q.queue()).field("resource", q.resource())
+                    .name("deserved").startObject().field("old", Quantity.format(q.resource(), q.oldDeserved()))
+                    .field("candidate", Quantity.format(q.resource(), q.newDeserved())).endObject()
+                    .name("allocated").startObject().field("old", Quantity.format(q.resource(), q.oldAllocated()))
+                    .field("candidate", Quantity.format(q.resource(), q.newAllocated())).endObject()
+                    .endObject();
         }
-        sb.append("],\n \"timing\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("timing").startArray();
         for (TimingChange t : timing) {
-            sb.append(sep).append("\n  {\"pod\":").append(JsonReport.str(t.pod())).append(",\"event\":").append(JsonReport.str(t.event()))
-                    .append(",\"old\":").append(t.oldCycle()).append(",\"candidate\":").append(t.newCycle()).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("pod", t.pod()).field("event", t.event()).field("old", t.oldCycle())
+                    .field("candidate", t.newCycle()).endObject();
         }
-        return sb.append("]}\n").toString();
+        return w.endArray().endObject().nextLine(0).toString();
     }
 
-    private static String side(Side s) {
-        return "{\"rules\":" + JsonReport.str(s.rules()) + ",\"generation\":" + JsonReport.str(s.generation()) + ",\"cycles\":" + s.cycles()
-                + ",\"stable\":" + s.stable() + "}";
+    private static void side(JsonWriter w, Side s) {
+        w.startObject().field("rules", s.rules()).field("generation", s.generation()).field("cycles", s.cycles())
+                .field("stable", s.stable()).endObject();
     }
 }

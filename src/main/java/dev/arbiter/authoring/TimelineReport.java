@@ -5,9 +5,9 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.json.JsonWriter;
 import dev.arbiter.model.Quantity;
 import dev.arbiter.model.Resources;
-import dev.arbiter.sim.JsonReport;
 import dev.arbiter.sim.PodOutcome;
 import dev.arbiter.sim.RuleLegend;
 import dev.arbiter.sim.SimulationResult;
@@ -209,50 +209,42 @@ public final class TimelineReport {
     static String data(SimulationResult r, List<Slot> slots) {
         List<CycleResult> cycles = r.cycles();
         List<String> queues = queueNames(r);
-        StringBuilder sb = new StringBuilder("{\"slots\":[");
-        for (int i = 0; i < slots.size(); i++) {
-            Slot s = slots.get(i);
-            sb.append(i == 0 ? "" : ",").append("{\"label\":").append(JsonReport.str(s.label())).append(",\"from\":").append(s.from())
-                    .append(",\"to\":").append(s.to()).append(",\"idle\":").append(s.idle())
-                    .append(",\"cycle\":").append(s.index() < 0 ? "null" : cycles.get(s.index()).cycle()).append('}');
+        JsonWriter w = JsonWriter.compact().startObject().name("slots").startArray();
+        for (Slot s : slots) {
+            w.startObject().field("label", s.label()).field("from", s.from()).field("to", s.to()).field("idle", s.idle())
+                    .field("cycle", s.index() < 0 ? null : (long) cycles.get(s.index()).cycle()).endObject();
         }
-        sb.append("],\n\"queues\":").append(strings(queues)).append(",\n\"resources\":[");
-        String sep = "";
+        w.endArray().nextLine(0).name("queues").startArray();
+        for (String q : queues) w.value(q);
+        w.endArray().nextLine(0).name("resources").startArray();
         for (String dim : dimensions(r)) {
-            sb.append(sep).append("\n{\"name\":").append(JsonReport.str(dim)).append(",\"bytes\":").append(Quantity.isBytes(dim))
-                    .append(",\"allocated\":").append(series(cycles, slots, queues, dim, true))
-                    .append(",\"deserved\":").append(series(cycles, slots, queues, dim, false)).append('}');
-            sep = ",";
+            w.nextLine(0).startObject().field("name", dim).field("bytes", Quantity.isBytes(dim));
+            series(w.name("allocated"), cycles, slots, queues, dim, true);
+            series(w.name("deserved"), cycles, slots, queues, dim, false);
+            w.endObject();
         }
-        sb.append("],\n\"events\":[");
-        sep = "";
+        w.endArray().nextLine(0).name("events").startArray();
         for (int i = 0; i < slots.size(); i++) {
             Slot s = slots.get(i);
             if (s.idle() || s.index() < 0) continue;
             CycleResult c = cycles.get(s.index());
             if (c.decidedNothing()) continue;
-            sb.append(sep).append("{\"slot\":").append(i).append(",\"cycle\":").append(c.cycle())
-                    .append(",\"bound\":").append(c.bindings().size()).append(",\"evicted\":").append(c.evictions().size())
-                    .append(",\"what\":").append(JsonReport.str(evictionKinds(c))).append('}');
-            sep = ",";
+            w.startObject().field("slot", i).field("cycle", c.cycle()).field("bound", c.bindings().size())
+                    .field("evicted", c.evictions().size()).field("what", evictionKinds(c)).endObject();
         }
-        sb.append("],\n\"podGroups\":[");
-        sep = "";
+        w.endArray().nextLine(0).name("podGroups").startArray();
         for (Map.Entry<String, List<Segment>> g : podGroupSegments(cycles, slots).entrySet()) {
-            sb.append(sep).append("\n{\"name\":").append(JsonReport.str(g.getKey())).append(",\"queue\":")
-                    .append(JsonReport.str(g.getValue().get(0).queue())).append(",\"segments\":[");
-            String s2 = "";
+            w.nextLine(0).startObject().field("name", g.getKey()).field("queue", g.getValue().get(0).queue())
+                    .name("segments").startArray();
             for (Segment seg : g.getValue()) {
-                sb.append(s2).append("{\"from\":").append(seg.from()).append(",\"to\":").append(seg.to())
-                        .append(",\"phase\":").append(JsonReport.str(seg.phase())).append(",\"reason\":").append(JsonReport.str(seg.reason()))
-                        .append(",\"running\":").append(seg.running()).append(",\"minMember\":").append(seg.minMember())
-                        .append(seg.domain() == null ? "" : ",\"domain\":" + JsonReport.str(seg.domain())).append('}');
-                s2 = ",";
+                w.startObject().field("from", seg.from()).field("to", seg.to()).field("phase", seg.phase())
+                        .field("reason", seg.reason()).field("running", seg.running()).field("minMember", seg.minMember());
+                if (seg.domain() != null) w.field("domain", seg.domain());
+                w.endObject();
             }
-            sb.append("]}");
-            sep = ",";
+            w.endArray().endObject();
         }
-        return sb.append("]}").toString();
+        return w.endArray().endObject().toString();
     }
 
     /** e.g. {@code "2 reclaim"}, {@code "1 preempt, 3 reclaim"}; "" when nothing was evicted. */
@@ -264,21 +256,19 @@ public final class TimelineReport {
         return String.join(", ", parts);
     }
 
-    private static String series(List<CycleResult> cycles, List<Slot> slots, List<String> queues, String dim, boolean allocated) {
-        StringBuilder sb = new StringBuilder("{");
-        String sep = "";
+    private static void series(JsonWriter w, List<CycleResult> cycles, List<Slot> slots, List<String> queues, String dim,
+                               boolean allocated) {
+        w.startObject();
         for (String q : queues) {
-            sb.append(sep).append(JsonReport.str(q)).append(":[");
-            for (int i = 0; i < slots.size(); i++) {
-                QueueStatus s = slots.get(i).index() < 0 ? null : status(cycles.get(slots.get(i).index()), q);
-                sb.append(i == 0 ? "" : ",");
-                if (s == null) sb.append("null");
-                else sb.append(amount(dim, (allocated ? s.allocated() : s.deserved()).milli(dim)));
+            w.name(q).startArray();
+            for (Slot slot : slots) {
+                QueueStatus s = slot.index() < 0 ? null : status(cycles.get(slot.index()), q);
+                if (s == null) w.nullValue();
+                else w.number(amount(dim, (allocated ? s.allocated() : s.deserved()).milli(dim)));
             }
-            sb.append(']');
-            sep = ",";
+            w.endArray();
         }
-        return sb.append('}').toString();
+        w.endObject();
     }
 
     /** A stored amount in the resource's own unit: bytes for byte-valued resources, else whole units (milli / 1000). */
@@ -333,12 +323,6 @@ public final class TimelineReport {
     private static QueueStatus status(CycleResult c, String queue) {
         for (QueueStatus q : c.queues()) if (q.queue().equals(queue)) return q;
         return null;
-    }
-
-    private static String strings(List<String> values) {
-        StringBuilder sb = new StringBuilder("[");
-        for (int i = 0; i < values.size(); i++) sb.append(i == 0 ? "" : ",").append(JsonReport.str(values.get(i)));
-        return sb.append(']').toString();
     }
 
     // ---- tables -----------------------------------------------------------------------------------------------

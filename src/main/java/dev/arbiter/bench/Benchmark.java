@@ -4,6 +4,7 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.json.JsonWriter;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.model.PodGroupSpec;
@@ -487,72 +488,60 @@ public final class Benchmark {
         return v == null ? 0 : v;
     }
 
-    /** The rows as JSON (hand-written: no JSON library on the classpath for this). */
+    /** The rows as JSON, one row per line; times with one decimal. */
     public static String json(List<Row> rows, String machine) {
-        StringBuilder b = new StringBuilder("{\"machine\":").append(str(machine)).append(",\"rows\":[");
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            if (i > 0) b.append(',');
-            b.append("\n {\"nodes\":").append(r.size().nodes()).append(",\"pendingPods\":").append(r.size().pendingPods())
-                    .append(",\"queues\":").append(r.size().queues()).append(",\"totalPods\":").append(r.totalPods())
-                    .append(",\"runningPods\":").append(r.runningPods()).append(",\"generateMs\":").append(r.generateMs())
-                    .append(",\"coldStartMs\":").append(r.coldStartMs()).append(",\"coldRulesLoadedMs\":").append(r.coldRulesMs())
-                    .append(",\"coldStartCompilingMs\":").append(r.coldCompileStartMs())
-                    .append(",\"coldCompilingRulesLoadedMs\":").append(r.coldCompileRulesMs())
-                    .append(",\"engineFirstCycleMs\":").append(num(r.engineFirstMs()))
-                    .append(",\"engineFirstCycleBestMs\":").append(num(r.engineFirstBestMs()))
-                    .append(",\"engineBindings\":").append(r.engineBindings())
-                    .append(",\"engineEvictions\":").append(r.engineEvictions())
-                    .append(",\"placementsPerSecond\":").append(num(r.placementsPerSec()))
-                    .append(",\"referenceFirstCycleMs\":").append(num(r.referenceFirstMs()))
-                    .append(",\"engineToReferenceRatio\":").append(num(r.ratio()))
-                    .append(",\"churnedPods\":").append(r.churnedPods())
-                    .append(",\"engineSteadyCycleMs\":").append(num(r.engineSteadyMs()))
-                    .append(",\"freshSessionSteadyCycleMs\":").append(num(r.freshSessionSteadyMs()))
-                    .append(",\"referenceSteadyCycleMs\":").append(num(r.referenceSteadyMs()))
-                    .append(",\"gang1000CycleMs\":").append(num(r.gangCycleMs()))
-                    .append(",\"gang1000Outcome\":").append(str(r.gangOutcome()))
-                    .append(",\"peakHeapMiB\":").append(r.peakHeapMiB())
-                    .append(",\"peakLiveHeapMiB\":").append(r.peakLiveHeapMiB())
-                    .append(",\"firstCyclePhasesMs\":").append(phases(r.firstPhases()))
-                    .append(",\"steadyCyclePhasesMs\":").append(phases(r.steadyPhases()))
-                    .append(",\"disagreements\":").append(r.disagreements())
-                    .append(",\"firstDisagreement\":").append(r.firstDisagreement() == null ? "null" : str(r.firstDisagreement()));
+        JsonWriter w = JsonWriter.compact().startObject().field("machine", machine).name("rows").startArray();
+        for (Row r : rows) {
+            w.nextLine(1).startObject().field("nodes", r.size().nodes()).field("pendingPods", r.size().pendingPods())
+                    .field("queues", r.size().queues()).field("totalPods", r.totalPods())
+                    .field("runningPods", r.runningPods()).field("generateMs", r.generateMs())
+                    .field("coldStartMs", r.coldStartMs()).field("coldRulesLoadedMs", r.coldRulesMs())
+                    .field("coldStartCompilingMs", r.coldCompileStartMs())
+                    .field("coldCompilingRulesLoadedMs", r.coldCompileRulesMs());
+            num(w, "engineFirstCycleMs", r.engineFirstMs());
+            num(w, "engineFirstCycleBestMs", r.engineFirstBestMs());
+            w.field("engineBindings", r.engineBindings()).field("engineEvictions", r.engineEvictions());
+            num(w, "placementsPerSecond", r.placementsPerSec());
+            num(w, "referenceFirstCycleMs", r.referenceFirstMs());
+            num(w, "engineToReferenceRatio", r.ratio());
+            w.field("churnedPods", r.churnedPods());
+            num(w, "engineSteadyCycleMs", r.engineSteadyMs());
+            num(w, "freshSessionSteadyCycleMs", r.freshSessionSteadyMs());
+            num(w, "referenceSteadyCycleMs", r.referenceSteadyMs());
+            num(w, "gang1000CycleMs", r.gangCycleMs());
+            w.field("gang1000Outcome", r.gangOutcome()).field("peakHeapMiB", r.peakHeapMiB())
+                    .field("peakLiveHeapMiB", r.peakLiveHeapMiB());
+            phases(w.name("firstCyclePhasesMs"), r.firstPhases());
+            phases(w.name("steadyCyclePhasesMs"), r.steadyPhases());
+            w.field("disagreements", r.disagreements()).field("firstDisagreement", r.firstDisagreement());
             MixRow x = r.mix();
             if (x != null) {
-                b.append(",\"constraintMix\":{\"firstCycleMs\":").append(num(x.firstMs()))
-                        .append(",\"firstCycleBestMs\":").append(num(x.bestMs()))
-                        .append(",\"bindings\":").append(x.bindings())
-                        .append(",\"placementsPerSecond\":").append(num(x.placementsPerSec()))
-                        .append(",\"shareOfPlainPlacementsPerSecond\":").append(String.format(Locale.ROOT, "%.3f", x.shareOfPlain()))
-                        .append(",\"referenceFirstCycleMs\":").append(x.referenceMs() == null ? "null" : num(x.referenceMs()))
-                        .append(",\"disagreements\":").append(x.disagreements() == null ? "null" : x.disagreements().toString())
-                        .append(",\"firstDisagreement\":").append(x.firstDisagreement() == null ? "null" : str(x.firstDisagreement()))
-                        .append(",\"firstCyclePhasesMs\":").append(phases(x.phases())).append('}');
+                w.name("constraintMix").startObject();
+                num(w, "firstCycleMs", x.firstMs());
+                num(w, "firstCycleBestMs", x.bestMs());
+                w.field("bindings", x.bindings());
+                num(w, "placementsPerSecond", x.placementsPerSec());
+                w.name("shareOfPlainPlacementsPerSecond").decimal(x.shareOfPlain(), 3);
+                if (x.referenceMs() == null) w.name("referenceFirstCycleMs").nullValue();
+                else num(w, "referenceFirstCycleMs", x.referenceMs());
+                w.field("disagreements", x.disagreements() == null ? null : (long) x.disagreements())
+                        .field("firstDisagreement", x.firstDisagreement());
+                phases(w.name("firstCyclePhasesMs"), x.phases());
+                w.endObject();
             }
-            b.append('}');
+            w.endObject();
         }
-        return b.append("\n]}\n").toString();
+        return w.nextLine(0).endArray().endObject().nextLine(0).toString();
     }
 
-    private static String phases(Map<String, Double> p) {
-        StringBuilder b = new StringBuilder("{");
-        new java.util.TreeMap<>(p).forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append(str(k)).append(':').append(num(v)));
-        return b.append('}').toString();
+    private static void phases(JsonWriter w, Map<String, Double> p) {
+        w.startObject();
+        new java.util.TreeMap<>(p).forEach((k, v) -> num(w, k, v));
+        w.endObject();
     }
 
-    private static String num(double d) {
-        return String.format(Locale.ROOT, "%.1f", d);
-    }
-
-    private static String str(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') b.append('\\').append(c);
-            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-            else b.append(c);
-        }
-        return b.append('"').toString();
+    private static void num(JsonWriter w, String name, double d) {
+        w.name(name).decimal(d, 1);
     }
 
     /** One line describing the machine: cores, max heap, JVM, OS, load average when the report is written. */

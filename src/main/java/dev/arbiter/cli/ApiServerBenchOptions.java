@@ -128,24 +128,7 @@ final class ApiServerBenchOptions {
         out.println("machine: " + dev.arbiter.bench.Benchmark.machine());
         out.print(ApiServerBenchmark.table(figures));
         out.flush();
-        if (json != null) {
-            StringBuilder j = new StringBuilder("[\n");
-            for (int i = 0; i < figures.size(); i++) {
-                ApiServerBenchmark.Figure f = figures.get(i);
-                j.append(String.format(java.util.Locale.ROOT,
-                        "  {\"workload\": \"%s\", \"scheduler\": \"%s\", \"nodes\": %d, \"pods\": %d, \"bound\": %d, \"round\": %d,"
-                                + " \"first\": %s, \"last\": %s, \"bindsPerSecond\": %s, \"p50\": %s, \"p99\": %s,"
-                                + " \"cpuPer1000\": %s, \"requestsPerPod\": %s, \"gangFirstBindP99\": %s}%s\n",
-                        f.workload(), f.scheduler(), f.size().nodes(), f.size().pods(), f.size().bound(), f.round(),
-                        js(f.first()), js(f.last()), js(f.bindsPerSecond()), js(f.p50()), js(f.p99()), js(f.cpuPer1000()),
-                        js(f.requestsPerPod()), js(f.decidedP99()), i + 1 < figures.size() ? "," : ""));
-            }
-            Files.writeString(json, j.append("]\n").toString(), StandardCharsets.UTF_8);
-        }
+        if (json != null) Files.writeString(json, ApiServerBenchmark.json(figures), StandardCharsets.UTF_8);
         return 0;
-    }
-
-    private static String js(double v) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(java.util.Locale.ROOT, "%.4f", v);
     }
 }

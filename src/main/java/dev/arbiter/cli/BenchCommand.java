@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -68,8 +69,8 @@ final class BenchCommand implements Callable<Integer> {
                     + " pods on the nodes for every question).")
     boolean mixReference;
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
-    Path rules = RulesLocation.defaultFolder();
+    @Mixin
+    RulesOption rules;
 
     @Option(names = "--topology", description = "Run the topology benchmark instead: a 1,000-pod hard gang on a 3-tier"
             + " fleet (the one --size names, default 10000x10000), and fragmentation with and without topology-aware"
@@ -104,16 +105,16 @@ final class BenchCommand implements Callable<Integer> {
             description = "With --evictions: stop a fleet's simulation after N cycles, as simulate (default: ${DEFAULT-VALUE}).")
     int maxCycles;
 
-    @picocli.CommandLine.Mixin
+    @Mixin
     LiveBenchOptions live;
 
-    @picocli.CommandLine.Mixin
+    @Mixin
     ApiServerBenchOptions apiServer;
 
     @Override
     public Integer call() throws Exception {
-        if (apiServer.apiserver) return apiServer.run(spec, quick, rules, json);
-        if (live.live) return live.run(spec, quick, rules, json);
+        if (apiServer.apiserver) return apiServer.run(spec, quick, rules.folder, json);
+        if (live.live) return live.run(spec, quick, rules.folder, json);
         if (soak != null) return soak();
         if (evictions) return evictions();
         if (topology) return topology();
@@ -129,7 +130,7 @@ final class BenchCommand implements Callable<Integer> {
             matrix = quick ? Benchmark.quickMatrix() : Benchmark.fullMatrix();
             if (queues != 20) matrix = matrix.stream().map(z -> new Benchmark.Size(z.nodes(), z.pendingPods(), queues)).toList();
         }
-        Benchmark bench = new Benchmark(new Benchmark.Options(matrix, seed, rules, !noColdStart, memoryDivisor, !noReclaimable,
+        Benchmark bench = new Benchmark(new Benchmark.Options(matrix, seed, rules.folder, !noColdStart, memoryDivisor, !noReclaimable,
                 !noConstraintMix, mixReference, !noReference),
                 spec.commandLine().getErr());
         List<Benchmark.Row> rows = bench.run();
@@ -150,7 +151,7 @@ final class BenchCommand implements Callable<Integer> {
             size = parseSize(sizes.get(0));
             if (size == null) return Main.usage(spec, "--size must look like 10000x100000, got " + sizes.get(0));
         }
-        Soak.Result r = new Soak(new Soak.Options(size.nodes(), size.pendingPods(), queues, seed, soak, churn, rules,
+        Soak.Result r = new Soak(new Soak.Options(size.nodes(), size.pendingPods(), queues, seed, soak, churn, rules.folder,
                 memoryDivisor), spec.commandLine().getErr()).run();
         spec.commandLine().getOut().println("machine: " + Benchmark.machine());
         spec.commandLine().getOut().println(Soak.describe(r));
@@ -181,14 +182,14 @@ final class BenchCommand implements Callable<Integer> {
             if (!m.equals("binpack") && !m.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + m);
         }
         if (maxCycles < 1) return Main.usage(spec, "--max-cycles must be at least 1, got " + maxCycles);
-        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        if (rules.problem() != null) return Main.usage(spec, rules.problem());
         List<dev.arbiter.bench.EvictionBench.Fleet> fleets = new ArrayList<>();
         for (Benchmark.Size size : matrix) {
             for (long s : seedList) {
                 for (String m : modes) fleets.add(new dev.arbiter.bench.EvictionBench.Fleet(size.nodes(), size.pendingPods(), s, m));
             }
         }
-        List<dev.arbiter.bench.EvictionBench.Row> rows = new dev.arbiter.bench.EvictionBench(rules, maxCycles,
+        List<dev.arbiter.bench.EvictionBench.Row> rows = new dev.arbiter.bench.EvictionBench(rules.folder, maxCycles,
                 spec.commandLine().getErr()).run(fleets);
         spec.commandLine().getOut().println("machine: " + Benchmark.machine());
         spec.commandLine().getOut().print(dev.arbiter.bench.EvictionBench.table(rows));
@@ -223,7 +224,7 @@ final class BenchCommand implements Callable<Integer> {
             size = parseSize(sizes.get(0));
             if (size == null) return Main.usage(spec, "--size must look like 10000x100000, got " + sizes.get(0));
         }
-        dev.arbiter.bench.TopologyBench.Result r = new dev.arbiter.bench.TopologyBench(rules, seed,
+        dev.arbiter.bench.TopologyBench.Result r = new dev.arbiter.bench.TopologyBench(rules.folder, seed,
                 spec.commandLine().getErr()).run(size.nodes(), size.pendingPods());
         spec.commandLine().getOut().println("machine: " + Benchmark.machine());
         spec.commandLine().getOut().print(dev.arbiter.bench.TopologyBench.table(r));

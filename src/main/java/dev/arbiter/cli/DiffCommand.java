@@ -37,8 +37,8 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--candidate", required = true, paramLabel = "NEW_DIR", description = "The policy to compare.")
     Path candidate;
 
-    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
-    String output;
+    @Mixin
+    OutputOption output;
 
     @Option(names = "--exit-code", description = "Exit 1 when the policies differ (for CI).")
     boolean exitCode;
@@ -48,7 +48,7 @@ final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!output.equals("table") && !output.equals("json")) return Main.usage(spec, "--output must be table or json, got " + output);
+        if (output.problem() != null) return Main.usage(spec, output.problem());
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
         if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
         if (RulesLocation.problem("--candidate", candidate) != null) {
@@ -59,7 +59,7 @@ final class DiffCommand implements Callable<Integer> {
         RuleBook oldBook = RuleBook.load(rules);
         PolicyDiff diff = PolicyDiff.compare(rules.toString(), simulate(oldBook, manifests),
                 candidate.toString(), simulate(newBook, manifests));
-        spec.commandLine().getOut().print(output.equals("json") ? diff.json() : diff.table());
+        spec.commandLine().getOut().print(output.json() ? diff.json() : diff.table());
         spec.commandLine().getOut().flush();
         return exitCode && !diff.isEmpty() ? 1 : 0;
     }

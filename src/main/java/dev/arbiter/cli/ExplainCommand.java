@@ -37,8 +37,8 @@ final class ExplainCommand implements Callable<Integer> {
     @Mixin
     SimulationOptions sim;
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
-    Path rules = RulesLocation.defaultFolder();
+    @Mixin
+    RulesOption rules;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     String output;
@@ -62,14 +62,14 @@ final class ExplainCommand implements Callable<Integer> {
         if (!output.equals("text") && !output.equals("json")) return Main.usage(spec, "--output must be text or json, got " + output);
         if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected namespace/name, got " + subject);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
-        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        if (rules.problem() != null) return Main.usage(spec, rules.problem());
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
         try {
             Explainer.checkSubject(manifests, subject);
         } catch (Explainer.UnknownSubjectException unknown) {
             return Main.usage(spec, unknown.getMessage());
         }
-        RuleBook book = RuleBook.load(rules);
+        RuleBook book = RuleBook.load(rules.folder);
         SchedulerConfig config = sim.schedulerConfig();
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
         Main.warnIfUnsettled(spec, result, sim.maxCycles);

@@ -23,7 +23,6 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -36,6 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -66,13 +66,11 @@ final class RunCommand implements Callable<Integer> {
             description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account).")
     Path kubeconfig;
 
-    @Option(names = "--scheduler-name", paramLabel = "NAME",
-            description = "spec.schedulerName to answer; repeat for several (default: arbiter and volcano, as simulate)."
-                    + " Beside a running Volcano scheduler, pass arbiter alone.")
-    List<String> schedulerNames;
+    @Mixin
+    SchedulerNameOption schedulerNames;
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
-    Path rules = RulesLocation.defaultFolder();
+    @Mixin
+    RulesOption rules;
 
     @Option(names = "--rules-cache", paramLabel = "DIR",
             description = "Folder that keeps compiled rules across restarts, or off (default: $ARBITER_RULES_CACHE, else"
@@ -183,7 +181,7 @@ final class RunCommand implements Callable<Integer> {
         // The rules compile (or come from the rules cache) and are checked while the client starts and the cluster is
         // tried: each takes seconds in a fresh JVM, and the first cycle needs both.
         CompletableFuture<CheckedRules> checkedRules = CompletableFuture.supplyAsync(() -> {
-            RuleBook book = RuleBook.load(rules, RulesCache.fromEnvironment(rulesCache));
+            RuleBook book = RuleBook.load(rules.folder, RulesCache.fromEnvironment(rulesCache));
             startup.mark(book.fromCache() ? "rules read from the cache" : "rules compiled");
             CheckedRules checked = new CheckedRules(book, dev.arbiter.engine.cycle.PolicyCheck.check(book, List.of()));
             startup.mark("rules checked");
@@ -231,7 +229,7 @@ final class RunCommand implements Callable<Integer> {
                 scheduler.start();
                 stopWhileStarting.interrupt();
                 stopWhileStarting.join();
-                scheduler.watchRules(rules, Duration.ofSeconds(2), Duration.ofSeconds(30));
+                scheduler.watchRules(rules.folder, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + book.generation() + ", metrics on " + metricsBindAddress + ":"
                         + http.port() + ")");
@@ -315,8 +313,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private LiveConfig config(Duration every, Duration deadline, Duration grace) {
-        LinkedHashSet<String> names = new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames);
-        LiveConfig config = LiveConfig.defaults(names, identity()).withPeriod(every).withScoring(scoring)
+        LiveConfig config = LiveConfig.defaults(schedulerNames.names(), identity()).withPeriod(every).withScoring(scoring)
                 .withWriters(Actuator.Writers.standard().withBinders(binders).withEvents(eventQps, eventBurst))
                 .withCycleDeadline(deadline).withRulesFallbackAfter(rulesFallbackAfter).withShutdownGrace(grace)
                 .withKeptRulesSession(!freshCycles).withWarmUp(warmUp != null ? warmUp : WarmUp.paysInThisJvm());

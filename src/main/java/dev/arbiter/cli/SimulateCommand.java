@@ -36,11 +36,11 @@ final class SimulateCommand implements Callable<Integer> {
     @Mixin
     SimulationOptions sim;
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
-    Path rules = RulesLocation.defaultFolder();
+    @Mixin
+    RulesOption rules;
 
-    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
-    String output;
+    @Mixin
+    OutputOption output;
 
     @Option(names = "--recreate-evicted", description = "Evicted pods come back pending, as their controllers would recreate them (constant demand).")
     boolean recreateEvicted;
@@ -56,16 +56,16 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!output.equals("table") && !output.equals("json")) return Main.usage(spec, "--output must be table or json, got " + output);
+        if (output.problem() != null) return Main.usage(spec, output.problem());
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
-        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        if (rules.problem() != null) return Main.usage(spec, rules.problem());
         Manifests manifests = ManifestLoader.load(paths);
-        RuleBook book = RuleBook.load(rules);
+        RuleBook book = RuleBook.load(rules.folder);
         SchedulerConfig config = sim.schedulerConfig();
         SimulationResult result = new Simulator(new Scheduler(book, config))
                 .run(manifests, sim.simulation(recreateEvicted));
         if (report != null && !writeReport(result)) return 1;
-        spec.commandLine().getOut().print(output.equals("json") ? JsonReport.write(result) : TableReport.write(result, wide));
+        spec.commandLine().getOut().print(output.json() ? JsonReport.write(result) : TableReport.write(result, wide));
         spec.commandLine().getOut().flush();
         return Main.warnIfUnsettled(spec, result, sim.maxCycles) ? Main.CYCLE_LIMIT : 0;
     }

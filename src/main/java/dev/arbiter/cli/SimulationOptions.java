@@ -2,8 +2,7 @@ package dev.arbiter.cli;
 
 import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.sim.Simulator;
-import java.util.LinkedHashSet;
-import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The simulation options {@code simulate}, {@code explain} and {@code diff} share (a picocli mixin). */
@@ -17,9 +16,8 @@ final class SimulationOptions {
             description = "Simulated length of a cycle in seconds, for time-based policy such as the minimum runtime (default: ${DEFAULT-VALUE}).")
     long cycleSeconds;
 
-    @Option(names = "--scheduler-name", paramLabel = "NAME",
-            description = "spec.schedulerName to answer; repeat for several (default: arbiter and volcano, as run).")
-    List<String> schedulerNames;
+    @Mixin
+    SchedulerNameOption schedulerNames;
 
     @Option(names = "--scoring", paramLabel = "STRATEGY", description = "binpack or spread (default: the policy's, scoring.mode in policy.yaml).")
     String scoring;
@@ -35,8 +33,7 @@ final class SimulationOptions {
     }
 
     SchedulerConfig schedulerConfig() {
-        return new SchedulerConfig(new LinkedHashSet<>(schedulerNames == null ? SchedulerConfig.DEFAULT_NAMES : schedulerNames),
-                dev.arbiter.policy.ScoringMode.parse(scoring));
+        return new SchedulerConfig(schedulerNames.names(), dev.arbiter.policy.ScoringMode.parse(scoring));
     }
 
     Simulator.Options simulation(boolean recreateEvicted) {

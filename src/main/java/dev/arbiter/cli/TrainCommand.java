@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -38,8 +39,8 @@ final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
-    Path rules = RulesLocation.defaultFolder();
+    @Mixin
+    RulesOption rules;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1000", description = "Nodes of the synthetic cluster (default: ${DEFAULT-VALUE}).")
     int nodes;
@@ -56,14 +57,14 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        if (rules.problem() != null) return Main.usage(spec, rules.problem());
         if (nodes < 1 || pods < 0 || cycles < 1 || warmUpCycles < 0) {
             return Main.usage(spec, "--nodes and --cycles must be at least 1, --pods and --warm-up-cycles at least 0");
         }
         Path cache = Files.createTempDirectory("arbiter-train-rules");
         try {
-            RuleBook.load(rules, RulesCache.at(cache)); // compiles and writes the cache, as a first start does
-            RuleBook book = RuleBook.load(rules, RulesCache.at(cache)); // reads it back, as a restart does
+            RuleBook.load(rules.folder, RulesCache.at(cache)); // compiles and writes the cache, as a first start does
+            RuleBook book = RuleBook.load(rules.folder, RulesCache.at(cache)); // reads it back, as a restart does
             Integer broken = Main.brokenRules(spec, book);
             if (broken != null) return broken;
             SchedulerConfig config = new SchedulerConfig(Set.of(ClusterGenerator.SCHEDULER), null);

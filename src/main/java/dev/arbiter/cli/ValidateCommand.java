@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -32,8 +33,8 @@ final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--rules", paramLabel = "DIR", description = "Folder of .drl policy files (default: ${DEFAULT-VALUE}).")
-    Path rules = RulesLocation.defaultFolder();
+    @Mixin
+    RulesOption rules;
 
     /** The live scheduler's hot reload runs the check alone in a child process (RulesWatcher): no listing, no growth. */
     @Option(names = "--check-only", hidden = true)
@@ -48,8 +49,8 @@ final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
-        RuleBook book = RuleBook.load(rules);
+        if (rules.problem() != null) return Main.usage(spec, rules.problem());
+        RuleBook book = RuleBook.load(rules.folder);
         List<ClusterSnapshot> given = new java.util.ArrayList<>();
         for (Path c : clusters) {
             Manifests m = ManifestLoader.load(List.of(c));
@@ -68,7 +69,7 @@ final class ValidateCommand implements Callable<Integer> {
         int count = 0;
         for (Map.Entry<String, List<String>> file : RuleInventory.rulesByFile(book).entrySet()) {
             Path source = book.files().stream().filter(f -> f.getFileName().toString().equals(file.getKey())).findFirst()
-                    .orElse(rules.resolve(file.getKey()));
+                    .orElse(rules.folder.resolve(file.getKey()));
             Path here = Path.of("").toAbsolutePath();
             if (source.isAbsolute() && source.startsWith(here)) source = here.relativize(source);
             out.println(source + " (" + file.getValue().size() + (file.getValue().size() == 1 ? " rule)" : " rules)"));

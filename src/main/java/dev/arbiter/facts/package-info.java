@@ -1,13 +1,29 @@
 /**
- * The fact vocabulary the rules in {@code rules/} see. Two kinds:
+ * The fact vocabulary of the rules in {@code rules/}: the one typed boundary between the rules and the Java engine.
+ * Every fact here is immutable: rules derive new facts from others, they never change one.
+ *
+ * <p>Dependencies point one way: this package uses only {@code model} (resources, caps) and {@code policy} (the typed
+ * policy words), and knows nothing of {@code engine}. The engine builds the input facts and reads back the policy
+ * facts; the rules import this package and nothing of the engine.
+ *
  * <ul>
- *   <li><b>Cluster facts</b> ({@link QueueFact}, {@link JobFact}, {@link TaskFact}, {@link PriorityClassFact},
- *       {@link ClusterFact}) are built by Java from the immutable snapshot; classification rules may fill in their
- *       derived fields (priority, deserved share, overused).</li>
- *   <li><b>Policy facts</b> ({@link AdmissionBudget}, {@link AdmissionDenied}, {@link GangRequirement},
- *       {@link OrderPolicy}, {@link PreemptGrant}, {@link ReclaimGrant}, {@link Protected}, {@link VictimOrder},
- *       {@link AllocationLimit}) are inserted by rules and obeyed by the Java mechanism. Each names the rule that
- *       made it, so every decision can say which sentence of policy caused it.</li>
+ *   <li><b>Input facts</b>, built by the engine from the cluster snapshot and inserted before the rules fire:
+ *       {@link PriorityClassFact} and {@link PriorityLookup} (one per priority class name in use) for the
+ *       {@code classify} phase; {@link ClusterFact}, {@link Clock}, {@link QueueFact}, {@link JobFact} and
+ *       {@link TaskFact} (running pods) from {@code fair-share} on; and {@link QueueShare}, each queue's fair share
+ *       as the Java fair-share step computed it, for the {@code policy} phase.</li>
+ *   <li><b>Policy facts</b>, inserted by rules, each naming the rule that inserted it so that every decision can say
+ *       which sentence of policy caused it:
+ *       <ul>
+ *         <li>{@code classify}: {@link PriorityOf}, {@link PriorityFromPods};</li>
+ *         <li>{@code fair-share}: {@link ShareTerms} or {@link DeservedShare}, from which Java computes the
+ *             {@link QueueShare}s;</li>
+ *         <li>{@code policy}: {@link AdmissionBudget}, {@link AdmissionDenied}, {@link AdmissionGrant},
+ *             {@link AllocationLimit}, {@link GangPolicy}, {@link GangRequirement}, {@link DequeuePolicy},
+ *             {@link PreemptGrant}, {@link ReclaimGrant}, {@link Protected} and {@link NoPreemption}, which the Java
+ *             mechanism obeys; and {@link LowestRunningPriority}, a step of the rules' own reasoning that the engine
+ *             does not read.</li>
+ *       </ul></li>
  * </ul>
  * Facts never reference nodes: no rule joins pods with nodes; node fitting is Java.
  */

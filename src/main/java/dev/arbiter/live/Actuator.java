@@ -457,11 +457,6 @@ public final class Actuator implements AutoCloseable {
         events.record(EventRecorder.Involved.pod(schedulerPod, null), "Warning", reason, message);
     }
 
-    /** Kept for callers of the former name: a RulesRejected event on the scheduler's pod. */
-    public void rulesRejected(String schedulerPod, String message) {
-        schedulerEvent(schedulerPod, "RulesRejected", message);
-    }
-
     // ---- lifecycle ------------------------------------------------------------------------------------------
 
     /** Writes queued or running now (bindings, evictions, status). */

@@ -227,10 +227,6 @@ final class ApiCalls implements AutoCloseable {
         return client.getHttpClient().newBuilder().tag(noRetries).build();
     }
 
-    String masterUrl() {
-        return base;
-    }
-
     KubernetesClient client() {
         return client;
     }

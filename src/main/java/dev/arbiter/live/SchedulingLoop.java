@@ -365,11 +365,6 @@ public final class SchedulingLoop implements AutoCloseable {
         }
     }
 
-    /** After {@link #stop()}, cycles run directly ({@link #runOnce()}) act again. */
-    void resumeActing() {
-        acting = true;
-    }
-
     @Override
     public void close() {
         stop();

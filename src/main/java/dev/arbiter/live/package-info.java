@@ -20,7 +20,8 @@
  *   <li>Start: {@link dev.arbiter.live.WarmUp} runs the engine on a small synthetic cluster while the informers list
  *       the real one, so that the first real cycle runs compiled code.</li>
  * </ul>
- * Depends on {@code engine}, {@code manifest}, {@code model}, {@code runtime} and {@code synth} (the warm-up's
- * cluster); {@code cli} depends on it.
+ * Depends on {@code decision}, {@code engine}, {@code json} (the Binding bodies), {@code manifest}, {@code model},
+ * {@code runtime} and {@code synth} (the warm-up's cluster), never on {@code sim} or {@code authoring}; {@code cli}
+ * depends on it.
  */
 package dev.arbiter.live;

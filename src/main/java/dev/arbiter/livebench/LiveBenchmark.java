@@ -1,5 +1,6 @@
 package dev.arbiter.livebench;
 
+import dev.arbiter.json.JsonWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -467,40 +468,25 @@ public final class LiveBenchmark {
 
     /** The results as JSON. */
     public static String json(List<Row> rows, String machine) {
-        StringBuilder sb = new StringBuilder("{\"machine\": ").append(quote(machine)).append(", \"rows\": [");
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            if (i > 0) sb.append(", ");
-            sb.append(String.format(Locale.ROOT, "{\"latencyMs\": %d, \"loadAverage\": %.2f, \"workloads\": [",
-                    r.latency().toMillis(), r.loadAverage()));
-            for (int j = 0; j < r.workloads().size(); j++) {
-                Workload w = r.workloads().get(j);
-                if (j > 0) sb.append(", ");
-                sb.append(String.format(Locale.ROOT, "{\"name\": %s, \"pods\": %d, \"bound\": %d, \"seconds\": %.3f, "
-                                + "\"podsPerSecond\": %.1f, \"p50Ms\": %.1f, \"p99Ms\": %.1f, \"maxMs\": %.1f, "
-                                + "\"requestsPerPod\": %.3f, \"cpuSeconds\": %.2f, \"loopCpuSeconds\": %.2f, "
-                                + "\"schedulerCpuMsPerPod\": %.3f, \"cpuSplit\": {",
-                        quote(w.name()), w.pods(), w.bound(), w.seconds(), w.podsPerSecond(), w.p50Ms(), w.p99Ms(), w.maxMs(),
-                        w.requestsPerPod(), w.cpuSeconds(), w.loopCpuSeconds(), w.schedulerCpuMsPerPod()));
-                List<String> parts = new ArrayList<>(w.cpuSplit().keySet());
-                for (int k = 0; k < parts.size(); k++) {
-                    if (k > 0) sb.append(", ");
-                    sb.append(quote(parts.get(k))).append(String.format(Locale.ROOT, ": %.2f", w.cpuSplit().get(parts.get(k))));
-                }
-                sb.append("}, \"requests\": {");
-                List<String> kinds = new ArrayList<>(w.requests().keySet());
-                for (int k = 0; k < kinds.size(); k++) {
-                    if (k > 0) sb.append(", ");
-                    sb.append(quote(kinds.get(k))).append(": ").append(w.requests().get(kinds.get(k)));
-                }
-                sb.append("}}");
+        JsonWriter j = JsonWriter.spaced().startObject().field("machine", machine).name("rows").startArray();
+        for (Row r : rows) {
+            j.startObject().field("latencyMs", r.latency().toMillis()).name("loadAverage").decimal(r.loadAverage(), 2)
+                    .name("workloads").startArray();
+            for (Workload w : r.workloads()) {
+                j.startObject().field("name", w.name()).field("pods", w.pods()).field("bound", w.bound())
+                        .name("seconds").decimal(w.seconds(), 3).name("podsPerSecond").decimal(w.podsPerSecond(), 1)
+                        .name("p50Ms").decimal(w.p50Ms(), 1).name("p99Ms").decimal(w.p99Ms(), 1)
+                        .name("maxMs").decimal(w.maxMs(), 1).name("requestsPerPod").decimal(w.requestsPerPod(), 3)
+                        .name("cpuSeconds").decimal(w.cpuSeconds(), 2).name("loopCpuSeconds").decimal(w.loopCpuSeconds(), 2)
+                        .name("schedulerCpuMsPerPod").decimal(w.schedulerCpuMsPerPod(), 3)
+                        .name("cpuSplit").startObject();
+                w.cpuSplit().forEach((part, share) -> j.name(part).decimal(share, 2));
+                j.endObject().name("requests").startObject();
+                w.requests().forEach(j::field);
+                j.endObject().endObject();
             }
-            sb.append("]}");
+            j.endArray().endObject();
         }
-        return sb.append("]}\n").toString();
-    }
-
-    private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        return j.endArray().endObject().nextLine(0).toString();
     }
 }

@@ -175,13 +175,6 @@ public final class PodSpec {
                 || "0".equals(labels.get("leaderworkerset.sigs.k8s.io/worker-index"));
     }
 
-    /** This pod with other placement constraints. */
-    public PodSpec withPlacement(Placement p) {
-        return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
-                preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, creationOrder,
-                terminating, startedAt, p);
-    }
-
     public PodSpec withCreationOrder(long order) {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
                 preemptionPolicy, requests, nodeSelector, tolerations, labels, annotations, arrivalCycle, order, terminating, startedAt, placement);

@@ -144,7 +144,7 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
                 Topology.DEFAULT);
     }
 
-    /** These settings with another scoring mode (the CLI's {@code --scoring} overrides the policy's). */
+    /** These settings with another scoring mode (a scheduler's {@code --scoring} overrides the policy's). */
     public PolicySettings withScoring(ScoringMode mode) {
         return new PolicySettings(churn, orders, victims, new Scoring(mode, scoring.weights()), shares, cycle, limits,
                 topology);

@@ -1,5 +1,6 @@
 package dev.arbiter.realcluster;
 
+import dev.arbiter.json.JsonWriter;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -455,6 +456,32 @@ public final class ApiServerBenchmark {
                 Double.isNaN(f.decidedP99()) ? "" : String.format(Locale.ROOT, ", first bind of a gang p99 %.3f s", f.decidedP99()),
                 Double.isNaN(f.cpuPer1000()) ? "" : String.format(Locale.ROOT, ", %.2f CPU s per 1,000 pods", f.cpuPer1000()),
                 String.format(Locale.ROOT, ", %.2f requests per pod", f.requestsPerPod()));
+    }
+
+    /** Every round's figures as a JSON array, one figure per line; measures with four decimals, null where not measured. */
+    public static String json(List<Figure> figures) {
+        JsonWriter j = JsonWriter.spaced().startArray();
+        for (Figure f : figures) {
+            j.nextLine(2).startObject().field("workload", f.workload()).field("scheduler", f.scheduler())
+                    .field("nodes", f.size().nodes()).field("pods", f.size().pods()).field("bound", f.size().bound())
+                    .field("round", f.round());
+            measure(j, "first", f.first());
+            measure(j, "last", f.last());
+            measure(j, "bindsPerSecond", f.bindsPerSecond());
+            measure(j, "p50", f.p50());
+            measure(j, "p99", f.p99());
+            measure(j, "cpuPer1000", f.cpuPer1000());
+            measure(j, "requestsPerPod", f.requestsPerPod());
+            measure(j, "gangFirstBindP99", f.decidedP99());
+            j.endObject();
+        }
+        return j.nextLine(0).endArray().nextLine(0).toString();
+    }
+
+    private static void measure(JsonWriter j, String name, double v) {
+        j.name(name);
+        if (Double.isNaN(v) || Double.isInfinite(v)) j.nullValue();
+        else j.decimal(v, 4);
     }
 
     /**

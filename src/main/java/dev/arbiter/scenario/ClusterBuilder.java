@@ -17,8 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Fluent fixtures for clusters, shared by unit tests, Gherkin steps and benchmarks, so that all of them speak the
- * same vocabulary. Example:
+ * Fluent fixtures for small, hand-written clusters, built straight into a {@link ClusterSnapshot}. Example:
  * <pre>{@code
  * ClusterBuilder.cluster()
  *     .nodes(4, "nvidia.com/gpu", 8, "cpu", 32)
@@ -29,6 +28,20 @@ import java.util.Map;
  * }</pre>
  * Nodes are named {@code node-1..N}; a job's pods are named {@code <job>-0..N-1}; resources are name/amount pairs
  * in whole units or quantity strings; {@code pods: 1} is added to every pod.
+ *
+ * <p>Who uses it: the unit tests (the engine's per-rule and mechanism tests, and tests in {@code authoring},
+ * {@code bench}, {@code live} and {@code properties}), and two fixed clusters in main code: the policy check's
+ * reference cluster ({@code PolicyCheck.referenceCluster}) and the sample clusters {@code arbiter validate} measures
+ * rule growth on ({@code MatchGrowth.sampleCluster}). It is one of three cluster vocabularies, each for its own
+ * audience:
+ * <ul>
+ *   <li>this builder, for Java code that states a small cluster exactly;</li>
+ *   <li>the Gherkin specs' steps and {@code dev.arbiter.specs.ScenarioWorld}, which write the scenario's objects as
+ *       YAML and load them as {@code arbiter simulate} does, in sentences a policy author reads;</li>
+ *   <li>{@code dev.arbiter.synth.ClusterGenerator} (and {@code TieredFleet}), seeded generators of large, realistic
+ *       fleets for the benchmarks in {@code bench}, {@code arbiter generate}, the live warm-up, the JVM training
+ *       run and the property tests.</li>
+ * </ul>
  */
 public final class ClusterBuilder {
     private final List<NodeSpec> nodes = new ArrayList<>();
@@ -71,11 +84,6 @@ public final class ClusterBuilder {
     public ClusterBuilder node(String name, Object... resources) {
         nodes.add(new NodeSpec(name, Map.of("kubernetes.io/hostname", name), List.of(), false,
                 withPodSlots(Resources.of(resources)), 0));
-        return this;
-    }
-
-    public ClusterBuilder nodeSpec(NodeSpec n) {
-        nodes.add(n);
         return this;
     }
 

@@ -5,6 +5,7 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.json.JsonWriter;
 import dev.arbiter.model.Resources;
 import java.util.Map;
 
@@ -21,89 +22,46 @@ public final class JsonReport {
     private JsonReport() {}
 
     public static String write(SimulationResult r) {
-        StringBuilder sb = new StringBuilder("{\"cycles\":[");
-        String sep = "";
+        JsonWriter w = JsonWriter.compact().startObject().name("cycles").startArray();
         for (CycleResult c : r.cycles()) {
-            sb.append(sep).append("\n  {\"cycle\":").append(c.cycle()).append(",\"bindings\":[");
-            String s2 = "";
+            w.nextLine(2).startObject().field("cycle", c.cycle()).name("bindings").startArray();
             for (Binding b : c.bindings()) {
-                sb.append(s2).append("\n    {\"pod\":").append(str(b.pod())).append(",\"node\":").append(str(b.node()))
-                        .append(",\"rule\":").append(str(b.rule())).append('}');
-                s2 = ",";
+                w.nextLine(4).startObject().field("pod", b.pod()).field("node", b.node()).field("rule", b.rule()).endObject();
             }
-            sb.append("],\"evictions\":[");
-            s2 = "";
+            w.endArray().name("evictions").startArray();
             for (Eviction e : c.evictions()) {
-                sb.append(s2).append("\n    {\"pod\":").append(str(e.pod())).append(",\"node\":").append(str(e.node()))
-                        .append(",\"action\":").append(str(e.action())).append(",\"for\":").append(str(e.forPodGroup()))
-                        .append(",\"rule\":").append(str(e.rule())).append('}');
-                s2 = ",";
+                w.nextLine(4).startObject().field("pod", e.pod()).field("node", e.node()).field("action", e.action())
+                        .field("for", e.forPodGroup()).field("rule", e.rule()).endObject();
             }
-            sb.append("]}");
-            sep = ",";
+            w.endArray().endObject();
         }
-        sb.append("],\n \"pods\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("pods").startArray();
         for (PodOutcome p : r.pods()) {
-            sb.append(sep).append("\n  {\"pod\":").append(str(p.pod())).append(",\"phase\":").append(str(p.phase()))
-                    .append(",\"node\":").append(str(p.node())).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("pod", p.pod()).field("phase", p.phase()).field("node", p.node()).endObject();
         }
-        sb.append("],\n \"podGroups\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("podGroups").startArray();
         for (PodGroupStatus g : r.podGroups()) {
-            sb.append(sep).append("\n  {\"podGroup\":").append(str(g.podGroup())).append(",\"queue\":").append(str(g.queue()))
-                    .append(",\"phase\":").append(str(g.phase())).append(",\"minMember\":").append(g.minMember())
-                    .append(",\"running\":").append(g.running()).append(",\"reason\":").append(str(g.reason()))
-                    .append(g.domain() == null ? "" : ",\"domain\":" + str(g.domain())).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("podGroup", g.podGroup()).field("queue", g.queue()).field("phase", g.phase())
+                    .field("minMember", g.minMember()).field("running", g.running()).field("reason", g.reason());
+            if (g.domain() != null) w.field("domain", g.domain());
+            w.endObject();
         }
-        sb.append("],\n \"queues\":[");
-        sep = "";
+        w.endArray().nextLine(1).name("queues").startArray();
         for (QueueStatus q : r.queues()) {
-            sb.append(sep).append("\n  {\"queue\":").append(str(q.queue()))
-                    .append(",\"parent\":").append(str(q.parent() == null ? "root" : q.parent()))
-                    .append(",\"weight\":").append(q.weight())
-                    .append(",\"state\":").append(str(q.state())).append(",\"deserved\":").append(quantities(q.deserved()))
-                    .append(",\"allocated\":").append(quantities(q.allocated())).append('}');
-            sep = ",";
+            w.nextLine(2).startObject().field("queue", q.queue()).field("parent", q.parent() == null ? "root" : q.parent())
+                    .field("weight", q.weight()).field("state", q.state());
+            quantities(w.name("deserved"), q.deserved());
+            quantities(w.name("allocated"), q.allocated());
+            w.endObject();
         }
-        sb.append("],\n \"notices\":[");
-        sep = "";
-        for (String n : r.notices()) {
-            sb.append(sep).append("\n  ").append(str(n));
-            sep = ",";
-        }
-        return sb.append("],\n \"stable\":").append(r.stable()).append("}\n").toString();
+        w.endArray().nextLine(1).name("notices").startArray();
+        for (String n : r.notices()) w.nextLine(2).value(n);
+        return w.endArray().nextLine(1).field("stable", r.stable()).endObject().nextLine(0).toString();
     }
 
-    private static String quantities(Resources r) {
-        StringBuilder sb = new StringBuilder("{");
-        String sep = "";
-        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) {
-            sb.append(sep).append(str(e.getKey())).append(':').append(str(e.getValue()));
-            sep = ",";
-        }
-        return sb.append('}').toString();
-    }
-
-    /** A JSON string literal, or null (shared by every hand-written JSON output). */
-    public static String str(String s) {
-        if (s == null) return "null";
-        StringBuilder sb = new StringBuilder("\"");
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (ch < 0x20) sb.append(String.format("\\u%04x", (int) ch));
-                    else sb.append(ch);
-                }
-            }
-        }
-        return sb.append('"').toString();
+    private static void quantities(JsonWriter w, Resources r) {
+        w.startObject();
+        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) w.field(e.getKey(), e.getValue());
+        w.endObject();
     }
 }
