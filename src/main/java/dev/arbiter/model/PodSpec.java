@@ -110,6 +110,16 @@ public final class PodSpec {
         return k;
     }
 
+    /**
+     * Whether this pod asks the same of a node as {@code other}: neither states a placement rule, and they have the
+     * same request, node selector and tolerations (the node fitter answers such pods alike in the same state).
+     */
+    public boolean asksAlikeOf(PodSpec other) {
+        return placement() == Placement.NONE && other.placement() == Placement.NONE
+                && nodeSelector().equals(other.nodeSelector()) && tolerations().equals(other.tolerations())
+                && requests().equals(other.requests());
+    }
+
     public boolean isBound() {
         return nodeName != null;
     }

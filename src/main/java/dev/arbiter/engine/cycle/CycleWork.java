@@ -60,7 +60,7 @@ public final class CycleWork {
         dev.arbiter.policy.PolicySettings settings = policy.settings;
         boolean spread = settings.scoring().mode() == dev.arbiter.policy.ScoringMode.SPREAD;
         this.fitter = new NodeFitter(state, spread ? NodeFitter.Scoring.SPREAD : NodeFitter.Scoring.BINPACK,
-                settings.scoring().weights());
+                settings.scoring().weights(), copy == null ? null : copy.fitterStatics(state));
         this.domains = new NetworkDomains(state.nodes, state.hyperNodes, settings.topology());
         fitter.useDomains(domains);
         this.victims = new VictimSelector(state, fitter, settings.victims());

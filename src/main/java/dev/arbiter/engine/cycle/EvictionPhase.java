@@ -8,7 +8,6 @@ import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.QueueState;
 import dev.arbiter.engine.state.Task;
-import dev.arbiter.engine.victims.DomainVictims;
 import dev.arbiter.engine.victims.RefusedVictims;
 import dev.arbiter.engine.victims.VictimSelector;
 

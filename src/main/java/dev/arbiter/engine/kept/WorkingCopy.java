@@ -1,5 +1,7 @@
 package dev.arbiter.engine.kept;
 
+import dev.arbiter.engine.victims.VictimMemory;
+
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;
@@ -51,6 +53,16 @@ public final class WorkingCopy {
     private Resources clusterTotal;
     /** What the node fitter works out from the kept nodes alone (labels, taints, eligible nodes per constraints). */
     private NodeFitter.Statics fitterStatics;
+    /** The working cluster this copy last brought up to date (its nodes are those {@link #fitterStatics} describes). */
+    private WorkingCluster lastUpdated;
+
+    /**
+     * What the node fitter worked out from {@code s}'s very nodes in an earlier cycle, when {@code s} is the cluster
+     * this copy last brought up to date; else null (a cluster indexed afresh starts its fitter afresh).
+     */
+    public NodeFitter.Statics fitterStatics(WorkingCluster s) {
+        return s != null && s == lastUpdated ? fitterStatics : null;
+    }
     /** The jobs of the last snapshot's PodGroups, by PodGroup object. */
     private final IdentityHashMap<PodGroupSpec, Job> jobs = new IdentityHashMap<>();
     /** What each pod of the last snapshot was to its cycle, by pod object. */
@@ -163,6 +175,7 @@ public final class WorkingCopy {
         nodes = null;
         nodesByName = null;
         fitterStatics = null;
+        lastUpdated = null;
         jobs.clear();
         pods.clear();
         boundPods.clear();
@@ -233,7 +246,7 @@ public final class WorkingCopy {
         s.clusterTotal = clusterTotal;
         if (fitterStatics == null) fitterStatics = new NodeFitter.Statics(nodes);
         fitterStatics.sweep();
-        s.fitterStatics = fitterStatics;
+        lastUpdated = s;
         s.indexQueues(snap.queues());
         s.newTasks = new ArrayList<>();
         s.copyEpoch = epoch;

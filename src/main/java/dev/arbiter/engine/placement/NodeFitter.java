@@ -411,8 +411,12 @@ public final class NodeFitter {
      * nodes; {@code weights} per resource for Volcano's binpack score, or empty.
      */
     public NodeFitter(WorkingCluster state, Scoring scoring, Map<String, Integer> weights) {
-        this(state.nodes, scoring, weights, state.podsWithPlacement, state.boundPods, state.namespaceLabels,
-                state.fitterStatics);
+        this(state, scoring, weights, null);
+    }
+
+    /** The same, reusing what a fitter worked out from these very nodes in an earlier cycle ({@code kept}), if any. */
+    public NodeFitter(WorkingCluster state, Scoring scoring, Map<String, Integer> weights, Statics kept) {
+        this(state.nodes, scoring, weights, state.podsWithPlacement, state.boundPods, state.namespaceLabels, kept);
     }
 
     private NodeFitter(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights, Collection<PodSpec> pods,

@@ -1,7 +1,6 @@
 package dev.arbiter.engine.state;
 
 import dev.arbiter.engine.cycle.EvictionPhase;
-import dev.arbiter.engine.placement.NodeFitter;
 
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.Resources;
@@ -166,7 +165,7 @@ public final class Job {
         if (tasks.isEmpty()) return true;
         dev.arbiter.model.PodSpec first = tasks.get(0).pod;
         if (first.placement() != dev.arbiter.model.Placement.NONE) return false;
-        for (int i = 1; i < tasks.size(); i++) if (!NodeFitter.askAlike(first, tasks.get(i).pod)) return false;
+        for (int i = 1; i < tasks.size(); i++) if (!first.asksAlikeOf(tasks.get(i).pod)) return false;
         return true;
     }
 

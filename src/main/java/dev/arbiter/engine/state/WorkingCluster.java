@@ -1,6 +1,5 @@
 package dev.arbiter.engine.state;
 
-import dev.arbiter.engine.placement.NodeFitter;
 
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
@@ -40,8 +39,6 @@ public final class WorkingCluster {
     public final Map<PodSpec, NodeState> boundPods;
     /** The labels of a namespace (pod affinity terms select namespaces by label). */
     public java.util.function.Function<String, Map<String, String>> namespaceLabels = ns -> Map.of();
-    /** What the node fitter worked out from these very nodes in an earlier cycle ({@link WorkingCopy}), or null. */
-    public NodeFitter.Statics fitterStatics;
     /** Volcano's HyperNodes: network domains (see {@link NetworkDomains}). */
     public List<dev.arbiter.model.HyperNodeSpec> hyperNodes = List.of();
 

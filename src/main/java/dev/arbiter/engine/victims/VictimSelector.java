@@ -1,6 +1,5 @@
 package dev.arbiter.engine.victims;
 
-import dev.arbiter.engine.kept.VictimMemory;
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;

@@ -1,9 +1,7 @@
-package dev.arbiter.engine.victims;
+package dev.arbiter.engine.cycle;
 
-import dev.arbiter.engine.cycle.Allocation;
-import dev.arbiter.engine.cycle.CycleWork;
-import dev.arbiter.engine.cycle.GangTransaction;
 import dev.arbiter.engine.placement.NetworkDomains;
+import dev.arbiter.engine.victims.VictimSelector;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.Task;

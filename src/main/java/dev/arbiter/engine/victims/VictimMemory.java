@@ -1,9 +1,8 @@
-package dev.arbiter.engine.kept;
+package dev.arbiter.engine.victims;
 
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.Task;
-import dev.arbiter.engine.victims.VictimSelector;
 
 import java.util.BitSet;
 import java.util.HashMap;
