@@ -5,6 +5,7 @@ import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.engine.rules.SessionHook;
+import dev.arbiter.engine.rules.SessionWatches;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.scenario.ClusterBuilder;
 import java.util.ArrayList;
@@ -12,9 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.kie.api.event.rule.DefaultAgendaEventListener;
-import org.kie.api.event.rule.MatchCreatedEvent;
-import org.kie.api.runtime.KieSession;
 
 /**
  * Finds rules whose matches grow with the square of the cluster: the rules that, at production size, hold millions
@@ -135,18 +133,7 @@ public final class MatchGrowth {
     static Counts countMatches(RuleBook book, ClusterSnapshot snapshot) {
         Map<String, Long> matches = new HashMap<>();
         java.util.Set<String> looping = new java.util.TreeSet<>();
-        DefaultAgendaEventListener counter = new DefaultAgendaEventListener() {
-            @Override
-            public void matchCreated(MatchCreatedEvent event) {
-                matches.merge(event.getMatch().getRule().getName(), 1L, Long::sum);
-            }
-        };
-        SessionHook hook = new SessionHook() {
-            @Override
-            public void opened(KieSession session) {
-                session.addEventListener(counter);
-            }
-        };
+        SessionHook hook = SessionWatches.countingMatches(matches);
         try {
             new Scheduler(book, new SchedulerConfig(SCHEDULERS, null)).withHook(hook).schedule(snapshot, 1);
         } catch (PolicyException e) {

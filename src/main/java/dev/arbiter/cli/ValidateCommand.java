@@ -1,7 +1,7 @@
 package dev.arbiter.cli;
 
 import dev.arbiter.authoring.MatchGrowth;
-import dev.arbiter.authoring.RuleInventory;
+import dev.arbiter.engine.rules.RuleInventory;
 import dev.arbiter.engine.cycle.PolicyCheck;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.manifest.ManifestLoader;

@@ -1,5 +1,7 @@
 package dev.arbiter.authoring;
 
+import dev.arbiter.engine.rules.RuleInventory;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

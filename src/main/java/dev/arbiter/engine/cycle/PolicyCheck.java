@@ -5,7 +5,7 @@ import dev.arbiter.engine.rules.PolicyException;
 import dev.arbiter.engine.rules.PolicyKinds;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.rules.RuleText;
-import dev.arbiter.engine.rules.SessionHook;
+import dev.arbiter.engine.rules.SessionWatches;
 
 import dev.arbiter.facts.AllocationLimit;
 import dev.arbiter.facts.Clock;
@@ -32,10 +32,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.kie.api.definition.type.FactType;
-import org.kie.api.event.rule.DefaultRuleRuntimeEventListener;
-import org.kie.api.event.rule.ObjectInsertedEvent;
-import org.kie.api.runtime.KieSession;
 
 /**
  * What {@code validate} (and hot reload, before it swaps rules in) checks beyond compiling: the rules are run on a
@@ -117,37 +113,19 @@ public final class PolicyCheck {
     /** One cycle of the real engine on {@code cluster}, watched: run-time failures, unknown facts, conflicts, gaps. */
     private static List<String> run(RuleBook book, ClusterSnapshot cluster) {
         List<String> out = new ArrayList<>();
-        Map<Class<?>, String> foreign = new HashMap<>();
-        Map<String, Object> missing = new java.util.LinkedHashMap<>();
-        SessionHook hook = new SessionHook() {
-            @Override
-            public void opened(KieSession session) {
-                session.addEventListener(new DefaultRuleRuntimeEventListener() {
-                    @Override
-                    public void objectInserted(ObjectInsertedEvent event) {
-                        Class<?> type = event.getObject().getClass();
-                        if (event.getRule() == null || INPUTS.contains(type) || PolicyKinds.of(type) != null) return;
-                        if (declaredByRules(book, type)) return;
-                        foreign.putIfAbsent(type, event.getRule().getName());
-                    }
-                });
-            }
-
-            @Override
-            public void closing(KieSession session, List<PolicyKinds.Conflict> conflicts) {
-                out.addAll(conflictLines(book, conflicts));
-                gaps(session, missing);
-            }
-        };
+        SessionWatches.PolicyWatch watch = new SessionWatches.PolicyWatch(book,
+                type -> INPUTS.contains(type) || PolicyKinds.of(type) != null);
         try {
-            new Scheduler(book, SchedulerConfig.simulatorDefault()).withHook(hook).schedule(cluster, 1);
+            new Scheduler(book, SchedulerConfig.simulatorDefault()).withHook(watch).schedule(cluster, 1);
         } catch (PolicyException e) {
+            out.addAll(conflictLines(book, watch.conflicts()));
             out.add(e.getMessage().matches("^\\S+:\\d+: .*") ? e.getMessage() : book.folder() + ": " + e.getMessage());
             return out;
         }
-        foreign.forEach((type, rule) -> out.add(at(book, rule) + "rule \"" + rule + "\" inserts " + type.getSimpleName()
+        out.addAll(conflictLines(book, watch.conflicts()));
+        watch.foreign().forEach((type, rule) -> out.add(at(book, rule) + "rule \"" + rule + "\" inserts " + type.getSimpleName()
                 + ", which the engine does not read (policy facts: " + known() + ")"));
-        missing.forEach((what, why) -> out.add(book.folder() + ": " + why));
+        watch.missing().forEach((what, why) -> out.add(book.folder() + ": " + why));
         return out;
     }
 
@@ -171,65 +149,6 @@ public final class PolicyCheck {
                     + " is one decision: drop one rule or make their conditions exclusive");
         });
         return out;
-    }
-
-    private static boolean declaredByRules(RuleBook book, Class<?> type) {
-        String name = type.getName();
-        int dot = name.lastIndexOf('.');
-        if (dot < 0) return false;
-        FactType declared = book.kieBase().getFactType(name.substring(0, dot), name.substring(dot + 1));
-        return declared != null;
-    }
-
-    /** The decisions the engine needs and no rule made, keyed so each is said once. */
-    private static void gaps(KieSession session, Map<String, Object> missing) {
-        Set<String> decided = new LinkedHashSet<>();
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(PriorityOf.class))) {
-            decided.add(String.valueOf(((PriorityOf) o).name()));
-        }
-        Set<String> classes = new java.util.TreeSet<>();
-        boolean classless = false;
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(PriorityLookup.class))) {
-            String name = ((PriorityLookup) o).getName();
-            if (decided.contains(String.valueOf(name))) continue;
-            if (name == null) classless = true;
-            else classes.add("\"" + name + "\"");
-        }
-        if (!classes.isEmpty() || classless) {
-            String of = classes.isEmpty() ? "" : (classes.size() == 1 ? "priority class " : "priority classes ") + String.join(", ", classes);
-            String none = classless ? (of.isEmpty() ? "" : ", nor of ") + "pods and PodGroups without one" : "";
-            missing.put("priority", "no rule decides the priority of " + of + none + ": every job and pod of them would get"
-                    + " priority 0 (is priority.drl missing?)");
-        }
-        Set<String> shared = new LinkedHashSet<>();
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(ShareTerms.class))) shared.add(((ShareTerms) o).queue());
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(DeservedShare.class))) shared.add(((DeservedShare) o).queue());
-        Set<String> limited = new LinkedHashSet<>();
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(AllocationLimit.class))) limited.add(((AllocationLimit) o).queue());
-        Set<String> budgeted = new LinkedHashSet<>();
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(dev.arbiter.facts.AdmissionBudget.class))) {
-            budgeted.add(((dev.arbiter.facts.AdmissionBudget) o).queue());
-        }
-        for (Object o : session.getObjects(new org.kie.api.runtime.ClassObjectFilter(QueueFact.class))) {
-            QueueFact q = (QueueFact) o;
-            if (!shared.contains(q.getName())) {
-                missing.put("share " + q.getName(), "no rule gives queue \"" + q.getName() + "\" fair-share terms (ShareTerms or"
-                        + " DeservedShare): it would deserve nothing (is fair-share.drl missing?)");
-            }
-            if (q.isOpen() && !limited.contains(q.getName())) {
-                missing.put("limit " + q.getName(), "no rule gives open queue \"" + q.getName() + "\" an AllocationLimit: nothing"
-                        + " would be allocated to it");
-            }
-            if (q.isOpen() && !budgeted.contains(q.getName())) {
-                missing.put("budget " + q.getName(), "no rule gives open queue \"" + q.getName() + "\" an AdmissionBudget:"
-                        + " none of its jobs would be admitted (is enqueue.drl missing?)");
-            }
-        }
-        boolean gang = !session.getObjects(new org.kie.api.runtime.ClassObjectFilter(dev.arbiter.facts.GangPolicy.class)).isEmpty();
-        if (!gang && session.getObjects(new org.kie.api.runtime.ClassObjectFilter(dev.arbiter.facts.GangRequirement.class)).isEmpty()) {
-            missing.put("gang", "no rule states a gang requirement (GangPolicy or GangRequirement): no job could start"
-                    + " (is gang.drl missing?)");
-        }
     }
 
     private static String at(RuleBook book, String rule) {

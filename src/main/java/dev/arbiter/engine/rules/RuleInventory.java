@@ -1,6 +1,5 @@
-package dev.arbiter.authoring;
+package dev.arbiter.engine.rules;
 
-import dev.arbiter.engine.rules.RuleBook;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
