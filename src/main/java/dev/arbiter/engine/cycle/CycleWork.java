@@ -91,15 +91,15 @@ public final class CycleWork {
             }
         }
         this.copy = copy;
-        if (copy != null) victims.recall(copy.victimMemory, protectedRunning);
+        if (copy != null) victims.recall(copy.victimMemory(), protectedRunning);
         this.steps = 1 + settings.cycle().evictions().size();
         if (copy == null) {
             this.parkingSignature = null;
             this.parkingHolds = false;
         } else {
             this.parkingSignature = parkingSignature(nominations, protectedTasks);
-            this.parkingHolds = state.runningUnchanged && state.samePriorities && copy.parking != null
-                    && !fitter.anyExistingAntiAffinity() && parkingSignature.equals(copy.parking);
+            this.parkingHolds = state.runningUnchanged && state.samePriorities && copy.parking() != null
+                    && !fitter.anyExistingAntiAffinity() && parkingSignature.equals(copy.parking());
         }
     }
 
@@ -191,8 +191,7 @@ public final class CycleWork {
      */
     void stepsOver() {
         if (copy == null) return;
-        copy.victimMemory = victims.remember();
-        copy.victimRecalls = victims.recalls();
+        copy.rememberVictims(victims.remember(), victims.recalls());
         park();
     }
 
@@ -203,9 +202,8 @@ public final class CycleWork {
      * running world anyway (only a cycle whose decisions were not carried out could have passed over its jobs).
      */
     private void park() {
-        copy.parkedPassed = passed;
         if (committed()) {
-            copy.parking = null;
+            copy.parked(null, passed);
             return;
         }
         boolean podRules = fitter.anyExistingAntiAffinity();
@@ -233,7 +231,7 @@ public final class CycleWork {
                 j.parkedNever = nevers.isEmpty() ? null : nevers.get(j.id);
             }
         }
-        copy.parking = parkingSignature;
+        copy.parked(parkingSignature, passed);
     }
 
     /** Whether the cycle has bound, evicted or nominated anything so far. */

@@ -126,7 +126,7 @@ public final class Scheduler {
      * 0 when it kept no working copy. For tests and benchmarks: see {@link CycleWork#staysParked}.
      */
     public int parkedPasses() {
-        return copy == null ? 0 : copy.parkedPassed;
+        return copy == null ? 0 : copy.parkedPassed();
     }
 
     /**
@@ -134,7 +134,7 @@ public final class Scheduler {
      * kept no working copy). For tests and benchmarks: see {@link VictimMemory}.
      */
     public int victimRecalls() {
-        return copy == null ? 0 : copy.victimRecalls;
+        return copy == null ? 0 : copy.victimRecalls();
     }
 
     /** True when this scheduler keeps its working copy across cycles. */

@@ -196,14 +196,44 @@ public final class WorkingCopy {
         victimMemory = null;
     }
 
-    /** What the last cycle's parking was decided against ({@link CycleWork#parkingSignature}); null: nothing parked. */
-    public Object parking;
+    /** What the last cycle's parking was decided against ({@code CycleWork#parkingSignature}); null: nothing parked. */
+    private Object parking;
     /** How many jobs the last cycle passed over as parked (for tests and benchmarks). */
-    public int parkedPassed;
+    private int parkedPassed;
     /** What the last cycle's victim search left for the next ({@link VictimMemory}); null: nothing. */
-    public VictimMemory victimMemory;
+    private VictimMemory victimMemory;
     /** How many victim searches of the last cycle started from the cycle before's victim nodes (tests, benchmarks). */
-    public int victimRecalls;
+    private int victimRecalls;
+
+    /** What the last cycle's parking was decided against; null: nothing parked. */
+    public Object parking() {
+        return parking;
+    }
+
+    /** Records what this cycle's parking was decided against (null: nothing parked) and how many jobs it passed. */
+    public void parked(Object signature, int passed) {
+        parking = signature;
+        parkedPassed = passed;
+    }
+
+    public int parkedPassed() {
+        return parkedPassed;
+    }
+
+    /** What the last cycle's victim search left for the next; null: nothing. */
+    public VictimMemory victimMemory() {
+        return victimMemory;
+    }
+
+    /** Keeps what this cycle's victim search left for the next, and how many searches started from the last one's. */
+    public void rememberVictims(VictimMemory memory, int recalls) {
+        victimMemory = memory;
+        victimRecalls = recalls;
+    }
+
+    public int victimRecalls() {
+        return victimRecalls;
+    }
 
     /** The working copy of {@code snap}: the last one brought up to date, or (nothing kept) one made afresh. */
     public WorkingCluster next(ClusterSnapshot snap) {
