@@ -3,7 +3,9 @@ package dev.arbiter.engine.placement;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.Task;
 
-import dev.arbiter.model.LabelSelector;
+import dev.arbiter.engine.placement.DomainCounts.Matcher;
+import dev.arbiter.engine.placement.DomainCounts.Scope;
+import dev.arbiter.engine.placement.DomainCounts.View;
 import dev.arbiter.model.Placement;
 import dev.arbiter.model.Placement.HostPort;
 import dev.arbiter.model.Placement.PodAffinityTerm;
@@ -14,12 +16,8 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -27,12 +25,10 @@ import java.util.function.Function;
  * counted per topology domain and kept up to date as the cycle places and evicts pods (kube-scheduler's
  * InterPodAffinity, PodTopologySpread and NodePorts filters; no pod × node scan).
  *
- * <p>Counts. A {@link Scope} is a label selector over some namespaces, as a term reads it. A {@link View} counts the
- * pods matching a scope (or, for required affinity, matching every one of a pod's terms at once) per value of one node
- * label, over some nodes; it is created the first time a pod's rules need it, from an index of the pods present by
- * label, and from then on every placement and eviction updates it through an index of the views by the label they
- * select on. Example: a replica with required anti-affinity {@code app=web} per {@code kubernetes.io/hostname} reads
- * one view: matching pods per node; a node where it counts one or more fails.
+ * <p>Counts ({@link DomainCounts}). A {@link Scope} is a label selector over some namespaces, as a term reads it. A
+ * {@link View} counts the pods matching a scope (or, for required affinity, matching every one of a pod's terms at
+ * once) per value of one node label, over some nodes. Example: a replica with required anti-affinity {@code app=web}
+ * per {@code kubernetes.io/hostname} reads one view: matching pods per node; a node where it counts one or more fails.
  *
  * <p>Existing pods' anti-affinity ({@link CarrierTerm}): every required anti-affinity term of every pod in the
  * snapshot is registered when the cycle begins, with the domains where pods carrying it run; a pod that a term matches
@@ -52,46 +48,9 @@ final class Topology {
     static final String ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules";
     static final String EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules";
 
-    /** A pod on a node in this cycle. */
-    private record Present(PodSpec pod, NodeState node) {}
-
-    /**
-     * A label selector over namespaces: those listed, those whose labels match {@code namespaceSelector}, or (neither
-     * given) only {@code owner}, the namespace of the pod that states the term. A null selector matches nothing.
-     */
-    record Scope(String owner, List<String> namespaces, LabelSelector namespaceSelector, LabelSelector selector) {
-        static Scope of(String owner, PodAffinityTerm t) {
-            boolean own = t.namespaces().isEmpty() && t.namespaceSelector() == null;
-            return new Scope(own ? owner : null, t.namespaces(), t.namespaceSelector(), t.labelSelector());
-        }
-
-        /** Topology spread counts pods of the pod's own namespace. */
-        static Scope spread(String owner, SpreadConstraint c) {
-            return new Scope(owner, List.of(), null, c.labelSelector());
-        }
-    }
-
-    private final List<NodeState> nodes;
     private final LabelIndex labels;
-    private final Function<String, Map<String, String>> namespaceLabels;
-    /**
-     * The pods present, by pod; null until something reads them (a view, or the label index), made then from
-     * {@link #bound} and {@link #changes}. Most cycles of a large cluster never read them: no pod there has rules
-     * that count other pods.
-     */
-    private Map<PodSpec, Present> present;
-    /** The pods bound when the cycle began (the cycle's map, read only). */
-    private final Map<PodSpec, NodeState> bound;
-    /** Until {@link #present} is made: pods added since the cycle began, and bound ones gone ({@link #GONE}). */
-    private final Map<PodSpec, Present> changes = new IdentityHashMap<>();
-    private static final Present GONE = new Present(null, null);
-    /** Present pods by "key\0value" and by "key"; built when the first view is made. */
-    private Map<String, Set<Present>> podsByLabel;
-    /** Views by the selector entry they are indexed under ("key\0value" or "key"), and those indexed under none. */
-    private final Map<String, List<Matcher>> matchersByLabel = new HashMap<>();
-    private final List<Matcher> unindexedMatchers = new ArrayList<>();
-    private final Map<List<Scope>, Matcher> matchers = new HashMap<>();
-    private final Map<ViewKey, View> views = new HashMap<>();
+    /** The pods present, and the views that count them per domain. */
+    private final DomainCounts domainCounts;
     /** Existing pods' required anti-affinity terms, indexed like the views. */
     private final Map<CarrierKey, CarrierTerm> carriers = new HashMap<>();
     private final Map<String, List<CarrierTerm>> carriersByLabel = new HashMap<>();
@@ -107,10 +66,8 @@ final class Topology {
      */
     Topology(List<NodeState> nodes, LabelIndex labels, Function<String, Map<String, String>> namespaceLabels,
              Collection<PodSpec> all, Map<PodSpec, NodeState> bound) {
-        this.nodes = nodes;
         this.labels = labels;
-        this.namespaceLabels = namespaceLabels;
-        this.bound = bound;
+        this.domainCounts = new DomainCounts(nodes, labels, namespaceLabels, bound);
         for (PodSpec p : all) {
             // Most pods state no placement at all: no iterator for them.
             if (p.placement() == Placement.NONE) continue;
@@ -119,296 +76,37 @@ final class Topology {
         // With no view yet, a bound pod counts only for its own anti-affinity terms and host ports.
         for (PodSpec p : all) {
             NodeState n = p.placement() == Placement.NONE ? null : bound.get(p);
-            if (n != null) count(new Present(p, n), +1);
+            if (n != null) countOwnTerms(p, n, +1);
         }
-    }
-
-    /** {@link #present}, made on first use. */
-    private Map<PodSpec, Present> present() {
-        if (present == null) {
-            Map<PodSpec, Present> all = new IdentityHashMap<>(bound.size() + changes.size());
-            bound.forEach((pod, node) -> all.put(pod, new Present(pod, node)));
-            changes.forEach((pod, p) -> {
-                if (p == GONE) all.remove(pod);
-                else all.put(pod, p);
-            });
-            changes.clear();
-            present = all;
-        }
-        return present;
     }
 
     // ---- changes ----------------------------------------------------------------------------------------------
 
     /** {@code pod} is now on {@code node}: bound when the cycle began, placed, or an eviction undone. */
     void add(PodSpec pod, NodeState node) {
-        Present p = new Present(pod, node);
-        if (present != null) present.put(pod, p);
-        else changes.put(pod, p);
-        if (podsByLabel != null && notIndexed.remove(p) == null) unindexed.put(p, Boolean.TRUE);
-        count(p, +1);
+        domainCounts.add(pod, node);
+        countOwnTerms(pod, node, +1);
     }
 
     /** {@code pod} has left {@code node}: evicted, or its placement undone. */
     void remove(PodSpec pod, NodeState node) {
-        Present p;
-        if (present != null) {
-            p = present.remove(pod);
-        } else {
-            p = changes.get(pod);
-            if (p == GONE) return;
-            if (p == null) {
-                NodeState n = bound.get(pod);
-                p = n == null ? null : new Present(pod, n);
-            }
-            if (p == null) return;
-            if (bound.containsKey(pod)) changes.put(pod, GONE);
-            else changes.remove(pod);
-        }
-        if (p == null) return;
-        if (podsByLabel != null && unindexed.remove(p) == null) notIndexed.put(p, Boolean.TRUE);
-        count(p, -1);
+        NodeState on = domainCounts.remove(pod, node);
+        if (on != null) countOwnTerms(pod, on, -1);
     }
 
-    /**
-     * Changes not yet made to {@link #podsByLabel}: pods added since (to index) and pods removed since (to take out).
-     * A gang placed and undone again costs two set operations, not an index update per label; the index catches up
-     * when a view next needs it.
-     */
-    private final Map<Present, Boolean> unindexed = new IdentityHashMap<>();
-    private final Map<Present, Boolean> notIndexed = new IdentityHashMap<>();
-
-    private void count(Present p, int delta) {
-        PodSpec pod = p.pod();
-        if (!views.isEmpty()) {
-            for (Matcher m : unindexedMatchers) countIfMatches(m, p, delta);
-            for (Map.Entry<String, String> l : pod.labels().entrySet()) {
-                List<Matcher> byValue = matchersByLabel.get(l.getKey() + '\0' + l.getValue());
-                if (byValue != null) for (Matcher m : byValue) countIfMatches(m, p, delta);
-                List<Matcher> byKey = matchersByLabel.get(l.getKey());
-                if (byKey != null) for (Matcher m : byKey) countIfMatches(m, p, delta);
-            }
-        }
+    /** Counts the pod's own required anti-affinity terms and host ports on {@code node}. */
+    private void countOwnTerms(PodSpec pod, NodeState node, int delta) {
         if (pod.placement() == Placement.NONE) return;
         for (PodAffinityTerm t : pod.placement().podAntiAffinity().required()) {
             CarrierTerm c = carrier(Scope.of(pod.namespace(), t), t.topologyKey());
-            c.count(p.node(), delta);
+            c.count(node, delta);
         }
         if (!pod.placement().hostPorts().isEmpty()) {
-            List<HostPort> used = ports.computeIfAbsent(p.node(), k -> new ArrayList<>());
+            List<HostPort> used = ports.computeIfAbsent(node, k -> new ArrayList<>());
             for (HostPort hp : pod.placement().hostPorts()) {
                 if (delta > 0) used.add(hp);
                 else used.remove(hp);
             }
-        }
-    }
-
-    private static void countIfMatches(Matcher m, Present p, int delta) {
-        if (!m.matches(p.pod())) return;
-        for (View v : m.views) v.count(p, delta);
-    }
-
-    // ---- scopes and views -------------------------------------------------------------------------------------
-
-    boolean matches(Scope s, PodSpec pod) {
-        if (s.selector() == null) return false;
-        boolean covered;
-        if (s.owner() != null) covered = s.owner().equals(pod.namespace());
-        else covered = s.namespaces().contains(pod.namespace())
-                || (s.namespaceSelector() != null && s.namespaceSelector().matches(namespaceLabels.apply(pod.namespace())));
-        return covered && s.selector().matches(pod.labels());
-    }
-
-    /** Pods matching every scope of {@code parts}, with the counts kept of them. */
-    final class Matcher {
-        final List<Scope> parts;
-        final List<View> views = new ArrayList<>(2);
-
-        Matcher(List<Scope> parts) {
-            this.parts = parts;
-        }
-
-        boolean matches(PodSpec pod) {
-            for (Scope s : parts) if (!Topology.this.matches(s, pod)) return false;
-            return true;
-        }
-    }
-
-    private Matcher matcher(List<Scope> parts) {
-        return matchers.computeIfAbsent(parts, k -> {
-            Matcher m = new Matcher(k);
-            List<String> keys = indexKeys(k.get(0).selector());
-            if (keys == null) unindexedMatchers.add(m);
-            else for (String key : keys) matchersByLabel.computeIfAbsent(key, x -> new ArrayList<>()).add(m);
-            return m;
-        });
-    }
-
-    /**
-     * The index entries a selector is filed under: the first of its matchLabels ("key\0value"), else the values of its
-     * first In expression, else the key of its first Exists expression; null when it has none of these (such a
-     * selector may match a pod without any particular label, so it is asked about every pod).
-     */
-    private static List<String> indexKeys(LabelSelector s) {
-        if (s == null) return List.of();
-        if (!s.matchLabels().isEmpty()) {
-            String k = new TreeMap<>(s.matchLabels()).firstKey();
-            return List.of(k + '\0' + s.matchLabels().get(k));
-        }
-        for (LabelSelector.Requirement r : s.matchExpressions()) {
-            if (r.operator().equals("In")) {
-                List<String> out = new ArrayList<>();
-                for (String v : r.values()) out.add(r.key() + '\0' + v);
-                return out;
-            }
-        }
-        for (LabelSelector.Requirement r : s.matchExpressions()) if (r.operator().equals("Exists")) return List.of(r.key());
-        return null;
-    }
-
-    private record ViewKey(Matcher matcher, String key, BitSet filter, boolean terminating) {}
-
-    /**
-     * Matching pods per value of node label {@code key}, over the nodes in {@code filter} (null: all); terminating pods
-     * count only when {@code terminating}. Also the number of domains among the filter's nodes and the smallest count
-     * over them (topology spread's global minimum).
-     */
-    final class View {
-        final Matcher matcher;
-        final String key;
-        final BitSet filter;
-        final boolean terminating;
-        private final Map<String, Integer> counts = new HashMap<>();
-        /** Matching pods counted in any domain. */
-        int total;
-        /** Incremented on every change of a count (remembered failures of non-monotone rules check it). */
-        long changes;
-        /** Domains of the filter's nodes by count (count → domains), for the minimum; null until asked. */
-        private TreeMap<Integer, Integer> byCount;
-        private int domains = -1;
-
-        View(Matcher matcher, String key, BitSet filter, boolean terminating) {
-            this.matcher = matcher;
-            this.key = key;
-            this.filter = filter;
-            this.terminating = terminating;
-        }
-
-        int count(String domain) {
-            Integer c = counts.get(domain);
-            return c == null ? 0 : c;
-        }
-
-        /** The domain of {@code n} for this view, or null when the node does not carry the key. */
-        String domainOf(NodeState n) {
-            return n.spec.labels().get(key);
-        }
-
-        /** Whether a pod on {@code n} is counted (node in the filter and carrying the key, terminating rule). */
-        boolean counts(PodSpec pod, NodeState n) {
-            return (filter == null || filter.get(n.index)) && n.spec.labels().containsKey(key)
-                    && (terminating || !pod.terminating());
-        }
-
-        void count(Present p, int delta) {
-            if (!counts(p.pod(), p.node())) return;
-            String d = domainOf(p.node());
-            int before = count(d);
-            int after = before + delta;
-            if (after == 0) counts.remove(d);
-            else counts.put(d, after);
-            total += delta;
-            changes++;
-            if (byCount != null && inFilterDomains(d)) {
-                byCount.merge(before, -1, Integer::sum);
-                if (byCount.get(before) == 0) byCount.remove(before);
-                byCount.merge(after, 1, Integer::sum);
-            }
-        }
-
-        private Set<String> filterDomains;
-
-        private boolean inFilterDomains(String d) {
-            return filterDomains.contains(d);
-        }
-
-        /** The number of domains among the filter's nodes. */
-        int domains() {
-            prepareMinimum();
-            return domains;
-        }
-
-        /** The smallest count over the filter's domains (0 when there are none). */
-        int minimum() {
-            prepareMinimum();
-            return byCount.isEmpty() ? 0 : byCount.firstKey();
-        }
-
-        private void prepareMinimum() {
-            if (byCount != null) return;
-            filterDomains = domainsOf(filter, key);
-            domains = filterDomains.size();
-            byCount = new TreeMap<>();
-            for (String d : filterDomains) byCount.merge(count(d), 1, Integer::sum);
-        }
-    }
-
-    private record DomainsKey(BitSet filter, String key) {}
-
-    private final Map<DomainsKey, Set<String>> domainsOf = new HashMap<>();
-
-    /** The values of {@code key} among the nodes of {@code filter} (null: all), shared by every view over them. */
-    private Set<String> domainsOf(BitSet filter, String key) {
-        return domainsOf.computeIfAbsent(new DomainsKey(filter, key), k -> {
-            Set<String> out = new java.util.HashSet<>();
-            BitSet b = filter == null ? labels.withKey(key) : (BitSet) filter.clone();
-            if (filter != null) b.and(labels.withKey(key));
-            for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) out.add(nodes.get(i).spec.labels().get(key));
-            return out;
-        });
-    }
-
-    private View view(Matcher m, String key, BitSet filter, boolean terminating) {
-        return views.computeIfAbsent(new ViewKey(m, key, filter, terminating), k -> {
-            View v = new View(m, key, filter, terminating);
-            m.views.add(v);
-            for (Present p : candidatePods(m.parts.get(0).selector())) if (m.matches(p.pod())) v.count(p, +1);
-            v.changes = 0;
-            return v;
-        });
-    }
-
-    /** Present pods a selector may match, from the index by label (built on first use). */
-    private Collection<Present> candidatePods(LabelSelector s) {
-        if (podsByLabel == null) {
-            podsByLabel = new HashMap<>();
-            for (Present p : present().values()) index(p);
-        } else {
-            for (Present p : notIndexed.keySet()) unindex(p);
-            for (Present p : unindexed.keySet()) index(p);
-            notIndexed.clear();
-            unindexed.clear();
-        }
-        List<String> keys = indexKeys(s);
-        if (keys == null) return present().values();
-        Set<Present> out = new LinkedHashSet<>();
-        for (String k : keys) out.addAll(podsByLabel.getOrDefault(k, Set.of()));
-        return out;
-    }
-
-    private void index(Present p) {
-        for (Map.Entry<String, String> l : p.pod().labels().entrySet()) {
-            podsByLabel.computeIfAbsent(l.getKey() + '\0' + l.getValue(), k -> new LinkedHashSet<>()).add(p);
-            podsByLabel.computeIfAbsent(l.getKey(), k -> new LinkedHashSet<>()).add(p);
-        }
-    }
-
-    private void unindex(Present p) {
-        for (Map.Entry<String, String> l : p.pod().labels().entrySet()) {
-            Set<Present> a = podsByLabel.get(l.getKey() + '\0' + l.getValue());
-            if (a != null) a.remove(p);
-            Set<Present> b = podsByLabel.get(l.getKey());
-            if (b != null) b.remove(p);
         }
     }
 
@@ -444,7 +142,7 @@ final class Topology {
     private CarrierTerm carrier(Scope scope, String key) {
         return carriers.computeIfAbsent(new CarrierKey(scope, key), k -> {
             CarrierTerm c = new CarrierTerm(scope, key);
-            List<String> keys = indexKeys(scope.selector());
+            List<String> keys = DomainCounts.indexKeys(scope.selector());
             if (keys == null) unindexedCarriers.add(c);
             else for (String x : keys) carriersByLabel.computeIfAbsent(x, y -> new ArrayList<>()).add(c);
             return c;
@@ -460,10 +158,10 @@ final class Topology {
     List<CarrierTerm> carriersMatching(PodSpec pod) {
         if (carriers.isEmpty()) return List.of();
         List<CarrierTerm> out = new ArrayList<>();
-        for (CarrierTerm c : unindexedCarriers) if (matches(c.scope, pod)) out.add(c);
+        for (CarrierTerm c : unindexedCarriers) if (domainCounts.matches(c.scope, pod)) out.add(c);
         for (Map.Entry<String, String> l : pod.labels().entrySet()) {
-            for (CarrierTerm c : carriersByLabel.getOrDefault(l.getKey() + '\0' + l.getValue(), List.of())) if (matches(c.scope, pod)) out.add(c);
-            for (CarrierTerm c : carriersByLabel.getOrDefault(l.getKey(), List.of())) if (matches(c.scope, pod)) out.add(c);
+            for (CarrierTerm c : carriersByLabel.getOrDefault(l.getKey() + '\0' + l.getValue(), List.of())) if (domainCounts.matches(c.scope, pod)) out.add(c);
+            for (CarrierTerm c : carriersByLabel.getOrDefault(l.getKey(), List.of())) if (domainCounts.matches(c.scope, pod)) out.add(c);
         }
         return out;
     }
@@ -498,16 +196,16 @@ final class Topology {
             if (!req.isEmpty()) {
                 List<Scope> parts = new ArrayList<>();
                 for (PodAffinityTerm t : req) parts.add(Scope.of(ns, t));
-                affinityMatcher = matcher(parts);
+                affinityMatcher = domainCounts.matcher(parts);
                 for (PodAffinityTerm t : req) {
                     affinityKeys.add(t.topologyKey());
-                    affinity.add(view(affinityMatcher, t.topologyKey(), null, true));
+                    affinity.add(domainCounts.view(affinityMatcher, t.topologyKey(), null, true));
                 }
             } else {
                 affinityMatcher = null;
             }
             for (PodAffinityTerm t : pl.podAntiAffinity().required()) {
-                anti.add(view(matcher(List.of(Scope.of(ns, t))), t.topologyKey(), null, true));
+                anti.add(domainCounts.view(domainCounts.matcher(List.of(Scope.of(ns, t))), t.topologyKey(), null, true));
             }
             for (SpreadConstraint c : pl.spread()) if (c.doNotSchedule()) spreadKeys.add(c.topologyKey());
             for (SpreadConstraint c : pl.spread()) {
@@ -517,14 +215,17 @@ final class Topology {
                 for (String k : keys) filter.and(labels.withKey(k));
                 if (c.honorNodeAffinity()) filter.and(nodeAffinityNodes);
                 if (c.honorNodeTaints()) filter.and(toleratedNodes);
-                Spread sp = new Spread(c, view(matcher(List.of(s)), c.topologyKey(), filter, false), s);
+                View counted = domainCounts.view(domainCounts.matcher(List.of(s)), c.topologyKey(), filter, false);
+                Spread sp = new Spread(c, counted, s);
                 (c.doNotSchedule() ? spread : soft).add(sp);
             }
             for (WeightedPodAffinityTerm w : pl.podAffinity().preferred()) {
-                preferences.add(new Preference(view(matcher(List.of(Scope.of(ns, w.term()))), w.term().topologyKey(), null, true), w.weight()));
+                preferences.add(new Preference(domainCounts.view(domainCounts.matcher(List.of(Scope.of(ns, w.term()))),
+                        w.term().topologyKey(), null, true), w.weight()));
             }
             for (WeightedPodAffinityTerm w : pl.podAntiAffinity().preferred()) {
-                preferences.add(new Preference(view(matcher(List.of(Scope.of(ns, w.term()))), w.term().topologyKey(), null, true), -w.weight()));
+                preferences.add(new Preference(domainCounts.view(domainCounts.matcher(List.of(Scope.of(ns, w.term()))),
+                        w.term().topologyKey(), null, true), -w.weight()));
             }
             hostPorts = pl.hostPorts();
         }
@@ -576,7 +277,7 @@ final class Topology {
         if (r.affinityMatcher != null && r.affinityMatcher.matches(pod)) bits |= 1;
         int i = 1;
         for (Spread s : r.spread) {
-            if (matches(s.scope(), pod)) bits |= 1L << i;
+            if (domainCounts.matches(s.scope(), pod)) bits |= 1L << i;
             i++;
         }
         return bits;

@@ -63,7 +63,7 @@ public final class NodeState {
         change(used.subtract(r), free.add(r));
     }
 
-    /** How many times its free capacity changed (what {@link NodeFitter.Shortfalls} worked out may be stale). */
+    /** How many times its free capacity changed (what {@link dev.arbiter.engine.placement.Shortfalls} worked out may be stale). */
     private int changes;
 
     public int changes() {

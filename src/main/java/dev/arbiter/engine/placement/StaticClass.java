@@ -1,0 +1,122 @@
+package dev.arbiter.engine.placement;
+
+import dev.arbiter.engine.state.NodeState;
+
+import dev.arbiter.model.Placement;
+import dev.arbiter.model.Taint;
+import dev.arbiter.model.Toleration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The nodes a static class admits, and its preferred node-affinity weight per node: the filters that depend on a node
+ * alone — kube-scheduler's NodeUnschedulable, TaintToleration and NodeAffinity (with nodeSelector), in that order —
+ * and, while a gang tries a network domain, the domain. One per distinct {@link Constraints}, kept with the
+ * {@link NodeStatics}.
+ */
+final class StaticClass {
+    static final String UNSCHEDULABLE = "node(s) were unschedulable";
+    static final String NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
+    /** The taint a cordoned node carries; a pod tolerating it may still go there (kube-scheduler's NodeUnschedulable). */
+    static final Taint UNSCHEDULABLE_TAINT = new Taint("node.kubernetes.io/unschedulable", "", "NoSchedule");
+
+    final NodeStatics statics;
+    final Constraints c;
+    /** Passing nodeSelector and required node affinity (what topology spread honors by default). */
+    final BitSet affinityNodes;
+    /** Whose NoSchedule and NoExecute taints the pod tolerates. */
+    final BitSet tolerated;
+    /** Passing every static predicate. */
+    final BitSet eligible;
+    /** Preferred node-affinity weight per node index, or null when the pod prefers nothing. */
+    final long[] points;
+    /** The distinct weights among eligible nodes, highest first ({@code [0]} without preferences). */
+    final long[] tiers;
+    private List<NodeState> list;
+
+    StaticClass(NodeStatics statics, Constraints c) {
+        this.statics = statics;
+        this.c = c;
+        LabelIndex labels = statics.labels;
+        List<NodeState> nodes = statics.nodes;
+        affinityNodes = labels.matchingLabels(c.selector());
+        if (c.affinity().required() != null) affinityNodes.and(labels.matchingAny(c.affinity().required()));
+        tolerated = statics.tolerated(c.tolerations());
+        eligible = (BitSet) affinityNodes.clone();
+        eligible.and(tolerated);
+        if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(statics.unschedulable);
+        if (c.blocked() != null) eligible.clear();
+        if (c.within() != null) eligible.and(c.within().nodes);
+        if (c.affinity().preferred().isEmpty()) {
+            points = null;
+            tiers = new long[] {0};
+        } else {
+            points = new long[nodes.size()];
+            for (Placement.WeightedNodeTerm t : c.affinity().preferred()) {
+                BitSet b = labels.matching(t.term());
+                for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) points[i] += t.weight();
+            }
+            TreeSet<Long> distinct = new TreeSet<>(Comparator.reverseOrder());
+            for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) distinct.add(points[i]);
+            tiers = distinct.stream().mapToLong(Long::longValue).toArray();
+        }
+    }
+
+    long points(NodeState n) {
+        return points == null ? 0 : points[n.index];
+    }
+
+    List<NodeState> list() {
+        if (list == null) {
+            list = new ArrayList<>();
+            for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) list.add(statics.nodes.get(i));
+        }
+        return list;
+    }
+
+    private Map<String, Integer> staticCounts;
+
+    /** How many nodes fail each static predicate (the first each fails); counted once per cycle. */
+    Map<String, Integer> staticCounts() {
+        if (staticCounts == null) {
+            staticCounts = new HashMap<>();
+            for (NodeState n : statics.nodes) {
+                String r = reason(n);
+                if (r != null) staticCounts.merge(r, 1, Integer::sum);
+            }
+        }
+        return staticCounts;
+    }
+
+    /** Why {@code n} fails a static predicate, kube-scheduler's filters in their order; null when it passes. */
+    String reason(NodeState n) {
+        if (c.blocked() != null) return c.blocked();
+        if (n.spec.unschedulable() && !tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) return UNSCHEDULABLE;
+        if (!tolerated.get(n.index)) {
+            for (Taint t : n.spec.taints()) {
+                if (blocks(t) && !tolerates(c.tolerations(), t)) {
+                    return "node(s) had untolerated taint {" + t.key() + ": " + (t.value() == null ? "" : t.value()) + "}";
+                }
+            }
+        }
+        if (!affinityNodes.get(n.index)) return NODE_AFFINITY;
+        if (c.within() != null && !c.within().nodes.get(n.index)) return "node(s) outside domain " + c.within().name;
+        return null;
+    }
+
+    /** A taint that keeps pods out (NoSchedule, NoExecute, or an unknown effect); PreferNoSchedule only scores. */
+    static boolean blocks(Taint t) {
+        return !"PreferNoSchedule".equals(t.effect());
+    }
+
+    static boolean tolerates(List<Toleration> tolerations, Taint t) {
+        for (Toleration tol : tolerations) if (tol.tolerates(t)) return true;
+        return false;
+    }
+}
+
