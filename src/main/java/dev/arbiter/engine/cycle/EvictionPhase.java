@@ -138,12 +138,11 @@ public final class EvictionPhase {
                     o = reasons.tooLarge(q, need = j.startNeed(), ceiling, rule);
                     if (o == null) o = queueRefusal;
                 } else if (q.reached(ceiling)) {
-                    o = Outcome.refused("queue \"" + q.name() + "\" already holds its deserved share " + ceiling, rule);
+                    o = EvictionReasons.holdsDeserved(q, ceiling, rule);
                 } else if ((o = reasons.tooLarge(q, need = j.startNeed(), ceiling, rule)) != null) {
                     // the gang could never start under the deserved share, whatever is reclaimed
                 } else if (!pools.anyAboveFloor(floors)) {
-                    o = Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet()))
-                            + " have given back down to their floor this cycle", rule);
+                    o = EvictionReasons.downToFloors(floors.keySet(), rule);
                 } else if (budget.spent()) {
                     o = Outcome.refused(reasons.budgetSpent(), PER_CYCLE_SETTING);
                 } else {
@@ -155,11 +154,7 @@ public final class EvictionPhase {
                     if (reach.pool == null) reach.pool = poolOf.computeIfAbsent(usableNames, pools::runningUnprotected);
                     List<Task> pool = reach.pool;
                     if (pool.isEmpty()) {
-                        List<Task> all = pools.runningIn(floors.keySet());
-                        o = all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
-                                + " scheduler", rule)
-                                : reasons.protectedReason("every pod of the queues above their deserved share ("
-                                + VictimSelector.quoted(new java.util.TreeSet<>(floors.keySet())) + ") is protected", all);
+                        o = reasons.nothingToReclaim(pools.runningIn(floors.keySet()), floors.keySet(), rule);
                     } else {
                         if (reach.terms == null) reach.terms = usables.computeIfAbsent(usableNames,
                                 n -> new Usable(new TermsKey(List.of("reclaim", q.name(), n)), pools.existing(n)));

@@ -11,19 +11,22 @@ import dev.arbiter.engine.victims.VictimSelector;
 
 import dev.arbiter.facts.PreemptGrant;
 import dev.arbiter.facts.Protected;
+import dev.arbiter.model.NetworkTopology;
 import dev.arbiter.model.Resources;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * The eviction steps' words: why a starving job stays pending, as an {@link Outcome} (the text, and the rule or setting
  * behind it) that {@link #refuse} adds to the job's reason as "{@code preempt: ...}" or "{@code reclaim: ...}" — no
  * lower-priority work, every candidate protected (by which rule, and until when), a capability, the victim queues'
- * floors, hysteresis, the eviction budget, a gang too large for the queue's deserved share — and what a job that
- * started with victims waits for. Texts that many jobs of a cycle share are worded once.
+ * floors, hysteresis, the eviction budget, a gang too large for the queue's deserved share — and, for a job that
+ * started with victims, what it waits for and what its victims are told. Texts that many jobs of a cycle share are
+ * worded once.
  */
 final class EvictionReasons {
     /** Why an attempt to start a job with victims failed (null: it started), and the rule behind that refusal. */
@@ -53,6 +56,9 @@ final class EvictionReasons {
     private final WorkingCluster state;
     private final Policy policy;
     private final VictimSelector victims;
+    /** Refusals worded once per cycle (the budgets are fixed for it), for the many jobs they refuse. */
+    private final String budgetSpentReason;
+    private final Map<String, String> queueBudgetReasons = new HashMap<>();
 
     EvictionReasons(CycleWork w) {
         this.w = w;
@@ -84,19 +90,6 @@ final class EvictionReasons {
         j.setReason(reason, rule != null ? rule : j.reasonRule);
     }
 
-    /** Why a preemptor finds no candidate victim in its queue: none of lower priority runs, or all are protected. */
-    Outcome noCandidates(QueueState q, Job j, PreemptGrant grant, List<Task> running) {
-        List<Task> lower = new ArrayList<>();
-        for (Task t : running) if (t.job != j && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)) lower.add(t);
-        String what = grant.lowerPriorityOnly() ? "lower-priority" : "other";
-        if (running.isEmpty()) return Outcome.refused("nothing runs in queue \"" + q.name() + "\"", grant.rule());
-        if (lower.isEmpty()) {
-            return Outcome.refused("no " + what + " work runs in queue \"" + q.name() + "\" (priority " + j.priority + ")",
-                    grant.rule());
-        }
-        return protectedReason("every " + what + " pod of queue \"" + q.name() + "\" is protected", lower);
-    }
-
     /**
      * The outcome of a search for job {@code j}, told which of the victims the API server refused ({@link
      * RefusedVictims}) it {@code couldTake} and so passed over: its reason then says so, whether it started with other
@@ -111,6 +104,21 @@ final class EvictionReasons {
         if (!o.started()) return Outcome.refusedInOwnWords(o.why() + "; " + note, o.rule());
         if (j.reason != null) j.setReason(j.reason + "; " + note, j.reasonRule);
         return o;
+    }
+
+    // ---- preempt ---------------------------------------------------------------------------------------------
+
+    /** Why a preemptor finds no candidate victim in its queue: none of lower priority runs, or all are protected. */
+    Outcome noCandidates(QueueState q, Job j, PreemptGrant grant, List<Task> running) {
+        List<Task> lower = new ArrayList<>();
+        for (Task t : running) if (t.job != j && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)) lower.add(t);
+        String what = grant.lowerPriorityOnly() ? "lower-priority" : "other";
+        if (running.isEmpty()) return Outcome.refused("nothing runs in queue \"" + q.name() + "\"", grant.rule());
+        if (lower.isEmpty()) {
+            return Outcome.refused("no " + what + " work runs in queue \"" + q.name() + "\" (priority " + j.priority + ")",
+                    grant.rule());
+        }
+        return protectedReason("every " + what + " pod of queue \"" + q.name() + "\" is protected", lower);
     }
 
     /**
@@ -151,6 +159,32 @@ final class EvictionReasons {
         return first;
     }
 
+    // ---- reclaim ---------------------------------------------------------------------------------------------
+
+    /** Why no rule lets the queue reclaim: it holds its deserved share, or no other queue is above its own. */
+    String noGrantReason(QueueState q) {
+        if (q.fairShare != null && q.fairShare.isOverused()) {
+            return "queue \"" + q.name() + "\" already holds its deserved share " + q.deserved();
+        }
+        List<String> above = new ArrayList<>();
+        List<String> notReclaimable = new ArrayList<>();
+        for (QueueState o : state.queues.values()) {
+            if (o == q || o.fairShare == null || !o.fairShare.isAboveDeserved()) continue;
+            (o.spec.reclaimable() ? above : notReclaimable).add(o.name());
+        }
+        if (above.isEmpty() && notReclaimable.isEmpty()) return "no other queue holds more than its deserved share";
+        if (above.isEmpty()) {
+            return "queue " + VictimSelector.quoted(notReclaimable) + " holds more than its deserved share but is not"
+                    + " reclaimable";
+        }
+        return "no rule grants queue \"" + q.name() + "\" reclaim from " + VictimSelector.quoted(above);
+    }
+
+    /** The queue already holds the deserved share its grants let it reclaim up to. */
+    static Outcome holdsDeserved(QueueState q, Resources ceiling, String rule) {
+        return Outcome.refused("queue \"" + q.name() + "\" already holds its deserved share " + ceiling, rule);
+    }
+
     /**
      * The job's gang needs more to start than its queue may reclaim up to (its deserved share) in some dimension:
      * no eviction could start it. Null when it fits.
@@ -183,25 +217,28 @@ final class EvictionReasons {
                 + (held.isEmpty() ? "none" : VictimSelector.lacks(held)), rule);
     }
 
-    /** Why no rule lets the queue reclaim: it holds its deserved share, or no other queue is above its own. */
-    String noGrantReason(QueueState q) {
-        if (q.fairShare != null && q.fairShare.isOverused()) {
-            return "queue \"" + q.name() + "\" already holds its deserved share " + q.deserved();
-        }
-        List<String> above = new ArrayList<>();
-        List<String> notReclaimable = new ArrayList<>();
-        for (QueueState o : state.queues.values()) {
-            if (o == q || o.fairShare == null || !o.fairShare.isAboveDeserved()) continue;
-            (o.spec.reclaimable() ? above : notReclaimable).add(o.name());
-        }
-        if (above.isEmpty() && notReclaimable.isEmpty()) return "no other queue holds more than its deserved share";
-        if (above.isEmpty()) {
-            return "queue " + VictimSelector.quoted(notReclaimable) + " holds more than its deserved share but is not"
-                    + " reclaimable";
-        }
-        return "no rule grants queue \"" + q.name() + "\" reclaim from " + VictimSelector.quoted(above);
+    /** The victim queues have all given back down to their floors this cycle. */
+    static Outcome downToFloors(Set<String> victimQueues, String rule) {
+        return Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(victimQueues))
+                + " have given back down to their floor this cycle", rule);
     }
 
+    /** No pod of the victim queues may be taken: of {@code all} their running pods, none, or each protected. */
+    Outcome nothingToReclaim(List<Task> all, Set<String> victimQueues, String rule) {
+        return all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
+                + " scheduler", rule)
+                : protectedReason("every pod of the queues above their deserved share ("
+                + VictimSelector.quoted(new java.util.TreeSet<>(victimQueues)) + ") is protected", all);
+    }
+
+    // ---- one job's attempt ---------------------------------------------------------------------------------
+
+    /** The task would take its queue past the deserved share it may reclaim up to ({@code ceiling}). */
+    static Outcome wouldPassDeserved(QueueState q, Resources ceiling, String rule) {
+        return Outcome.refused("queue \"" + q.name() + "\" would pass its deserved share " + ceiling, rule);
+    }
+
+    /** The queue's capability (or an ancestor's, {@code blocker}) leaves no room for the task. */
     static Outcome capabilityReason(QueueState blocker, Task t) {
         return Outcome.refused("queue \"" + blocker.name() + "\" capability reached: short of "
                 + blocker.hardCap().excess(blocker.allocated, t.share()), blocker.limit == null ? null : blocker.limit.rule());
@@ -213,15 +250,13 @@ final class EvictionReasons {
         return why != null && why.contains("hysteresis") ? HYSTERESIS_SETTING : grantRule;
     }
 
-    /** e.g. {@code waiting for 2 evicted pod(s) to leave (reclaim)}; with none of its own, another job's victims. */
-    static String waitingFor(int pods, String action) {
-        if (pods == 0) return "waiting for pods evicted for another job to leave (" + action + ")";
-        return "waiting for " + pods + " evicted pod(s) to leave (" + action + ")";
+    /** No one domain of the hard network topology the gang wants makes room for all of it. */
+    static Outcome noSingleDomain(NetworkTopology want, String rule) {
+        return Outcome.refused("no single domain (" + want + ") makes room for the whole gang with the victims"
+                + " allowed", rule);
     }
 
-    /** Refusals worded once per cycle (the budgets are fixed for it), for the many jobs they refuse. */
-    private final String budgetSpentReason;
-    private final Map<String, String> queueBudgetReasons = new HashMap<>();
+    // ---- budgets -------------------------------------------------------------------------------------------
 
     /** Why a job finds no victim once the cycle's eviction budget is spent. */
     String budgetSpent() {
@@ -246,5 +281,28 @@ final class EvictionReasons {
                 + w.evictions.size() + " already, " + chosen + " for this job, and no node makes room for "
                 + job.pending.get(index).id() + " with " + Math.max(left, 0) + " more)",
                 PER_CYCLE_SETTING);
+    }
+
+    // ---- a job that started ----------------------------------------------------------------------------------
+
+    /** e.g. {@code waiting for 2 evicted pod(s) to leave (reclaim)}; with none of its own, another job's victims. */
+    static String waitingFor(int pods, String action) {
+        if (pods == 0) return "waiting for pods evicted for another job to leave (" + action + ")";
+        return "waiting for " + pods + " evicted pod(s) to leave (" + action + ")";
+    }
+
+    /** A job that needs no victims, only pods already terminating on {@code nodes} nodes to leave. */
+    static String waitingForTerminating(int nodes) {
+        return "waiting for terminating pods to leave " + nodes + " node(s)";
+    }
+
+    /** The reason a victim's job is given, when it had none. */
+    static String evictedFor(String action, Job j) {
+        return "evicted by " + action + " for " + j.id;
+    }
+
+    /** What an eviction says of itself: the action, for which job, and from which queue. */
+    static String evictionMessage(String action, Job j, Task v) {
+        return action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\"";
     }
 }

@@ -15,7 +15,12 @@ import dev.arbiter.engine.victims.VictimSelector;
 import static dev.arbiter.engine.cycle.EvictionReasons.PER_CYCLE_SETTING;
 import static dev.arbiter.engine.cycle.EvictionReasons.PER_QUEUE_SETTING;
 import static dev.arbiter.engine.cycle.EvictionReasons.capabilityReason;
+import static dev.arbiter.engine.cycle.EvictionReasons.evictedFor;
+import static dev.arbiter.engine.cycle.EvictionReasons.evictionMessage;
+import static dev.arbiter.engine.cycle.EvictionReasons.noSingleDomain;
 import static dev.arbiter.engine.cycle.EvictionReasons.waitingFor;
+import static dev.arbiter.engine.cycle.EvictionReasons.waitingForTerminating;
+import static dev.arbiter.engine.cycle.EvictionReasons.wouldPassDeserved;
 
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.Nomination;
@@ -71,8 +76,7 @@ final class GangEviction {
         if (want == null || !want.hard()) return startWithVictims(q, j, terms, ceiling, action, rule, false);
         List<DomainVictims.Ranked> ranked = new DomainVictims(w).rank(j, policy.gangFor(j), want, terms);
         if (ranked.isEmpty()) {
-            return Outcome.refused("no single domain (" + want + ") makes room for the whole gang with the victims"
-                    + " allowed", rule);
+            return noSingleDomain(want, rule);
         }
         Outcome o = null;
         for (DomainVictims.Ranked r : ranked.subList(0, Math.min(DOMAIN_TRIES, ranked.size()))) {
@@ -128,7 +132,7 @@ final class GangEviction {
             if (t.placed) continue;
             if (CycleWork.gangSatisfied(j, gang, tx)) break;
             if (reclaim && !q.allocated.plusWithinIn(t.share(), ceiling, t.share())) {
-                refusal = Outcome.refused("queue \"" + q.name() + "\" would pass its deserved share " + ceiling, rule);
+                refusal = wouldPassDeserved(q, ceiling, rule);
                 break;
             }
             QueueState blocker = q.capabilityBlocker(t.share());
@@ -220,16 +224,15 @@ final class GangEviction {
             addBack.held(t, tx.nodeOf(t));
         }
         if (tx.evictions().isEmpty()) {
-            j.setReason("waiting for terminating pods to leave " + waitsOnTerminating + " node(s)", rule);
+            j.setReason(waitingForTerminating(waitsOnTerminating), rule);
             return Outcome.STARTED;
         }
         for (Task v : tx.evictions()) {
             budget.charge(v);
-            evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule,
-                    action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\""));
+            evictions.add(new Eviction(v.id(), v.node.name(), action, j.id, rule, evictionMessage(action, j, v)));
             addBack.evicted(v, j, action, rule, v.job.reason == null);
             if (v.job.reason == null) {
-                v.job.setReason("evicted by " + action + " for " + j.id, rule);
+                v.job.setReason(evictedFor(action, j), rule);
             }
         }
         j.setReason(waitingFor(tx.evictions().size(), action), rule);
