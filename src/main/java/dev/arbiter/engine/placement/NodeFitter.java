@@ -363,8 +363,6 @@ public final class NodeFitter {
      * alike in the same state (one demand serves both, {@link PodDemands#unconfined}; see also {@link Job#pendingAlike}).
      */
     public static boolean askAlike(PodSpec a, PodSpec b) {
-        return a.placement() == Placement.NONE && b.placement() == Placement.NONE
-                && a.nodeSelector().equals(b.nodeSelector()) && a.tolerations().equals(b.tolerations())
-                && a.requests().equals(b.requests());
+        return a.asksAlikeOf(b);
     }
 }

@@ -1,6 +1,5 @@
 package dev.arbiter.engine.state;
 
-import dev.arbiter.engine.cycle.EvictionPhase;
 
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.Resources;
@@ -111,10 +110,10 @@ public final class Job {
     /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
     public Object rulesEntry;
     /**
-     * Its shape for the eviction steps' remembered refusals ({@link EvictionPhase.Tasks}), kept across cycles while it
+     * Its shape for the eviction steps' remembered refusals ({@link EvictionShape}), kept across cycles while it
      * still holds; null until asked.
      */
-    public EvictionPhase.Tasks evictionShape;
+    public EvictionShape evictionShape;
     /** What its running and its pending tasks count for in queue shares, summed; null until asked. */
     private Resources runningShare, pendingShare;
 

@@ -1,6 +1,7 @@
 package dev.arbiter.engine.cycle;
 
 import dev.arbiter.engine.placement.NodeFitter;
+import dev.arbiter.engine.state.EvictionShape;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.Task;
@@ -46,8 +47,8 @@ class EvictionShapeTest {
         Job j = state.jobs.get("q/j");
         NodeFitter fitter = new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of());
         GangRequirement gang = new GangRequirement(j.id, 2, Map.of(), "r");
-        EvictionPhase.Tasks shape = EvictionPhase.Tasks.of(j, gang, fitter);
-        assertNotSame(EvictionPhase.Tasks.NONE, shape);
+        EvictionShape shape = EvictionShape.of(j, gang, fitter);
+        assertNotSame(EvictionShape.NONE, shape);
         assertTrue(shape.stillFor(j, gang, fitter));
         assertTrue(shape.stillFor(j, new GangRequirement(j.id, 2, Map.of(), "another rule"), fitter),
                 "the rule's name is not part of the shape");
@@ -69,7 +70,7 @@ class EvictionShapeTest {
         WorkingCluster state = index(twoPods().snapshot());
         Job j = state.jobs.get("q/j");
         GangRequirement gang = new GangRequirement(j.id, 2, Map.of(), "r");
-        EvictionPhase.Tasks shape = EvictionPhase.Tasks.of(j, gang, new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of()));
+        EvictionShape shape = EvictionShape.of(j, gang, new NodeFitter(state, NodeFitter.Scoring.BINPACK, Map.of()));
 
         // The next cycle: the same job, and a pod elsewhere whose anti-affinity could keep the job's pods out.
         WorkingCluster next = index(twoPods()
@@ -80,7 +81,7 @@ class EvictionShapeTest {
         assertFalse(shape.stillFor(j, gang, withRule));
         // A shape worked out in such a cycle is not kept at all.
         Job there = next.jobs.get("q/j");
-        EvictionPhase.Tasks thenShape = EvictionPhase.Tasks.of(there, gang, withRule);
+        EvictionShape thenShape = EvictionShape.of(there, gang, withRule);
         assertFalse(thenShape.stillFor(there, gang, withRule));
     }
 
@@ -96,16 +97,16 @@ class EvictionShapeTest {
         Job mm = state.jobs.get("q/mm");
         assertTrue(mw.pendingAlike() && mm.pendingAlike(), "the pods ask alike: only their roles differ");
         GangRequirement gang = new GangRequirement("any", 3, Map.of(), "r");
-        EvictionPhase.Tasks alike = EvictionPhase.Tasks.of(mw, gang, fitter);
-        assertNotEquals(alike, EvictionPhase.Tasks.of(mm, gang, fitter), "another role in the second place");
+        EvictionShape alike = EvictionShape.of(mw, gang, fitter);
+        assertNotEquals(alike, EvictionShape.of(mm, gang, fitter), "another role in the second place");
 
         // Where a pod's anti-affinity term (matching none of these pods) is in the cycle, each pod is looked at.
         WorkingCluster next = index(roles.barePods("ns/loner").placement(antiAffinity(podTerm(labels("app", "x"), HOST)))
                 .pods(1, "cpu", 1).running("node-1").end().snapshot());
         NodeFitter podByPod = new NodeFitter(next, NodeFitter.Scoring.BINPACK, Map.of());
         assertTrue(podByPod.anyExistingAntiAffinity());
-        EvictionPhase.Tasks looked = EvictionPhase.Tasks.of(next.jobs.get("q/mw"), gang, podByPod);
-        assertNotSame(EvictionPhase.Tasks.NONE, looked);
+        EvictionShape looked = EvictionShape.of(next.jobs.get("q/mw"), gang, podByPod);
+        assertNotSame(EvictionShape.NONE, looked);
         assertEquals(looked, alike, "the same parts, pod by pod");
 
         // A term that matches the second pod's labels only: the pods ask alike, yet its fit depends on other pods.
@@ -115,7 +116,7 @@ class EvictionShapeTest {
                         "worker"), HOST))).pods(1, "cpu", 1).running("node-1").end().snapshot());
         Job rl = labelled.jobs.get("q/rl");
         assertTrue(rl.pendingAlike());
-        assertSame(EvictionPhase.Tasks.NONE, EvictionPhase.Tasks.of(rl, gang,
+        assertSame(EvictionShape.NONE, EvictionShape.of(rl, gang,
                 new NodeFitter(labelled, NodeFitter.Scoring.BINPACK, Map.of())));
 
         // A pod with an affinity term of its own depends on other pods, anti-affinity in the cycle or not.
@@ -124,6 +125,6 @@ class EvictionShapeTest {
                 .snapshot());
         NodeFitter noAnti = new NodeFitter(near, NodeFitter.Scoring.BINPACK, Map.of());
         assertFalse(noAnti.anyExistingAntiAffinity());
-        assertSame(EvictionPhase.Tasks.NONE, EvictionPhase.Tasks.of(near.jobs.get("q/near"), gang, noAnti));
+        assertSame(EvictionShape.NONE, EvictionShape.of(near.jobs.get("q/near"), gang, noAnti));
     }
 }

@@ -45,9 +45,9 @@ class PlacedPendingTest {
         pending("a");
         Task b = pending("b");
         pending("c");
-        assertEquals(bits(), EvictionPhase.placedPending(job));
+        assertEquals(bits(), GangEviction.placedPending(job));
         b.place();
-        assertEquals(bits(1), EvictionPhase.placedPending(job));
+        assertEquals(bits(1), GangEviction.placedPending(job));
     }
 
     @Test
@@ -55,11 +55,11 @@ class PlacedPendingTest {
         pending("a");
         Task b = pending("b");
         job.nominated = true; // room was held for one of its tasks when the cycle began
-        assertEquals(bits(), EvictionPhase.placedPending(job), "no task holds room any more");
+        assertEquals(bits(), GangEviction.placedPending(job), "no task holds room any more");
         b.nominated = node;
-        assertNull(EvictionPhase.placedPending(job));
+        assertNull(GangEviction.placedPending(job));
         b.nominated = null;
         b.holding = true;
-        assertNull(EvictionPhase.placedPending(job));
+        assertNull(GangEviction.placedPending(job));
     }
 }
