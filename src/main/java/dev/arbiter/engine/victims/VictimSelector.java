@@ -110,6 +110,7 @@ public final class VictimSelector {
     private final List<VictimKey> orderKeys;
     private final BreakingGang breakingGang;
     private final GangBelowFloor gangBelowFloor;
+    private final VictimWords words;
     /** The last failed search per question, while no plan has been found for it since. */
     private final Map<SearchKey, Failure> failures = new HashMap<>();
     /**
@@ -149,6 +150,7 @@ public final class VictimSelector {
         this.orderKeys = victims.order();
         this.breakingGang = victims.breakingGang();
         this.gangBelowFloor = victims.gangBelowFloor();
+        this.words = new VictimWords(state, fitter);
     }
 
     /** Why the last {@link #find} that returned null found no plan (one line, no trailing period). */
@@ -224,7 +226,7 @@ public final class VictimSelector {
             return best;
         }
         if (best == null) {
-            lastRefusal = tally.describe(task, terms);
+            lastRefusal = words.noPlan(task, terms, tally);
             failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds(task, terms), lastRefusal, counts));
         } else {
             lastRefusal = null;
@@ -271,118 +273,14 @@ public final class VictimSelector {
      */
     static final int FLOOR_OK = 0, FLOOR_REACHED = 1, FLOOR_RETURNS = 2, FLOOR_GANG = 3, FLOOR_BELOW = 4;
 
-    /**
-     * What turned candidates down during one search, to say why it found no plan: the jobs whose gang could not go
-     * whole, the queues at their floor, the queues hysteresis spared, and the nodes searched.
-     */
-    private final class Tally {
-        final Set<String> unbreakable = new java.util.TreeSet<>();
-        final Set<String> atFloor = new java.util.TreeSet<>();
-        final Set<String> wouldReturn = new java.util.TreeSet<>();
-        /** Queues whose every candidate victim would leave them below their floor. */
-        final Set<String> wouldGoBelow = new java.util.TreeSet<>();
-        /** Whole jobs larger than their queue's floor, which would leave it below that floor. */
-        final Set<String> belowFloor = new java.util.TreeSet<>();
-        java.util.BitSet candidates = new java.util.BitSet();
-        /**
-         * Per victim queue, whether it is at its floor in every dimension the task needs as each node's search starts
-         * ({@link Search#floorAllows}): the same for every node, since queue allocations do not change during a search.
-         */
-        final Map<QueueState, Boolean> floorReached = new java.util.IdentityHashMap<>();
-        /**
-         * Per victim queue, the queues whose floors its victims must pass: it and its ancestors below the one it
-         * shares with the searching task's queue.
-         */
-        final Map<QueueState, List<QueueState>> floorPaths = new java.util.IdentityHashMap<>();
-        /** Candidates that passed a bounded search's bound (and were searched). */
-        final java.util.BitSet within = new java.util.BitSet();
-
-        /**
-         * e.g. {@code no set of victims makes room for ns/p: hysteresis spares queue "b" (it would qualify to take
-         * its pods straight back); closest node node-3 lacks nvidia.com/gpu 4 with every allowed victim gone}.
-         */
-        String describe(Task task, Terms terms) {
-            StringBuilder sb = new StringBuilder("no set of victims makes room for ").append(task.id());
-            String sep = ": ";
-            if (!wouldReturn.isEmpty()) {
-                sb.append(sep).append("hysteresis spares queue ").append(quoted(wouldReturn))
-                        .append(" (it would qualify to take its pods straight back)");
-                sep = "; ";
-            }
-            if (!atFloor.isEmpty()) {
-                sb.append(sep).append("queue ").append(quoted(atFloor))
-                        .append(" is at its floor (its deserved share or guarantee) in what the task needs");
-                sep = "; ";
-            }
-            if (!wouldGoBelow.isEmpty()) {
-                sb.append(sep).append("no victim of queue ").append(quoted(wouldGoBelow))
-                        .append(" leaves it at its floor in what the task needs");
-                sep = "; ";
-            }
-            if (!belowFloor.isEmpty()) {
-                sb.append(sep).append(belowFloor.size() == 1
-                        ? "job " + quoted(belowFloor) + " is larger than its queue's share and would leave the queue below"
-                                + " its floor"
-                        : belowFloor.size() + " jobs are larger than their queues' shares and would leave the queues below"
-                                + " their floors")
-                        .append(" (victims.gangBelowFloor: spare)");
-                sep = "; ";
-            }
-            if (!unbreakable.isEmpty()) {
-                sb.append(sep).append(unbreakable.size()).append(" gang(s) cannot be evicted whole (a member is"
-                        + " protected or was bound this cycle)");
-                sep = "; ";
-            }
-            sb.append(sep).append(closest(task, terms));
-            return sb.toString();
-        }
-
-        /** The candidate node that comes closest to holding the task with every allowed victim on it gone. */
-        private String closest(Task task, Terms terms) {
-            if (candidates.isEmpty()) {
-                String blocked = fitter.blocked(task.pod);
-                if (blocked != null) return blocked;
-                if (fitter.eligibleIndexes(task.pod).isEmpty()) return "no node suits it: " + fitter.whyNoFit(task.pod);
-                return "no pod it may evict runs on a node that suits it";
-            }
-            NodeState best = null;
-            Resources bestShort = null;
-            for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
-                NodeState n = state.nodes.get(i);
-                Resources free = n.free();
-                for (Task t : n.tasks) if (terms.allows(t)) free = free.add(t.request());
-                Resources shortBy = task.request().shortfall(free);
-                if (best == null || shortBy.size() < bestShort.size()
-                        || (shortBy.size() == bestShort.size() && total(shortBy) < total(bestShort))) {
-                    best = n;
-                    bestShort = shortBy;
-                }
-            }
-            if (bestShort.isEmpty()) return "node " + best.name() + " would have room with every allowed victim gone";
-            return "closest node " + best.name() + " lacks " + lacks(bestShort) + " with every allowed victim gone";
-        }
-    }
-
-    private static long total(Resources r) {
-        long sum = 0;
-        for (int i = 0; i < r.size(); i++) sum += Math.min(r.milliAt(i), Long.MAX_VALUE / 64);
-        return sum;
-    }
-
-    /** {@code "a", "b"}. */
+    /** {@code "a", "b"} (the words of {@link VictimWords#quoted}, for the eviction phase's reasons). */
     public static String quoted(java.util.Collection<String> names) {
-        StringBuilder sb = new StringBuilder();
-        for (String n : names) sb.append(sb.length() == 0 ? "" : ", ").append('"').append(n).append('"');
-        return sb.toString();
+        return VictimWords.quoted(names);
     }
 
-    /** e.g. {@code cpu 4, nvidia.com/gpu 10.7}, in each resource's own units. */
+    /** e.g. {@code cpu 4, nvidia.com/gpu 10.7}, in each resource's own units ({@link VictimWords#lacks}). */
     public static String lacks(Resources r) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < r.size(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(r.name(i)).append(' ').append(dev.arbiter.model.Quantity.human(r.name(i), r.milliAt(i)));
-        }
-        return sb.toString();
+        return VictimWords.lacks(r);
     }
 
     /** At most this many nodes given back room are searched again to confirm a failure; more, and all are. */
