@@ -9,7 +9,7 @@ import java.util.Set;
 /**
  * What turned candidates down during one search, to say why it found no plan: the jobs whose gang could not go
  * whole, the queues at their floor, the queues hysteresis spared, and the nodes searched. Data only: the search
- * ({@link VictimSelector}) fills it in, {@link VictimWords#noPlan} words it.
+ * ({@link PlanSearch}) fills it in, {@link VictimWords#noPlan} words it.
  */
 final class Tally {
     final Set<String> unbreakable = new java.util.TreeSet<>();
@@ -22,7 +22,7 @@ final class Tally {
     java.util.BitSet candidates = new java.util.BitSet();
     /**
      * Per victim queue, whether it is at its floor in every dimension the task needs as each node's search starts
-     * ({@code Search.floorAllows}): the same for every node, since queue allocations do not change during a search.
+     * ({@link NodeSearch#floorAllows}): the same for every node, since queue allocations do not change during a search.
      */
     final Map<QueueState, Boolean> floorReached = new java.util.IdentityHashMap<>();
     /**

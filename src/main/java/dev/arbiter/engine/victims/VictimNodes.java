@@ -11,7 +11,7 @@ import java.util.function.Predicate;
 /**
  * The nodes hosting an allowed victim, and what those victims hold together per node: the part of a search that
  * depends only on the terms and on which tasks are evicted, worked out once for every search that shares them
- * ({@link VictimSelector}) and carried across cycles by a kept working copy
+ * ({@link VictimNodesCache}) and carried across cycles by a kept working copy
  * ({@link dev.arbiter.engine.kept.VictimMemory}, which only holds it). A copy is never changed: an update makes a new
  * one.
  */
@@ -81,7 +81,7 @@ public final class VictimNodes {
 
     /**
      * Whether the node would hold {@code request} were every allowed victim on it gone (as
-     * {@link VictimSelector#roomWithAllVictims}).
+     * {@link PlanSearch#roomWithAllVictims}).
      */
     boolean roomWithAll(NodeState n, Resources request) {
         Resources free = n.free();
