@@ -47,13 +47,13 @@ import java.util.TreeMap;
  * {@code 0/12 nodes are available: 4 node(s) didn't match Pod's node affinity/selector, 8 Insufficient nvidia.com/gpu}.
  *
  * <p>With per-resource weights (the policy's {@code scoring.weights}, Volcano's binpack arguments), a pod without
- * preferences compares the first {@value NodeSearch#WEIGHED_CANDIDATES} nodes that fit in packing order (within the highest
+ * preferences compares the first {@value NodeScoring#WEIGHED_CANDIDATES} nodes that fit in packing order (within the highest
  * preferred-node-affinity tier that has one) by {@code sum(weight × (used + request) / allocatable) / sum(weight)},
  * highest first for binpack, lowest for spread, and the best wins.
  *
  * <p>The parts: what a pod asks ({@link Demand}, worked out once per pod by {@link PodDemands}); the filters on a node
  * alone ({@link StaticClass}, over the {@link NodeStatics} kept with the nodes) and on other pods ({@link Topology});
- * the search and its scores ({@link NodeSearch}); and why nothing fits ({@link NoFitReasons}, with
+ * the search and its scores ({@link NodeScoring}); and why nothing fits ({@link NoFitReasons}, with
  * {@link Shortfalls}). This class composes them, and names the states that remembered failures were seen in.
  */
 public final class NodeFitter {
@@ -72,7 +72,7 @@ public final class NodeFitter {
     private final Statics statics;
     private final Topology topology;
     private final PodDemands demands;
-    private final NodeSearch search;
+    private final NodeScoring search;
     private final NoFitReasons reasons;
     private final Map<Demand.Shape, Failed> failedAt = new HashMap<>();
     /** Names the capacity state failures were seen in: a new name whenever capacity is given back. */
@@ -129,7 +129,7 @@ public final class NodeFitter {
         this.statics = kept != null && kept.of(nodes) ? kept : new Statics(nodes);
         this.topology = new Topology(nodes, statics.labels, namespaceLabels, pods, bound);
         this.demands = new PodDemands(topology, statics);
-        this.search = new NodeSearch(nodes, scoring, weights, statics, topology);
+        this.search = new NodeScoring(nodes, scoring, weights, statics, topology);
         this.reasons = new NoFitReasons(nodes, statics, topology);
     }
 

@@ -50,16 +50,16 @@ class NodeStatics {
     private final Map<KeptIndex, FreeIndex> kept = new HashMap<>();
     private final Set<KeptIndex> usedSinceSweep = new java.util.HashSet<>();
 
-    private record KeptIndex(NodeSearch.IndexKey key, Scoring scoring) {}
+    private record KeptIndex(NodeScoring.IndexKey key, Scoring scoring) {}
 
-    FreeIndex keptIndex(NodeSearch.IndexKey key, Scoring scoring) {
+    FreeIndex keptIndex(NodeScoring.IndexKey key, Scoring scoring) {
         KeptIndex k = new KeptIndex(key, scoring);
         FreeIndex set = kept.get(k);
         if (set != null) usedSinceSweep.add(k);
         return set;
     }
 
-    void keepIndex(NodeSearch.IndexKey key, Scoring scoring, FreeIndex set) {
+    void keepIndex(NodeScoring.IndexKey key, Scoring scoring, FreeIndex set) {
         KeptIndex k = new KeptIndex(key, scoring);
         kept.put(k, set);
         usedSinceSweep.add(k);

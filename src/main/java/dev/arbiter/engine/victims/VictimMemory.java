@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * What the victim search of a kept working copy carries from one cycle to the next (issue 17): per terms key, the
- * nodes hosting a victim the terms allow and what those victims hold together ({@link VictimSelector.VictimNodes}),
+ * nodes hosting a victim the terms allow and what those victims hold together ({@link VictimNodes}),
  * as they were when the cycle began, except on the nodes that cycle touched ({@link Entry#dirty}). A later cycle brings
  * an entry up to date from the nodes that may have changed since, instead of walking the victim pool again.
  *
@@ -32,7 +32,7 @@ public final class VictimMemory {
     public static final int MAX_ENTRIES = 64;
 
     /** An entry: exact on every node but those in {@code dirty}. */
-    public record Entry(VictimSelector.VictimNodes nodes, BitSet dirty) {}
+    public record Entry(VictimNodes nodes, BitSet dirty) {}
 
     /** The protection of a running task as the terms read it: none, from reclaim only, or from every eviction. */
     static final byte UNPROTECTED = 0, RECLAIM_ONLY = 1, ALL = 2;
@@ -102,7 +102,7 @@ public final class VictimMemory {
      * cycle did not replace, their dirty nodes grown by {@code stale} and {@code touched}.
      */
     public static VictimMemory next(WorkingCluster state, IdentityHashMap<Task, Byte> protections,
-                             Map<Object, VictimSelector.VictimNodes> made, BitSet touched,
+                             Map<Object, VictimNodes> made, BitSet touched,
                              VictimMemory carried, BitSet stale) {
         Map<Object, Entry> entries = new HashMap<>();
         made.forEach((key, nodes) -> entries.put(key, new Entry(nodes, touched)));

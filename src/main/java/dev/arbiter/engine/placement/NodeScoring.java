@@ -20,7 +20,7 @@ import java.util.Map;
  * dimension fits and the rules that depend on other pods pass; the scores (weighted binpack, preferred pod affinity,
  * ScheduleAnyway spread, the first pod of a set) decide among those as {@link NodeFitter} describes.
  */
-final class NodeSearch {
+final class NodeScoring {
     record IndexKey(Constraints constraints, long tier, String dimension) {}
 
     /** How many fitting nodes weighted scoring compares (the fullest, or emptiest, in the primary dimension). */
@@ -36,7 +36,7 @@ final class NodeSearch {
     private NetworkDomains domains;
     private final List<NodeState> releasing = new ArrayList<>();
 
-    NodeSearch(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights, NodeStatics statics,
+    NodeScoring(List<NodeState> nodes, Scoring scoring, Map<String, Integer> weights, NodeStatics statics,
                Topology topology) {
         this.scoring = scoring;
         this.weights = weights;
