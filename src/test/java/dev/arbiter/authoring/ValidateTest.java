@@ -115,13 +115,13 @@ class ValidateTest {
         Files.writeString(dir.resolve("one.drl"), """
                 package arbiter.policy;
                 import dev.arbiter.facts.JobFact;
-                rule "b first in one" when JobFact() then end
-                rule "a second in one" when JobFact() then end
+                rule "b first in one" ruleflow-group "policy" when JobFact() then end
+                rule "a second in one" ruleflow-group "policy" when JobFact() then end
                 """);
         Files.writeString(dir.resolve("two.drl"), """
                 package arbiter.policy;
                 import dev.arbiter.facts.TaskFact;
-                rule "only in two" when TaskFact() then end
+                rule "only in two" ruleflow-group "policy" when TaskFact() then end
                 """);
         assertEquals(Map.of("one.drl", List.of("b first in one", "a second in one"), "two.drl", List.of("only in two")),
                 RuleInventory.rulesByFile(RuleBook.load(dir)));

@@ -4,7 +4,6 @@ import dev.arbiter.engine.rules.PolicyEvaluation;
 import dev.arbiter.engine.rules.PolicyException;
 import dev.arbiter.engine.rules.PolicyKinds;
 import dev.arbiter.engine.rules.RuleBook;
-import dev.arbiter.engine.rules.RuleText;
 import dev.arbiter.engine.rules.SessionWatches;
 
 import dev.arbiter.facts.AllocationLimit;
@@ -22,7 +21,6 @@ import dev.arbiter.facts.TaskFact;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.policy.PolicySettings;
 import dev.arbiter.scenario.ClusterBuilder;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,8 +28,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * What {@code validate} (and hot reload, before it swaps rules in) checks beyond compiling: the rules are run on a
@@ -51,17 +47,14 @@ import java.util.regex.Pattern;
 public final class PolicyCheck {
     /** Validate's own deadline per phase: the reference cluster is small, so a rule that takes longer is stuck. */
     static final Duration DEADLINE = Duration.ofSeconds(5);
-    private static final List<String> GROUPS = PolicyEvaluation.AGENDA;
     private static final Set<Class<?>> INPUTS = Set.of(ClusterFact.class, Clock.class, QueueFact.class, JobFact.class, TaskFact.class,
             PriorityClassFact.class, PriorityLookup.class, QueueShare.class, PolicySettings.class);
-    private static final Pattern GROUP = Pattern.compile("^\\s*(ruleflow-group|agenda-group)\\s+\"([^\"]*)\"");
 
     private PolicyCheck() {}
 
     /** Every finding for {@code book}, run on the reference cluster and on {@code clusters}; empty when it is sound. */
     public static List<String> check(RuleBook book, List<ClusterSnapshot> clusters) {
-        List<String> findings = new ArrayList<>(readRules(book));
-        if (!findings.isEmpty()) return findings;
+        List<String> findings = new ArrayList<>();
         RuleBook quick = book.withDeadline(min(book.settings().limits().deadline(), DEADLINE));
         List<ClusterSnapshot> all = new ArrayList<>();
         all.add(referenceCluster());
@@ -75,39 +68,6 @@ public final class PolicyCheck {
 
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
-    }
-
-    /** What reading the rule files shows: rules in no group the engine fires (forbidden calls fail at load). */
-    private static List<String> readRules(RuleBook book) {
-        List<String> out = new ArrayList<>();
-        for (Path file : book.files()) {
-            String[] lines = RuleBook.read(file).split("\n", -1);
-            String rule = null;
-            int ruleLine = 0;
-            String group = null;
-            for (int i = 0; i < lines.length; i++) {
-                String line = RuleText.withoutComment(lines[i]);
-                String declared = RuleText.ruleDeclared(line);
-                if (declared != null) {
-                    rule = declared;
-                    ruleLine = i + 1;
-                    group = null;
-                    continue;
-                }
-                Matcher g = GROUP.matcher(line);
-                if (rule != null && g.find()) group = g.group(2);
-                if (rule != null && line.trim().equals("when") && book.locate(rule) != null) {
-                    // (a rule a pack disables is not in the book, whatever its group)
-                    if (group == null || !GROUPS.contains(group)) {
-                        out.add(file + ":" + ruleLine + ": rule \"" + rule + "\" is in "
-                                + (group == null ? "no group" : "group \"" + group + "\"") + ", which the engine never fires"
-                                + " on its own (known: " + String.join(", ", GROUPS) + "; add ruleflow-group \"policy\")");
-                    }
-                }
-                if (line.trim().equals("end")) rule = null;
-            }
-        }
-        return out;
     }
 
     /** One cycle of the real engine on {@code cluster}, watched: run-time failures, unknown facts, conflicts, gaps. */

@@ -46,8 +46,6 @@ import org.kie.api.runtime.KieSession;
  * a rule that keeps firing, runs past the deadline or throws fails the cycle with a {@link PolicyException} naming it.
  */
 public final class PolicyEvaluation {
-    public static final List<String> AGENDA = List.of("classify", "fair-share", "policy");
-
     private PolicyEvaluation() {}
 
     public static Policy run(RuleBook rules, WorkingCluster state, List<PriorityClassSpec> priorityClasses,
@@ -74,7 +72,7 @@ public final class PolicyEvaluation {
             // 1. Priorities: one lookup per priority class name in use, decided by the classify rules.
             long t0 = System.nanoTime();
             int lookups = syncPriorityLookups(s, state, priorityClasses);
-            fired += fire(session, "classify", limits, lookups + priorityClasses.size(), timings, t0, hook);
+            fired += fire(session, Phase.CLASSIFY, limits, lookups + priorityClasses.size(), timings, t0, hook);
             List<PolicyKinds.Conflict> conflicts = new ArrayList<>();
             Map<String, Object> decided = collect(session, PriorityOf.class, conflicts);
             PriorityFromPods fromPods = (PriorityFromPods) collect(session, PriorityFromPods.class, conflicts).get("");
@@ -84,7 +82,7 @@ public final class PolicyEvaluation {
             long t1 = System.nanoTime();
             int facts = syncFacts(s, state);
             timings.put("rules.insert", (System.nanoTime() - t1) / 1e6);
-            fired += fire(session, "fair-share", limits, facts, timings, System.nanoTime(), hook);
+            fired += fire(session, Phase.FAIR_SHARE, limits, facts, timings, System.nanoTime(), hook);
             @SuppressWarnings("unchecked")
             Map<String, ShareTerms> terms = (Map<String, ShareTerms>) (Map<String, ?>) collect(session, ShareTerms.class, conflicts);
             @SuppressWarnings("unchecked")
@@ -96,11 +94,11 @@ public final class PolicyEvaluation {
             });
             s.sync(QueueShare.class, shares);
             // 3. Policy.
-            fired += fire(session, "policy", limits, facts, timings, System.nanoTime(), hook);
+            fired += fire(session, Phase.POLICY, limits, facts, timings, System.nanoTime(), hook);
             Map<Class<?>, Map<String, Object>> decisions = new HashMap<>();
             for (PolicyKinds.Kind<?> kind : PolicyKinds.all()) {
                 if (kind.combine() == PolicyKinds.Combine.DERIVED) continue;
-                decisions.put(kind.type(), kind.group().equals("policy") ? collect(session, kind.type(), conflicts)
+                decisions.put(kind.type(), kind.phase() == Phase.POLICY ? collect(session, kind.type(), conflicts)
                         : decisionsOf(kind.type(), decided, fromPods, terms, stated));
             }
             Policy policy = new Policy(settings, decisions, conflicts, fired);
@@ -120,11 +118,11 @@ public final class PolicyEvaluation {
         return new HashMap<>(stated);
     }
 
-    private static long fire(KieSession session, String group, RuleLimits limits, long facts, Map<String, Double> timings,
+    private static long fire(KieSession session, Phase phase, RuleLimits limits, long facts, Map<String, Double> timings,
                              long since, SessionHook hook) {
-        long n = limits.fire(session, group, facts);
-        timings.put("rules." + group, (System.nanoTime() - since) / 1e6);
-        hook.fired(session, group);
+        long n = limits.fire(session, phase, facts);
+        timings.put("rules." + phase.group(), (System.nanoTime() - since) / 1e6);
+        hook.fired(session, phase.group());
         return n;
     }
 

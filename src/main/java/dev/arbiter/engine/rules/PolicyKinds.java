@@ -55,7 +55,7 @@ public final class PolicyKinds {
     }
 
     /** One kind of policy fact: its class, its key, how facts combine, the rule that inserted one, and its phase. */
-    public record Kind<F>(Class<F> type, Function<F, String> key, Combine combine, Function<F, String> rule, String group) {
+    public record Kind<F>(Class<F> type, Function<F, String> key, Combine combine, Function<F, String> rule, Phase phase) {
         String keyOf(Object fact) {
             String k = key.apply(type.cast(fact));
             return k == null ? "" : k;
@@ -69,27 +69,27 @@ public final class PolicyKinds {
     private static final Map<Class<?>, Kind<?>> KINDS = new LinkedHashMap<>();
 
     private static <F> void register(Class<F> type, Function<F, String> key, Combine combine, Function<F, String> rule,
-                                     String group) {
-        KINDS.put(type, new Kind<>(type, key, combine, rule, group));
+                                     Phase phase) {
+        KINDS.put(type, new Kind<>(type, key, combine, rule, phase));
     }
 
     static {
-        register(PriorityOf.class, PriorityOf::name, Combine.ONE, PriorityOf::rule, "classify");
-        register(PriorityFromPods.class, f -> "", Combine.SINGLETON, PriorityFromPods::rule, "classify");
-        register(ShareTerms.class, ShareTerms::queue, Combine.ONE, ShareTerms::rule, "fair-share");
-        register(DeservedShare.class, DeservedShare::queue, Combine.ONE, DeservedShare::rule, "fair-share");
-        register(AdmissionBudget.class, AdmissionBudget::queue, Combine.ONE, AdmissionBudget::rule, "policy");
-        register(AdmissionDenied.class, AdmissionDenied::job, Combine.FIRST_BY_RULE, AdmissionDenied::rule, "policy");
-        register(AdmissionGrant.class, AdmissionGrant::job, Combine.FIRST_BY_RULE, AdmissionGrant::rule, "policy");
-        register(LowestRunningPriority.class, LowestRunningPriority::queue, Combine.DERIVED, LowestRunningPriority::rule, "policy");
-        register(AllocationLimit.class, AllocationLimit::queue, Combine.ONE, AllocationLimit::rule, "policy");
-        register(GangPolicy.class, f -> "", Combine.SINGLETON, GangPolicy::rule, "policy");
-        register(GangRequirement.class, GangRequirement::job, Combine.ONE, GangRequirement::rule, "policy");
-        register(PreemptGrant.class, PreemptGrant::queue, Combine.ONE, PreemptGrant::rule, "policy");
-        register(ReclaimGrant.class, ReclaimGrant::reclaimer, Combine.ALL, ReclaimGrant::rule, "policy");
-        register(Protected.class, Protected::task, Combine.STRONGEST, Protected::rule, "policy");
-        register(DequeuePolicy.class, DequeuePolicy::queue, Combine.ONE, DequeuePolicy::rule, "policy");
-        register(NoPreemption.class, NoPreemption::job, Combine.FIRST_BY_RULE, NoPreemption::rule, "policy");
+        register(PriorityOf.class, PriorityOf::name, Combine.ONE, PriorityOf::rule, Phase.CLASSIFY);
+        register(PriorityFromPods.class, f -> "", Combine.SINGLETON, PriorityFromPods::rule, Phase.CLASSIFY);
+        register(ShareTerms.class, ShareTerms::queue, Combine.ONE, ShareTerms::rule, Phase.FAIR_SHARE);
+        register(DeservedShare.class, DeservedShare::queue, Combine.ONE, DeservedShare::rule, Phase.FAIR_SHARE);
+        register(AdmissionBudget.class, AdmissionBudget::queue, Combine.ONE, AdmissionBudget::rule, Phase.POLICY);
+        register(AdmissionDenied.class, AdmissionDenied::job, Combine.FIRST_BY_RULE, AdmissionDenied::rule, Phase.POLICY);
+        register(AdmissionGrant.class, AdmissionGrant::job, Combine.FIRST_BY_RULE, AdmissionGrant::rule, Phase.POLICY);
+        register(LowestRunningPriority.class, LowestRunningPriority::queue, Combine.DERIVED, LowestRunningPriority::rule, Phase.POLICY);
+        register(AllocationLimit.class, AllocationLimit::queue, Combine.ONE, AllocationLimit::rule, Phase.POLICY);
+        register(GangPolicy.class, f -> "", Combine.SINGLETON, GangPolicy::rule, Phase.POLICY);
+        register(GangRequirement.class, GangRequirement::job, Combine.ONE, GangRequirement::rule, Phase.POLICY);
+        register(PreemptGrant.class, PreemptGrant::queue, Combine.ONE, PreemptGrant::rule, Phase.POLICY);
+        register(ReclaimGrant.class, ReclaimGrant::reclaimer, Combine.ALL, ReclaimGrant::rule, Phase.POLICY);
+        register(Protected.class, Protected::task, Combine.STRONGEST, Protected::rule, Phase.POLICY);
+        register(DequeuePolicy.class, DequeuePolicy::queue, Combine.ONE, DequeuePolicy::rule, Phase.POLICY);
+        register(NoPreemption.class, NoPreemption::job, Combine.FIRST_BY_RULE, NoPreemption::rule, Phase.POLICY);
     }
 
     private PolicyKinds() {}

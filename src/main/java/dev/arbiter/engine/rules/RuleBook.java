@@ -97,12 +97,14 @@ public final class RuleBook {
         if (cached != null) {
             contain(cached, sources.drl(), locations);
             sources.disabled().forEach(locations::remove);
+            inPhases(cached, locations);
             return new RuleBook(folder, List.copyOf(sources.drl()), cached, hash(inputs(sources)), settings, locations,
                     sources.name(), cache, true);
         }
         KieBase base = compile(folder, sources);
         contain(base, sources.drl(), locations);
         disable(base, sources, locations);
+        inPhases(base, locations);
         if (key != null) cache.write(key, base);
         return new RuleBook(folder, List.copyOf(sources.drl()), base, hash(inputs(sources)), settings, locations, sources.name(), cache, false);
     }
@@ -116,6 +118,12 @@ public final class RuleBook {
         List<String> refused = new ArrayList<>(RuleExpressions.refusedNames(drl, RuleBook.class.getClassLoader()));
         refused.addAll(RuleBytecode.refusedCalls(base, locations));
         if (!refused.isEmpty()) throw new RuleCompileException(refused);
+    }
+
+    /** Refuses rules in no phase the engine fires ({@link Phase}): a misspelled group would silently turn them off. */
+    private static void inPhases(KieBase base, Map<String, String> locations) {
+        List<String> misplaced = Phase.misplaced(base, locations);
+        if (!misplaced.isEmpty()) throw new RuleCompileException(misplaced);
     }
 
     /** Compiles the rule files; every error is one {@code file:line: message} of the exception. */

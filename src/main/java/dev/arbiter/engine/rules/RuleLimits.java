@@ -102,8 +102,9 @@ final class RuleLimits extends DefaultAgendaEventListener {
         return false;
     }
 
-    /** Fires {@code group} to completion within the limits; returns the number of firings. */
-    long fire(KieSession session, String group, long facts) {
+    /** Fires {@code phase} to completion within the limits; returns the number of firings. */
+    long fire(KieSession session, Phase phase, long facts) {
+        String group = phase.group();
         session.getAgenda().getAgendaGroup(group).setFocus();
         long limit = Math.min(Integer.MAX_VALUE, limits.firingLimit(facts));
         firings.clear();
