@@ -98,12 +98,6 @@ public final class QueueState {
         for (QueueState q = this; q != null; q = q.parent) q.allocated = q.allocated.subtract(r);
     }
 
-    /** Whether this queue and every ancestor can take {@code r} more without passing their capability. */
-    boolean capabilityAdmits(Resources r) {
-        for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated, r)) return false;
-        return true;
-    }
-
     /** The first queue on the path to the root whose capability {@code r} would pass, or null. */
     public QueueState capabilityBlocker(Resources r) {
         for (QueueState q = this; q != null; q = q.parent) if (!q.hardCap().admits(q.allocated, r)) return q;
