@@ -105,10 +105,6 @@ public final class Job {
     public int passedIn = -1;
     /** Whether its tasks' shape lets it be parked ({@link CycleWork#parkable}): 0 not yet asked of them, 1 yes, 2 no. */
     public byte parkShape;
-    /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
-    public dev.arbiter.facts.JobFact fact;
-    /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
-    public Object rulesEntry;
     /**
      * Its shape for the eviction steps' remembered refusals ({@link EvictionShape}), kept across cycles while it
      * still holds; null until asked.
@@ -140,7 +136,6 @@ public final class Job {
     /** Its tasks changed: what was summed of them no longer holds. */
     public void tasksChanged() {
         runningShare = pendingShare = null;
-        fact = null;
         pendingAlike = 0;
         parkShape = 0;
     }
