@@ -262,7 +262,7 @@ public final class PolicyEvaluation {
      * PodGroup is another job.
      */
     private static JobFact jobFact(Job j, Object known, WorkingCluster state) {
-        if (known instanceof JobFact f && f.getPriority() == j.priority && j.sameTasks) return f;
+        if (known instanceof JobFact f && f.getPriority() == j.priority && state.sameTasks(j)) return f;
         int never = 0;
         for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
         return new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
