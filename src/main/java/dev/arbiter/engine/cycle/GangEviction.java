@@ -2,9 +2,9 @@ package dev.arbiter.engine.cycle;
 
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
 import dev.arbiter.engine.kept.KeptJob;
+import dev.arbiter.engine.placement.EvictionShape;
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.rules.Policy;
-import dev.arbiter.engine.state.EvictionShape;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.QueueState;

@@ -1,6 +1,6 @@
 package dev.arbiter.engine.kept;
 
-import dev.arbiter.engine.state.EvictionShape;
+import dev.arbiter.engine.placement.EvictionShape;
 import dev.arbiter.engine.state.Job;
 
 import dev.arbiter.facts.GangRequirement;

@@ -1,6 +1,7 @@
-package dev.arbiter.engine.state;
+package dev.arbiter.engine.placement;
 
-import dev.arbiter.engine.placement.NodeFitter;
+import dev.arbiter.engine.state.Job;
+import dev.arbiter.engine.state.Task;
 
 import dev.arbiter.facts.GangRequirement;
 import java.util.ArrayList;
