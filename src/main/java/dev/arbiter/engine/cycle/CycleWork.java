@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.engine.kept.KeptJob;
 import dev.arbiter.engine.kept.WorkingCopy;
 import dev.arbiter.engine.placement.NetworkDomains;
 import dev.arbiter.engine.placement.NodeFitter;
@@ -71,8 +72,9 @@ public final class CycleWork {
             q.limit = policy.limits().get(q.name());
         }
         Comparator<Task> taskOrder = Orders.tasks(settings.orders().tasks());
-        // A kept job with the same tasks, of the same priorities, is in the order the last cycle sorted it into.
-        for (Job j : state.jobs.values()) if (!(j.sameTasks && state.samePriorities)) j.pending.sort(taskOrder);
+        // A kept job with the same tasks, of the same priorities, is in the order the last cycle sorted it into: with
+        // the same priorities, only the jobs with new tasks are sorted.
+        for (Job j : state.samePriorities ? state.jobsWithNewTasks : state.jobs.values()) j.pending.sort(taskOrder);
         // Only running tasks can be victims: the only tasks whose protection anyone reads.
         // Pods whose eviction the API server refused are protected like those the rules protect.
         Map<String, dev.arbiter.facts.Protected> protectedTasks = RefusedVictims.withRefused(policy.protectedTasks(), refused);
@@ -151,14 +153,15 @@ public final class CycleWork {
      * this step then.
      */
     boolean staysParked(Job j) {
-        if (!parkingHolds || !j.parked || !j.sameTasks) return false;
+        if (!parkingHolds) return false;
+        KeptJob k = copy.kept(j);
+        if (k == null || !k.parked() || !k.sameTasks()) return false;
         if (committed()) return false;
-        if (!j.phase.equals(j.parkedPhase) || !java.util.Objects.equals(policy.gangFor(j), j.parkedGang)) return false;
+        if (!j.phase.equals(k.parkedPhase()) || !java.util.Objects.equals(policy.gangFor(j), k.parkedGang())) return false;
         Map<String, dev.arbiter.facts.NoPreemption> nevers = policy.noPreemption();
-        if (!java.util.Objects.equals(nevers.isEmpty() ? null : nevers.get(j.id), j.parkedNever)) return false;
-        j.reason = j.parkedReasons[step];
-        j.reasonRule = j.parkedRules[step];
-        j.passedIn = state.copyCycle;
+        if (!java.util.Objects.equals(nevers.isEmpty() ? null : nevers.get(j.id), k.parkedNever())) return false;
+        j.setReason(k.parkedReason(step), k.parkedRule(step));
+        k.passOver(state.copyCycle);
         passed++;
         return true;
     }
@@ -172,13 +175,10 @@ public final class CycleWork {
         if (copy != null && step < steps - 1 && !committed()) {
             for (QueueState q : state.queues.values()) {
                 for (Job j : q.jobs) {
-                    if (!admitted(j) || !j.hasPending() || j.passedIn == state.copyCycle) continue;
-                    if (j.stepReasons == null) {
-                        j.stepReasons = new String[steps];
-                        j.stepRules = new String[steps];
-                    }
-                    j.stepReasons[step] = j.reason;
-                    j.stepRules[step] = j.reasonRule;
+                    if (!admitted(j) || !j.hasPending()) continue;
+                    KeptJob k = copy.kept(j);
+                    if (k == null || k.passedIn(state.copyCycle)) continue;
+                    k.noteStep(step, steps, j.reason, j.reasonRule);
                 }
             }
         }
@@ -211,24 +211,14 @@ public final class CycleWork {
         for (QueueState q : state.queues.values()) {
             boolean queueParks = !podRules && q.limit != null && !policy.fifo(q.name());
             for (Job j : q.jobs) {
+                KeptJob k = copy.kept(j);
                 // Passed over (in every step: nothing was committed): it stays parked as it was.
-                if (j.passedIn == state.copyCycle) continue;
-                j.parked = queueParks && parkable(j);
-                if (!j.parked) continue;
-                if (j.stepReasons == null) {
-                    j.stepReasons = new String[steps];
-                    j.stepRules = new String[steps];
+                if (k == null || k.passedIn(state.copyCycle)) continue;
+                if (queueParks && parkable(j, k)) {
+                    k.park(steps, j.reason, j.reasonRule, j.phase, policy.gangFor(j), nevers.isEmpty() ? null : nevers.get(j.id));
+                } else {
+                    k.unpark();
                 }
-                j.stepReasons[steps - 1] = j.reason;
-                j.stepRules[steps - 1] = j.reasonRule;
-                String[] r = j.parkedReasons, rr = j.parkedRules;
-                j.parkedReasons = j.stepReasons;
-                j.parkedRules = j.stepRules;
-                j.stepReasons = r;
-                j.stepRules = rr;
-                j.parkedPhase = j.phase;
-                j.parkedGang = policy.gangFor(j);
-                j.parkedNever = nevers.isEmpty() ? null : nevers.get(j.id);
             }
         }
         copy.parked(parkingSignature, passed);
@@ -244,14 +234,14 @@ public final class CycleWork {
      * of a cycle that committed nothing ({@link #park}): no job has anything placed, bound, pipelined or evicted then,
      * and the one trace left can be room held for a nominated task (its job is {@link Job#nominated}).
      */
-    private boolean parkable(Job j) {
+    private boolean parkable(Job j, KeptJob k) {
         if (!admitted(j) || !j.hasPending() || j.nominated || j.reason == null) return false;
-        if (j.parkShape == 0) j.parkShape = parkableShape(j) ? (byte) 1 : 2;
-        return j.parkShape == 1;
+        if (!k.shapeKnown()) k.shapeParks(parkableShape(j));
+        return k.shapeParks();
     }
 
     /**
-     * What parking asks of the job's tasks, which only a change of them changes ({@link Job#tasksChanged}): no network
+     * What parking asks of the job's tasks, which only a change of them changes ({@code KeptJob#tasksChanged}): no network
      * domain wanted, and no pod whose fit depends on other pods (with no existing anti-affinity in the cycle, only a
      * pod's own affinity or spread does; alike pods have none).
      */
@@ -260,6 +250,11 @@ public final class CycleWork {
         if (j.pendingAlike()) return true;
         for (Task t : j.pending) if (fitter.dependsOnPods(t.pod)) return false;
         return true;
+    }
+
+    /** What the kept working copy remembers of the job across cycles; null without one (or for a job it did not keep). */
+    KeptJob kept(Job j) {
+        return copy == null ? null : copy.kept(j);
     }
 
     /** A running task the rules protect from eviction, for this cycle. */

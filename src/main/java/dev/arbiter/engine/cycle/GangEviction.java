@@ -1,9 +1,10 @@
 package dev.arbiter.engine.cycle;
 
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
+import dev.arbiter.engine.kept.KeptJob;
+import dev.arbiter.engine.placement.EvictionShape;
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.rules.Policy;
-import dev.arbiter.engine.state.EvictionShape;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.QueueState;
@@ -250,6 +251,12 @@ final class GangEviction {
     private final Map<Object, Refused> refusedShapes = new HashMap<>();
 
     /**
+     * The jobs' eviction shapes worked out this cycle, where no kept working copy remembers them across cycles
+     * ({@link KeptJob#evictionShape}).
+     */
+    private final Map<Job, EvictionShape> shapes = new java.util.IdentityHashMap<>();
+
+    /**
      * What {@link #startWithVictims} reads of a job, as a key: the action, the rule, the terms, the ceiling, members
      * bound this cycle, which pending tasks are placed, and what does not change in a cycle ({@link EvictionShape}).
      * Null (not remembered) for a job with running members (they are never its own victims, so the search depends on
@@ -258,11 +265,13 @@ final class GangEviction {
     private Object shape(Job j, GangRequirement gang, VictimSelector.Terms terms, Resources ceiling, String action,
                          String rule) {
         if (!j.running.isEmpty() || gang == null) return null;
-        EvictionShape known = j.evictionShape;
+        KeptJob k = w.kept(j);
+        EvictionShape known = k != null ? k.evictionShape() : shapes.get(j);
         EvictionShape tasks = known != null && known.stillFor(j, gang, fitter) ? known
                 : EvictionShape.of(j, gang, fitter);
         if (tasks == EvictionShape.NONE) return null;
-        j.evictionShape = tasks;
+        if (k != null) k.evictionShape(tasks);
+        else shapes.put(j, tasks);
         java.util.BitSet placed = placedPending(j);
         if (placed == null) return null;
         return List.of(action, String.valueOf(rule), terms.key(), ceiling == null ? Resources.NONE : ceiling, j.bound,

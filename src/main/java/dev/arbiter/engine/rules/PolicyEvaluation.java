@@ -223,12 +223,12 @@ public final class PolicyEvaluation {
         if (state.sameJobPriorities && s.follows(JobFact.class, state.copyEpoch, state.copyCycle)) {
             // The session holds the facts of the copy's last cycle, and a kept job with the same tasks kept its
             // priority: only the jobs that went, came or changed tasks change them (those that went first).
-            for (Job j : state.goneJobs) s.remove(jobs, j.id, j.rulesEntry);
-            for (Job j : state.jobsWithNewTasks) j.rulesEntry = s.put(jobs, j.id, jobFact(j), j.rulesEntry);
+            for (Job j : state.goneJobs) s.remove(jobs, j.id, j);
+            for (Job j : state.jobsWithNewTasks) s.put(jobs, j.id, jobFact(j, null, state), j);
             n += state.jobs.size();
         } else {
             for (Job j : state.jobs.values()) {
-                j.rulesEntry = s.put(jobs, j.id, jobFact(j), j.rulesEntry);
+                s.put(jobs, j.id, jobFact(j, s.factOf(jobs, j.id, j), state), j);
                 n++;
             }
             s.sweep(jobs);
@@ -239,13 +239,13 @@ public final class PolicyEvaluation {
             // The session holds the facts of the copy's last cycle, and the tasks kept since kept their priorities:
             // only the running tasks that went and came change them (those that went first: a pod updated in
             // place is a task that goes and one that comes, under one key).
-            for (Task t : state.goneRunning) s.remove(tasks, t.id(), t.rulesEntry);
-            for (Task t : state.newTasks) if (t.running()) t.rulesEntry = s.put(tasks, t.id(), taskFact(t), t.rulesEntry);
+            for (Task t : state.goneRunning) s.remove(tasks, t.id(), t);
+            for (Task t : state.newTasks) if (t.running()) s.put(tasks, t.id(), taskFact(t, null), t);
             n += state.runningById.size();
         } else {
             for (Task t : state.tasks) {
                 if (!t.running()) continue;
-                t.rulesEntry = s.put(tasks, t.id(), taskFact(t), t.rulesEntry);
+                s.put(tasks, t.id(), taskFact(t, s.factOf(tasks, t.id(), t)), t);
                 n++;
             }
             s.sweep(tasks);
@@ -255,26 +255,27 @@ public final class PolicyEvaluation {
     }
 
     /**
-     * A job's fact. A kept job whose tasks and priority are those of the last cycle has the same one (the rest is its
-     * PodGroup's, and a changed PodGroup is another job).
+     * A job's fact. A kept job whose tasks and priority are those of the last cycle has the same one as then
+     * ({@code known}: the fact a kept session holds for the job, or null): the rest is its PodGroup's, and a changed
+     * PodGroup is another job.
      */
-    private static JobFact jobFact(Job j) {
-        JobFact f = j.fact;
-        if (f == null || !j.sameTasks || f.getPriority() != j.priority) {
-            int never = 0;
-            for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
-            j.fact = f = new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
-                    JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
-                    j.priority, never);
-        }
-        return f;
+    private static JobFact jobFact(Job j, Object known, WorkingCluster state) {
+        if (known instanceof JobFact f && f.getPriority() == j.priority && state.sameTasks(j)) return f;
+        int never = 0;
+        for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
+        return new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
+                JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
+                j.priority, never);
     }
 
-    /** A running task's fact: everything but the priority is the pod's and its job's, which a task keeps for life. */
-    private static TaskFact taskFact(Task t) {
-        TaskFact f = t.fact;
+    /**
+     * A running task's fact: everything but the priority is the pod's and its job's, which a task keeps for life (so
+     * {@code known}, the fact a kept session holds for the task, or null, serves while its priority is the same).
+     */
+    private static TaskFact taskFact(Task t, Object known) {
+        TaskFact f = known instanceof TaskFact k ? k : null;
         if (f == null || f.getPriority() != t.priority) {
-            t.fact = f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
+            f = new TaskFact(t.id(), t.job.id, t.job.queue, t.pod.priorityClassName(), t.priority,
                     PreemptionPolicy.of(t.pod.preemptionPolicy()), t.pod.preemptableMarker(), t.leader(), t.pod.startedAt());
         }
         return f;

@@ -156,28 +156,39 @@ public final class RulesSession implements AutoCloseable {
     }
 
     /**
-     * {@link #put}, for a subject kept across cycles (a job, a task) that remembers what the last put returned for
-     * it ({@code known}, or null): its entry is then found without a lookup. Returns what to remember.
+     * {@link #put}, for the fact of a subject kept across cycles (a job, a task, its key for life): the entry notes
+     * whose fact it holds, for {@link #factOf} and {@link #remove}.
      */
-    Object put(Table t, String key, Object fact, Object known) {
+    void put(Table t, String key, Object fact, Object subject) {
         if (!kept) {
             session.insert(fact);
-            return null;
+            return;
         }
-        Entry e = known instanceof Entry k && k.table == t && k.live ? k : t.entries.get(key);
+        Entry e = t.entries.get(key);
         if (e == null) {
-            e = new Entry(t, session.insert(fact), fact, cycle);
+            e = new Entry(session.insert(fact), fact, cycle);
+            e.subject = subject;
             t.entries.put(key, e);
-            return e;
+            return;
         }
         e.seen = cycle;
-        if (e.fact == fact || e.fact.equals(fact)) return e;
+        e.subject = subject;
+        if (e.fact == fact || e.fact.equals(fact)) return;
         // Every property counts as modified: a consequence may read any of them ($s.getDeserved()), and property
         // reactivity only sees the ones a pattern constrains.
         session.update(e.handle, fact);
         e.fact = fact;
         t.updated++;
-        return e;
+    }
+
+    /**
+     * The fact the session holds under {@code key}, when {@link #put} put it for {@code subject} itself; else null
+     * (always null in a fresh session). A subject whose fact would be the same reuses it.
+     */
+    Object factOf(Table t, String key, Object subject) {
+        if (!kept) return null;
+        Entry e = t.entries.get(key);
+        return e != null && e.subject == subject ? e.fact : null;
     }
 
     /**
@@ -195,14 +206,14 @@ public final class RulesSession implements AutoCloseable {
         synced.put(type, new Synced(epoch, cycle));
     }
 
-    /** Deletes the fact a kept subject remembers ({@code known}, what {@link #put} returned for it). */
-    void remove(Table t, String key, Object known) {
+    /** Deletes the fact {@link #put} last put under {@code key} for {@code subject}, a subject kept across cycles. */
+    void remove(Table t, String key, Object subject) {
         if (!kept) return;
-        if (!(known instanceof Entry e) || e.table != t || !e.live) {
+        Entry e = t.entries.get(key);
+        if (e == null || e.subject != subject) {
             throw new IllegalStateException("the kept rules session has no fact for " + key + " to delete");
         }
         session.delete(e.handle);
-        e.live = false;
         t.entries.remove(key, e);
     }
 
@@ -213,7 +224,6 @@ public final class RulesSession implements AutoCloseable {
             Entry e = it.next();
             if (e.seen != cycle) {
                 session.delete(e.handle);
-                e.live = false;
                 it.remove();
             }
         }
@@ -224,22 +234,23 @@ public final class RulesSession implements AutoCloseable {
         session.dispose();
     }
 
-    /** The input facts of one type in a kept session, by key. */
+    /**
+     * The input facts of one type in a kept session, by key: the session's own record of what it holds, and for a
+     * subject kept across cycles (a job, a task), of whose fact it is.
+     */
     static final class Table {
         private final Map<String, Entry> entries = new HashMap<>();
         private int updated;
     }
 
     private static final class Entry {
-        final Table table;
         final FactHandle handle;
         Object fact;
         int seen;
-        /** Still in its table (a subject may remember an entry its table has since deleted). */
-        boolean live = true;
+        /** The job or task whose fact it is (the last one put under its key), or null. */
+        Object subject;
 
-        Entry(Table table, FactHandle handle, Object fact, int seen) {
-            this.table = table;
+        Entry(FactHandle handle, Object fact, int seen) {
             this.handle = handle;
             this.fact = fact;
             this.seen = seen;

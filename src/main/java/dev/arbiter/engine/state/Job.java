@@ -10,7 +10,9 @@ import java.util.Map;
 
 /**
  * A job during one cycle: a PodGroup (or a pod's implicit gang of one), its pending and running tasks, and what the
- * cycle has concluded about it so far.
+ * cycle has concluded about it so far. What a scheduler remembers of it across cycles is not here: the working copy's
+ * bookkeeping, parking and eviction shape are its tables' ({@code engine.kept}), the rules' fact a kept rules
+ * session's ({@code RulesSession}).
  */
 public final class Job {
     public final String id;
@@ -42,6 +44,12 @@ public final class Job {
     public boolean pipelined;
 
     public Job(PodGroupSpec pg, boolean implicit) {
+        this(pg, implicit, -1);
+    }
+
+    /** A job numbered {@code serial} by the working copy that makes it ({@link #serial}). */
+    public Job(PodGroupSpec pg, boolean implicit, int serial) {
+        this.serial = serial;
         this.id = pg.key();
         this.namespace = pg.namespace();
         this.name = pg.name();
@@ -72,62 +80,38 @@ public final class Job {
         };
     }
 
-    // ---- kept across cycles (WorkingCopy) ----------------------------------------------------------------------
-
     /** The PodGroup's own {@code spec.minResources}, or null (then {@link #minResources} is derived from the tasks). */
     private final Resources specMinResources;
-    /** A task joined or left since the last cycle (a kept job): its task lists are filed again. */
-    public boolean membersChanged = true;
-    /** A kept PodGroup's job: its number in its {@link WorkingCopy}, unique among the copy's jobs (-1: none). */
-    public int serial = -1;
-    /** The last cycle whose snapshot had it (a kept job), and the last that filed it in its queue's list. */
-    public int lastSeen;
-    int filed;
-    /** The minimum resources derived from its tasks in the last cycle that changed them. */
-    Resources derivedMinResources;
+    /**
+     * Its number in the working copy that made it ({@code WorkingCopy}), unique among that copy's jobs while it lives
+     * (the copy's tables of what it remembers are indexed by it); -1 for a job of a fresh index.
+     */
+    public final int serial;
 
     /**
-     * Its tasks are the very ones of the last cycle (a kept job, {@link WorkingCluster#finish}): what was worked out from
-     * them then still holds.
+     * What is worked out from its tasks once per set of tasks (a kept job keeps it while they stay the same): what
+     * its running and its pending tasks count for in queue shares, and whether its pending pods ask alike.
      */
-    public boolean sameTasks;
-    /**
-     * Parked ({@link CycleWork#staysParked}): the job could not start in the last cycle it was walked, and left no
-     * trace there. Its reason and rule after each of that cycle's steps, its phase, and the rules' gang requirement and
-     * no-preemption decision for it then; {@code stepReasons} and {@code stepRules} are this cycle's, step by step.
-     */
-    public boolean parked;
-    public String[] parkedReasons, parkedRules, stepReasons, stepRules;
-    public String parkedPhase;
-    public dev.arbiter.facts.GangRequirement parkedGang;
-    public dev.arbiter.facts.NoPreemption parkedNever;
-    /** The last cycle of its working copy ({@link WorkingCluster#copyCycle}) that passed over it. */
-    public int passedIn = -1;
-    /** Whether its tasks' shape lets it be parked ({@link CycleWork#parkable}): 0 not yet asked of them, 1 yes, 2 no. */
-    public byte parkShape;
-    /** The rules' fact for it, kept while its tasks and priority stay the same ({@code PolicyEvaluation}). */
-    public dev.arbiter.facts.JobFact fact;
-    /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
-    public Object rulesEntry;
-    /**
-     * Its shape for the eviction steps' remembered refusals ({@link EvictionShape}), kept across cycles while it
-     * still holds; null until asked.
-     */
-    public EvictionShape evictionShape;
-    /** What its running and its pending tasks count for in queue shares, summed; null until asked. */
-    private Resources runningShare, pendingShare;
+    private final FromTasks fromTasks = new FromTasks();
+
+    private static final class FromTasks {
+        /** Summed shares; null until asked. */
+        Resources runningShare, pendingShare;
+        /** Whether its pending tasks are {@link #pendingAlike alike}: 0 not yet asked of this set of tasks, 1 yes, 2 no. */
+        byte pendingAlike;
+    }
 
     /** What its running tasks count for in queue shares (evicted or not), summed once per set of tasks. */
     Resources runningShare() {
-        Resources r = runningShare;
-        if (r == null) runningShare = r = sum(running);
+        Resources r = fromTasks.runningShare;
+        if (r == null) fromTasks.runningShare = r = sum(running);
         return r;
     }
 
     /** What its pending tasks count for in queue shares, summed once per set of tasks. */
     Resources pendingShare() {
-        Resources r = pendingShare;
-        if (r == null) pendingShare = r = sum(pending);
+        Resources r = fromTasks.pendingShare;
+        if (r == null) fromTasks.pendingShare = r = sum(pending);
         return r;
     }
 
@@ -137,16 +121,11 @@ public final class Job {
         return s.toResources();
     }
 
-    /** Its tasks changed: what was summed of them no longer holds. */
+    /** Its tasks changed: what was worked out from them no longer holds. */
     public void tasksChanged() {
-        runningShare = pendingShare = null;
-        fact = null;
-        pendingAlike = 0;
-        parkShape = 0;
+        fromTasks.runningShare = fromTasks.pendingShare = null;
+        fromTasks.pendingAlike = 0;
     }
-
-    /** Whether its pending tasks are {@link #pendingAlike alike}: 0 not yet asked of this set of tasks, 1 yes, 2 no. */
-    private byte pendingAlike;
 
     /**
      * Whether its pending pods ask the same of a node: the same requests, node selector and tolerations, and no
@@ -156,8 +135,8 @@ public final class Job {
      * gang of a hundred alike workers is asked of once, not a hundred times, in every cycle it waits).
      */
     public boolean pendingAlike() {
-        if (pendingAlike == 0) pendingAlike = alike(pending) ? (byte) 1 : (byte) 2;
-        return pendingAlike == 1;
+        if (fromTasks.pendingAlike == 0) fromTasks.pendingAlike = alike(pending) ? (byte) 1 : (byte) 2;
+        return fromTasks.pendingAlike == 1;
     }
 
     private static boolean alike(List<Task> tasks) {

@@ -30,11 +30,6 @@ public final class Task {
     /** Why the rules protect this running task from eviction, or null (always null for a pending task). */
     public dev.arbiter.facts.Protected protection;
 
-    /** The rules' fact for it while running, kept while its priority stays the same ({@code PolicyEvaluation}). */
-    public dev.arbiter.facts.TaskFact fact;
-    /** Where a kept rules session holds that fact ({@link RulesSession#put(RulesSession.Table, String, Object, Object)}). */
-    public Object rulesEntry;
-
     /** Resources left out of {@link #share()}. */
     private final java.util.Set<String> ignored;
 

@@ -143,7 +143,7 @@ public final class WorkingCluster {
             s.addPod(p, schedulerNames);
         }
         for (NodeState n : s.nodes) n.boundPodsCounted();
-        s.finish(snap.nominations(), null, 0);
+        s.finish(snap.nominations());
         return s;
     }
 
@@ -161,44 +161,41 @@ public final class WorkingCluster {
 
     /**
      * The last steps, once every pod is in: room held for nominated tasks, minimum resources derived for the jobs
-     * without, and each queue's jobs. Given the last cycle's queues ({@link WorkingCopy}; null for a fresh index), a
-     * job whose tasks are those of the last cycle keeps the minimum resources derived then, and each queue lists its
-     * jobs in the last cycle's job order first (the order is total, so sorting them comes to the same; nearly sorted
-     * already, they sort faster), {@code cycle} marking the jobs of this one.
+     * without, and each queue's jobs. (A kept working copy finishes its cycles its own way, reusing what it worked out
+     * of the jobs whose tasks stayed the same: {@code WorkingCopy}.)
      */
-    public void finish(Map<String, String> nominations, Map<String, QueueState> lastQueues, int cycle) {
-        boolean reuseDerived = lastQueues != null;
+    private void finish(Map<String, String> nominations) {
         holdNominatedRoom(nominations);
-        if (lastQueues != null) {
-            for (QueueState q : queues.values()) {
-                QueueState was = lastQueues.get(q.name());
-                if (was == null) continue;
-                for (Job j : was.jobs) {
-                    if (j.lastSeen == cycle && j.filed != cycle) {
-                        q.jobs.add(j);
-                        j.filed = cycle;
-                        j.queueState = q;
-                    }
-                }
-            }
-        }
         for (Job j : jobs.values()) {
-            j.sameTasks = reuseDerived && !j.membersChanged;
-            if (!j.sameTasks) {
-                j.tasksChanged();
-                jobsWithNewTasks.add(j);
-            }
-            if (j.minResources == null) {
-                if (!j.sameTasks || j.derivedMinResources == null) j.derivedMinResources = derivedMinResources(j);
-                j.minResources = j.derivedMinResources;
-            }
-            j.membersChanged = false;
-            if (reuseDerived && j.filed == cycle) continue;
-            QueueState q = queues.get(j.queue);
-            j.queueState = q;
-            if (q != null) q.jobs.add(j);
+            jobsWithNewTasks.add(j);
+            if (j.minResources == null) j.minResources = derivedMinResources(j);
+            file(j);
         }
     }
+
+    /** Files the job in its queue's list (it has no queue when the queue does not exist). */
+    public void file(Job j) {
+        QueueState q = queues.get(j.queue);
+        j.queueState = q;
+        if (q != null) q.jobs.add(j);
+    }
+
+    /**
+     * Whether the job's tasks are the very ones of the last cycle (a kept working copy's job whose tasks stayed the
+     * same): what was worked out from them then still holds. Never for a fresh index's. Asked of a few jobs a cycle:
+     * {@link #jobsWithNewTasks} lists the others, for whoever goes over every job.
+     */
+    public boolean sameTasks(Job j) {
+        if (newTasks == null) return false;
+        if (withNewTasks == null) {
+            withNewTasks = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>(jobsWithNewTasks.size()));
+            withNewTasks.addAll(jobsWithNewTasks);
+        }
+        return !withNewTasks.contains(j);
+    }
+
+    /** {@link #jobsWithNewTasks} as a set, once {@link #sameTasks} is asked. */
+    private Set<Job> withNewTasks;
 
     /**
      * Links each queue to its parent ({@code spec.parent}, unset = root). A queue naming an unknown parent, a queue
@@ -256,7 +253,7 @@ public final class WorkingCluster {
     }
 
     /** Holds each nominated pending task's request on its node, out of everyone else's reach. */
-    void holdNominatedRoom(Map<String, String> nominations) {
+    public void holdNominatedRoom(Map<String, String> nominations) {
         if (nominations.isEmpty()) return;
         for (Task t : tasks) {
             String node = t.running() ? null : nominations.get(t.id());
@@ -365,16 +362,21 @@ public final class WorkingCluster {
      * which the caller files among the jobs.
      */
     public Job jobFor(PodSpec p) {
+        return jobFor(p, () -> -1);
+    }
+
+    /** {@link #jobFor(PodSpec)}, numbering a new implicit job with {@code serials} ({@link Job#serial}). */
+    public Job jobFor(PodSpec p, java.util.function.IntSupplier serials) {
         String group = p.groupName();
         if (group != null) return jobs.get(p.jobId());
         String queue = p.annotations().getOrDefault(PodSpec.QUEUE_ANNOTATION, QueueSpec.DEFAULT);
         PodGroupSpec implicit = new PodGroupSpec(p.namespace(), p.groupOrImplicit(), queue, 1, Map.of(), null,
                 p.priorityClassName(), p.isBound() ? "Running" : "Pending", p.arrivalCycle(), p.creationOrder());
-        return new Job(implicit, true);
+        return new Job(implicit, true, serials.getAsInt());
     }
 
     /** Without minResources, a job needs what its first minMember tasks request. */
-    private static Resources derivedMinResources(Job j) {
+    public static Resources derivedMinResources(Job j) {
         int size = j.running.size() + j.pending.size();
         if (size == 1 && j.minMember >= 1) return (j.running.isEmpty() ? j.pending : j.running).get(0).share();
         Resources.Sum r = new Resources.Sum();

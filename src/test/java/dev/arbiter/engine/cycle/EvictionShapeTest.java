@@ -1,7 +1,7 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.engine.placement.EvictionShape;
 import dev.arbiter.engine.placement.NodeFitter;
-import dev.arbiter.engine.state.EvictionShape;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.Task;

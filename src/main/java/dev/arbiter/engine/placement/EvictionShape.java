@@ -1,6 +1,7 @@
-package dev.arbiter.engine.state;
+package dev.arbiter.engine.placement;
 
-import dev.arbiter.engine.placement.NodeFitter;
+import dev.arbiter.engine.state.Job;
+import dev.arbiter.engine.state.Task;
 
 import dev.arbiter.facts.GangRequirement;
 import java.util.ArrayList;
@@ -8,9 +9,9 @@ import java.util.List;
 
 /**
  * A job's gang requirement and, per pending task, its request, share, role and node constraints: what of a job's
- * shape stays the same for the whole cycle, worked out once, its hash with it. It is kept on the job
- * ({@link Job#evictionShape}) and serves later cycles too while it {@link #stillFor} the job: at 10k × 100k the
- * eviction steps ask it of some 15,000 starving jobs a cycle.
+ * shape stays the same for the whole cycle, worked out once, its hash with it. It is kept for the job (by a kept
+ * working copy across cycles, {@code KeptJob#evictionShape}; else for the cycle) and serves later cycles too while it
+ * {@link #stillFor} the job: at 10k × 100k the eviction steps ask it of some 15,000 starving jobs a cycle.
  */
 public final class EvictionShape {
     public static final EvictionShape NONE = new EvictionShape(List.of(), null, false);
