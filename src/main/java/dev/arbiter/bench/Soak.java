@@ -24,7 +24,8 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * The soak: many cycles of the real engine on one generated fleet, as a long-running scheduler lives — each cycle's
+ * The soak: many cycles of the real engine on one generated fleet, as a long-running scheduler lives (its rules
+ * session and working copy kept from cycle to cycle, as {@code arbiter run} keeps them) — each cycle's
  * nominations carried into the next snapshot, evicted pods recreated by their controllers, and a share of the pods
  * churning (jobs finish, new ones arrive) between cycles. Every cycle's decisions are checked before they are
  * executed: no pod bound twice, none bound that is not pending, none evicted that is not running, no pod both bound and
@@ -60,7 +61,9 @@ public final class Soak {
         ClusterGenerator generator = ClusterGenerator.create(SynthSpec.fleet(o.nodes(), o.pendingPods(), o.queues(), o.seed())
                 .withMemoryDivisor(o.memoryDivisor()));
         ClusterWorld world = new ClusterWorld(generator.manifests()).withNominations().recreatingEvicted();
-        Scheduler engine = new Scheduler(RuleBook.load(o.rules()), SchedulerConfig.simulatorDefault());
+        // As `run` keeps it: one rules session and one working copy across every cycle, without the rule trace.
+        Scheduler engine = new Scheduler(RuleBook.load(o.rules()), SchedulerConfig.simulatorDefault()).withoutTrace()
+                .keepingSession().keepingWorkingCopy();
         Set<String> overAtStart = new HashSet<>(world.overCapacityNodes());
         Random churn = new Random(o.seed() * 31);
         List<String> violations = new ArrayList<>();
