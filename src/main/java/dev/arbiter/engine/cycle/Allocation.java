@@ -321,7 +321,7 @@ public final class Allocation {
      * What the members the gang still misses request: the next unplaced pending tasks in task order, up to
      * {@code minMember} live members (at least one). Example: a gang of 4 × 8 GPUs with nothing running, 32 GPUs.
      */
-    public static Resources missingRequests(Job j, GangRequirement gang) {
+    static Resources missingRequests(Job j, GangRequirement gang) {
         int k = Math.max(1, Math.max(gang.minMember(), 1) - j.liveMembers());
         Resources.Sum need = new Resources.Sum();
         for (Task t : j.pending) {

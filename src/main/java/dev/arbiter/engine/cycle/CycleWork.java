@@ -29,12 +29,12 @@ import java.util.Map;
  * {@link StatusReport}) reads and extends it in turn.
  */
 public final class CycleWork {
-    public final WorkingCluster state;
+    final WorkingCluster state;
     final Policy policy;
-    public final NodeFitter fitter;
-    public final VictimSelector victims;
+    final NodeFitter fitter;
+    final VictimSelector victims;
     /** The cycle's network domains (HyperNodes and the policy's label levels). */
-    public final NetworkDomains domains;
+    final NetworkDomains domains;
     final Comparator<QueueState> queueOrder;
     final List<Binding> bindings = new ArrayList<>();
     final List<Eviction> evictions = new ArrayList<>();
@@ -301,7 +301,7 @@ public final class CycleWork {
         }
     }
 
-    public static boolean gangSatisfied(Job j, GangRequirement g, GangTransaction tx) {
+    static boolean gangSatisfied(Job j, GangRequirement g, GangTransaction tx) {
         // Too few members decides most jobs, and needs no words.
         if (j.liveMembers() + (tx == null ? 0 : tx.placed()) < Math.max(g.minMember(), 1)) return false;
         return gangShortfall(j, g, tx) == null;

@@ -38,12 +38,12 @@ public final class DomainVictims {
 
     private final CycleWork w;
 
-    public DomainVictims(CycleWork w) {
+    DomainVictims(CycleWork w) {
         this.w = w;
     }
 
     /** The domains where the gang could start with victims evicted inside them, the best first. */
-    public List<Ranked> rank(Job j, GangRequirement gang, NetworkTopology want, VictimSelector.Terms terms) {
+    List<Ranked> rank(Job j, GangRequirement gang, NetworkTopology want, VictimSelector.Terms terms) {
         Task first = null;
         for (Task t : j.pending) {
             if (!t.placed) {

@@ -26,14 +26,14 @@ public final class GangTransaction {
     private int placed;
     private final NodeFitter.Mark start;
 
-    public GangTransaction(WorkingCluster state, NodeFitter fitter) {
+    GangTransaction(WorkingCluster state, NodeFitter fitter) {
         this.state = state;
         this.queues = state.queues;
         this.fitter = fitter;
         this.start = fitter.mark();
     }
 
-    public void place(Task t, NodeState n) {
+    void place(Task t, NodeState n) {
         n.take(t.request());
         fitter.podAdded(t.pod, n);
         QueueState q = queues.get(t.job.queue);
@@ -44,7 +44,7 @@ public final class GangTransaction {
         placedByRole.merge(t.pod.taskRole(), 1, Integer::sum);
     }
 
-    public void evict(Task victim) {
+    void evict(Task victim) {
         takeOut(state, fitter, victim);
         steps.add(new Step(victim, victim.node, true));
     }
@@ -124,7 +124,7 @@ public final class GangTransaction {
     }
 
     /** Undoes every step, newest first. */
-    public void discard() {
+    void discard() {
         for (int i = steps.size() - 1; i >= 0; i--) {
             Step s = steps.get(i);
             if (s.eviction()) {

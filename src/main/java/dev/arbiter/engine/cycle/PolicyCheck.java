@@ -128,7 +128,7 @@ public final class PolicyCheck {
      * exist; gangs with roles, elastic jobs and single pods; running pods old and young, one not preemptable, pending
      * pods that never preempt; a PodGroup without a priority class. The clock reads 1000 s.
      */
-    public static ClusterSnapshot referenceCluster() {
+    static ClusterSnapshot referenceCluster() {
         String gpu = "nvidia.com/gpu";
         return ClusterBuilder.cluster()
                 .nodes(6, gpu, 8, "cpu", 64, "memory", "512Gi")

@@ -53,7 +53,7 @@ public final class Scheduler {
      * {@code Clock} for anything but when a protection ends (which {@code Protected} states and
      * {@link CycleResult#wakeAt()} accounts for) take effect within this long.
      */
-    public static final long UNCHANGED_AT_MOST_SECONDS = 30;
+    static final long UNCHANGED_AT_MOST_SECONDS = 30;
 
     public Scheduler(RuleBook rules, SchedulerConfig config) {
         this(rules, config, SessionHook.NONE, null, true, null, null);
@@ -133,7 +133,7 @@ public final class Scheduler {
      * How many victim searches of the last cycle started from victim nodes the cycle before worked out (0 when it
      * kept no working copy). For tests and benchmarks: see {@link VictimMemory}.
      */
-    public int victimRecalls() {
+    int victimRecalls() {
         return copy == null ? 0 : copy.victimRecalls();
     }
 

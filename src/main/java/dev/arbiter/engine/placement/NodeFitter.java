@@ -238,7 +238,7 @@ public final class NodeFitter {
      * A pod with no placement rule, where no pod of the cycle has an anti-affinity term, is answered from its own
      * fields: nothing to work out or remember (the eviction steps ask it of the first pod of thousands of jobs).
      */
-    public Object ownConstraintsKey(PodSpec pod) {
+    Object ownConstraintsKey(PodSpec pod) {
         if (!demands.confining() && pod.placement() == Placement.NONE && !topology.hasCarriers()) {
             return Constraints.of(pod);
         }
@@ -362,7 +362,7 @@ public final class NodeFitter {
      * selector and tolerations. While no pod of the cycle has an anti-affinity term, the fitter answers such pods
      * alike in the same state (one demand serves both, {@link PodDemands#unconfined}; see also {@link Job#pendingAlike}).
      */
-    public static boolean askAlike(PodSpec a, PodSpec b) {
+    static boolean askAlike(PodSpec a, PodSpec b) {
         return a.asksAlikeOf(b);
     }
 }

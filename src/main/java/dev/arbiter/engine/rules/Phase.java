@@ -29,18 +29,18 @@ public enum Phase {
     }
 
     /** The group name rules state ({@code ruleflow-group "policy"}). */
-    public String group() {
+    String group() {
         return group;
     }
 
     /** The phase of that group name, or null. */
-    public static Phase of(String group) {
+    static Phase of(String group) {
         for (Phase p : values()) if (p.group.equals(group)) return p;
         return null;
     }
 
     /** The group names, in firing order, for messages. */
-    public static String names() {
+    static String names() {
         List<String> out = new ArrayList<>();
         for (Phase p : values()) out.add(p.group);
         return String.join(", ", out);

@@ -7,11 +7,11 @@ package dev.arbiter.engine.rules;
 public final class PolicyException extends RuntimeException {
     private final String rule;
 
-    public PolicyException(String message) {
+    PolicyException(String message) {
         this(message, null);
     }
 
-    public PolicyException(String message, String rule) {
+    PolicyException(String message, String rule) {
         super(message);
         this.rule = rule;
     }

@@ -44,7 +44,7 @@ public final class RuleBook {
     public static final String SETTINGS_FILE = "policy.yaml";
     public static final String PACK_FILE = "pack.yaml";
     /** A pack's {@code extends: shipped}: the policy shipped with this Arbiter, wherever it is installed. */
-    public static final String SHIPPED = "shipped";
+    static final String SHIPPED = "shipped";
     private static final AtomicLong BUILDS = new AtomicLong();
 
     /** The files a folder (and its bases) contributes, after overlaying. */
@@ -263,7 +263,7 @@ public final class RuleBook {
         return out;
     }
 
-    public static String read(Path p) {
+    static String read(Path p) {
         try {
             return dev.arbiter.model.TextFiles.readUtf8(p);
         } catch (java.nio.charset.CharacterCodingException e) {
@@ -300,7 +300,7 @@ public final class RuleBook {
         }
     }
 
-    public KieSession newSession() {
+    KieSession newSession() {
         return kieBase.newKieSession();
     }
 
@@ -363,7 +363,7 @@ public final class RuleBook {
     }
 
     /** The compiled rules, by package, for tools that inspect them (validate). */
-    public KieBase kieBase() {
+    KieBase kieBase() {
         return kieBase;
     }
 
@@ -379,7 +379,7 @@ public final class RuleBook {
 
     /** A pack's {@code pack.yaml}: its name, the folder it extends and the rules it turns off. */
     private record Pack(Path file, String name, String extendsFolder, List<String> disable) {
-        public static Pack read(Path file) {
+        static Pack read(Path file) {
             String text = RuleBook.read(file);
             Object doc;
             try {

@@ -6,7 +6,7 @@ import java.util.List;
 public final class RuleCompileException extends RuntimeException {
     private final List<String> problems;
 
-    public RuleCompileException(List<String> problems) {
+    RuleCompileException(List<String> problems) {
         super(problems.isEmpty() ? "rules do not compile" : problems.get(0));
         this.problems = List.copyOf(problems);
     }

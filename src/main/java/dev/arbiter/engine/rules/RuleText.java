@@ -13,13 +13,13 @@ public final class RuleText {
     private RuleText() {}
 
     /** The rule name a line declares ({@code rule "name"}), unescaped, or null. */
-    public static String ruleDeclared(String line) {
+    static String ruleDeclared(String line) {
         Matcher m = RULE.matcher(line);
         return m.find() ? m.group(1).replace("\\\"", "\"") : null;
     }
 
     /** A DRL line without its {@code //} comment (a "//" inside a string literal is kept). */
-    public static String withoutComment(String line) {
+    static String withoutComment(String line) {
         boolean inString = false;
         for (int i = 0; i < line.length(); i++) {
             char c = line.charAt(i);

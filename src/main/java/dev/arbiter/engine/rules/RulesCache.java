@@ -74,7 +74,7 @@ public final class RulesCache {
     }
 
     /** No cache: every load compiles. */
-    public static RulesCache none() {
+    static RulesCache none() {
         return NONE;
     }
 
@@ -84,7 +84,7 @@ public final class RulesCache {
     }
 
     /** The same cache, telling {@code notices} (one line each) when a file is ignored or cannot be written. */
-    public RulesCache withNotices(Consumer<String> notices) {
+    RulesCache withNotices(Consumer<String> notices) {
         return folder == null ? this : new RulesCache(folder, notices);
     }
 
@@ -104,7 +104,7 @@ public final class RulesCache {
     }
 
     /** The folder, or null when there is no cache. */
-    public Path folder() {
+    Path folder() {
         return folder;
     }
 

@@ -98,7 +98,7 @@ public final class Job {
         /** Summed shares; null until asked. */
         Resources runningShare, pendingShare;
         /** Whether its pending tasks are {@link #pendingAlike alike}: 0 not yet asked of this set of tasks, 1 yes, 2 no. */
-        byte pendingAlike;
+        public byte pendingAlike;
     }
 
     /** What its running tasks count for in queue shares (evicted or not), summed once per set of tasks. */

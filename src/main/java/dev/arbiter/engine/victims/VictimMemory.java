@@ -29,7 +29,7 @@ import java.util.Set;
  */
 public final class VictimMemory {
     /** At most this many terms keys are carried (a cycle asks a few dozen). */
-    public static final int MAX_ENTRIES = 64;
+    static final int MAX_ENTRIES = 64;
 
     /** An entry: exact on every node but those in {@code dirty}. */
     public record Entry(VictimNodes nodes, BitSet dirty) {}
@@ -57,14 +57,14 @@ public final class VictimMemory {
     }
 
     /** The protections of {@code protectedRunning}, by task. */
-    public static IdentityHashMap<Task, Byte> protections(List<Task> protectedRunning) {
+    static IdentityHashMap<Task, Byte> protections(List<Task> protectedRunning) {
         IdentityHashMap<Task, Byte> out = new IdentityHashMap<>(protectedRunning.size() * 2);
         for (Task t : protectedRunning) out.put(t, protectionOf(t));
         return out;
     }
 
     /** The entry for {@code termsKey}, or null. */
-    public Entry entry(Object termsKey) {
+    Entry entry(Object termsKey) {
         return entries.get(termsKey);
     }
 
@@ -72,7 +72,7 @@ public final class VictimMemory {
      * The nodes that may have changed for the terms since this memory was made, as {@code state} begins its cycle
      * with {@code protections} ({@link #protections}); null when the memory does not hold for it at all.
      */
-    public BitSet stale(WorkingCluster state, IdentityHashMap<Task, Byte> protections) {
+    BitSet stale(WorkingCluster state, IdentityHashMap<Task, Byte> protections) {
         // (the jobs' priorities stand only while the classes' do: sameJobPriorities implies samePriorities)
         if (state.copyEpoch != copyEpoch || state.recounted == null || !state.sameJobPriorities
                 || !queueNames.equals(state.queues.keySet())) {
@@ -101,7 +101,7 @@ public final class VictimMemory {
      * nodes it touched, {@code touched}) and, while {@code carried} held ({@code stale} not null), its entries this
      * cycle did not replace, their dirty nodes grown by {@code stale} and {@code touched}.
      */
-    public static VictimMemory next(WorkingCluster state, IdentityHashMap<Task, Byte> protections,
+    static VictimMemory next(WorkingCluster state, IdentityHashMap<Task, Byte> protections,
                              Map<Object, VictimNodes> made, BitSet touched,
                              VictimMemory carried, BitSet stale) {
         Map<Object, Entry> entries = new HashMap<>();
