@@ -442,7 +442,7 @@ public final class Benchmark {
                     r.engineSteadyMs(), r.referenceSteadyMs(), r.gangCycleMs(), r.peakHeapMiB() + "/" + r.peakLiveHeapMiB(),
                     String.format(Locale.ROOT, "%.0f/%.0f/%.0f/%.0f", get(p, "snapshot"), get(p, "rules"),
                             get(p, "enqueue") + get(p, "allocate"), get(p, "victims")),
-                    r.disagreements() == 0 ? "yes" : "NO (" + r.disagreements() + ")"));
+                    Double.isNaN(r.referenceFirstMs()) ? "-" : r.disagreements() == 0 ? "yes" : "NO (" + r.disagreements() + ")"));
         }
         b.append(scaling(rows));
         if (rows.stream().anyMatch(r -> r.mix() != null)) {
