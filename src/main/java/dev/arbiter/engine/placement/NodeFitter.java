@@ -356,13 +356,4 @@ public final class NodeFitter {
         if (d.constraints.blocked() != null) return d.constraints.blocked();
         return reasons.of(pod, d);
     }
-
-    /**
-     * Whether two pods ask the same of a node: neither states a placement rule, and they have the same request, node
-     * selector and tolerations. While no pod of the cycle has an anti-affinity term, the fitter answers such pods
-     * alike in the same state (one demand serves both, {@link PodDemands#unconfined}; see also {@link Job#pendingAlike}).
-     */
-    static boolean askAlike(PodSpec a, PodSpec b) {
-        return a.asksAlikeOf(b);
-    }
 }

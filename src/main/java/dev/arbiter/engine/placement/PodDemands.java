@@ -74,7 +74,7 @@ final class PodDemands {
             // its request, nodeSelector and tolerations: the pods of a job share those, and are asked about one after
             // another, so the previous pod's demand serves when they are the same.
             Demand plain = last != null && last.demand.constraints.within() == null && !last.demand.dependsOnPods()
-                    && NodeFitter.askAlike(pod, last.pod) ? last.demand : new Demand(pod, Constraints.of(pod), null, 0, List.of());
+                    && pod.asksAlikeOf(last.pod) ? last.demand : new Demand(pod, Constraints.of(pod), null, 0, List.of());
             last = new Last(pod, plain);
             return plain;
         }
