@@ -179,7 +179,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         List<String> modes = scorings == null || scorings.isEmpty() ? List.of("binpack", "spread") : scorings;
         for (String m : modes) {
-            if (!m.equals("binpack") && !m.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + m);
+            if (dev.arbiter.policy.ScoringMode.named(m) == null) return Main.usage(spec, "--scoring must be binpack or spread, got " + m);
         }
         if (maxCycles < 1) return Main.usage(spec, "--max-cycles must be at least 1, got " + maxCycles);
         if (rules.problem() != null) return Main.usage(spec, rules.problem());

@@ -161,7 +161,7 @@ final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return Main.usage(spec, e.getMessage());
         }
-        if (scoring != null && !scoring.equals("binpack") && !scoring.equals("spread")) return Main.usage(spec, "--scoring must be binpack or spread, got " + scoring);
+        if (scoring != null && dev.arbiter.policy.ScoringMode.named(scoring) == null) return Main.usage(spec, "--scoring must be binpack or spread, got " + scoring);
         if (metricsPort < 0 || metricsPort > 65535) return Main.usage(spec, "--metrics-port must be 0..65535, got " + metricsPort);
         if (binders < 1 || binders > 256) return Main.usage(spec, "--binders must be 1..256, got " + binders);
         if (!(eventQps > 0) || eventQps > 100_000) return Main.usage(spec, "--event-qps must be above 0 and at most 100000, got " + eventQps);

@@ -28,7 +28,7 @@ final class SimulationOptions {
         if (cycleSeconds < 1) return "--cycle-seconds must be at least 1, got " + cycleSeconds;
         // Simulated time is cycle × cycle-seconds; a year per cycle keeps it far from overflowing.
         if (cycleSeconds > MAX_CYCLE_SECONDS) return "--cycle-seconds must be at most " + MAX_CYCLE_SECONDS + " (a year), got " + cycleSeconds;
-        if (scoring != null && !scoring.equals("binpack") && !scoring.equals("spread")) return "--scoring must be binpack or spread, got " + scoring;
+        if (scoring != null && dev.arbiter.policy.ScoringMode.named(scoring) == null) return "--scoring must be binpack or spread, got " + scoring;
         return null;
     }
 

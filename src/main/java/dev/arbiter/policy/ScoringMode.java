@@ -4,11 +4,18 @@ package dev.arbiter.policy;
 public enum ScoringMode implements Words.Worded {
     BINPACK, SPREAD;
 
+    /** The mode spelled {@code word} ({@code binpack} or {@code spread}), or null for any other word or null. */
+    public static ScoringMode named(String word) {
+        for (ScoringMode m : values()) if (m.word().equals(word)) return m;
+        return null;
+    }
+
     /** The mode spelled {@code binpack} or {@code spread}; null for null; else an error naming both. */
     public static ScoringMode parse(String word) {
         if (word == null) return null;
-        for (ScoringMode m : values()) if (m.word().equals(word)) return m;
-        throw new IllegalArgumentException("scoring must be binpack or spread, got " + word);
+        ScoringMode m = named(word);
+        if (m == null) throw new IllegalArgumentException("scoring must be binpack or spread, got " + word);
+        return m;
     }
 
     @Override
