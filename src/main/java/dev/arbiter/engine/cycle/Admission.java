@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.rules.Policy;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;
@@ -37,7 +38,7 @@ final class Admission {
             for (Job j : state.jobs.values()) {
                 if (!j.initialPhase.equals("Pending")) continue;
                 AdmissionDenied d = denials.get(j.id);
-                if (d != null) j.setReason(d.reason(), d.rule());
+                if (d != null) j.setReason(new Refusal.RuleSaid(d.reason()), d.rule());
             }
         }
         Map<QueueState, Caps> rooms = new HashMap<>();
@@ -67,7 +68,7 @@ final class Admission {
     private boolean admitNext(QueueState q, java.util.Iterator<Job> jobs, Map<QueueState, Caps> rooms) {
         Job j = nextCandidate(jobs);
         if (j == null) return false;
-        String refusal = admitAlongTree(q, j, rooms);
+        Refusal refusal = admitAlongTree(q, j, rooms);
         if (refusal == null || policy.grants().containsKey(j.id)) {
             j.phase = "Inqueue";
             return true;
@@ -92,7 +93,7 @@ final class Admission {
 
     /** In a fifo queue, a head job that is refused holds back every Pending job behind it. */
     private void blockBehind(QueueState q, Job head, java.util.Iterator<Job> rest) {
-        String reason = CycleWork.behindHead(q, head);
+        Refusal reason = CycleWork.behindHead(q, head);
         String rule = policy.dequeue().get(q.name()).rule();
         Job j;
         while ((j = nextCandidate(rest)) != null) j.setReason(reason, rule);
@@ -102,15 +103,13 @@ final class Admission {
      * Admits a job if its minimum resources fit the admission room of its queue and of every ancestor, taking
      * them from each; otherwise returns why not and changes nothing.
      */
-    private static String admitAlongTree(QueueState q, Job j, Map<QueueState, Caps> rooms) {
+    private static Refusal admitAlongTree(QueueState q, Job j, Map<QueueState, Caps> rooms) {
         // Members already running are in the queue's allocation: only the rest of the minimum needs room.
         Resources need = j.running.isEmpty() ? j.minResources : j.minResources.subtract(j.heldShare()).clampNonNegative();
         for (QueueState a = q; a != null; a = a.parent) {
             Caps room = rooms.get(a);
-            if (room == null) return "queue \"" + a.name() + "\" admits nothing: no admission rule grants it a budget";
-            if (!room.admits(need)) {
-                return "queue \"" + a.name() + "\" capability exhausted: minResources short of " + room.excess(need);
-            }
+            if (room == null) return new Refusal.NoAdmissionBudget(a.name());
+            if (!room.admits(need)) return new Refusal.AdmissionExhausted(a.name(), room.excess(need));
         }
         for (QueueState a = q; a != null; a = a.parent) rooms.put(a, rooms.get(a).minus(need));
         return null;

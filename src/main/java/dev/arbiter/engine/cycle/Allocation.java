@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.placement.NetworkDomains;
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.rules.Policy;
@@ -53,7 +54,7 @@ public final class Allocation {
         for (QueueState q : state.queues.values()) {
             q.cursor = 0;
             if (q.limit == null) {
-                String closed = "queue \"" + q.name() + "\" allocates nothing: it is not open";
+                Refusal closed = new Refusal.QueueNotOpen(q.name());
                 for (Job j : q.jobs) if (CycleWork.admitted(j) && j.hasPending() && j.reason == null) j.setReason(closed, null);
                 continue;
             }
@@ -143,7 +144,7 @@ public final class Allocation {
      */
     private void blockBehind(QueueState q, Job head, java.util.ArrayDeque<Job> later) {
         String rule = policy.dequeue().get(q.name()).rule();
-        String reason = CycleWork.behindHead(q, head);
+        Refusal reason = CycleWork.behindHead(q, head);
         Job j;
         while ((j = nextJob(q)) != null) j.setReason(reason, rule);
         if (later != null) while ((j = later.poll()) != null) j.setReason(reason, rule);
@@ -162,8 +163,7 @@ public final class Allocation {
      * (BestEffort pods need only a pod slot, as Volcano's backfill places them).
      */
     private void markOverused(QueueState q, Job first, java.util.ArrayDeque<Job> later) {
-        String reason = "queue \"" + q.name() + "\" is overused: allocated " + q.allocated + " covers deserved "
-                + q.deserved();
+        Refusal reason = new Refusal.Overused(q.name(), q.allocated, q.deserved());
         first.setReason(reason, q.limit.rule());
         Job j;
         while ((j = later.poll()) != null) {
@@ -210,15 +210,27 @@ public final class Allocation {
         a.tx.discard();
         w.holdNominatedRoom(j);
         if (gang == null) {
-            j.setReason("no rule states this job's gang requirement", null);
+            j.setReason(NO_GANG_RULE, null);
         } else {
-            j.setReason(a.firstFailure == null ? a.shortfall : w.join(a.shortfall, ": ", a.firstFailure), gang.rule());
+            j.setReason(a.because(), gang.rule());
         }
         return false;
     }
 
     /** One try at placing the job's pending tasks: the transaction, the gang's shortfall (null: it may start), the first reason a task found no node. */
-    private record Attempt(GangTransaction tx, String shortfall, String firstFailure) {}
+    private record Attempt(GangTransaction tx, Refusal shortfall, Refusal firstFailure) {
+        /** The shortfall, and the first reason a task found no node when there is one. */
+        Refusal because() {
+            return firstFailure == null ? shortfall : new Refusal.Because(shortfall, firstFailure);
+        }
+    }
+
+    private static final Refusal NO_GANG_RULE = new Refusal.NoGangRule();
+
+    /** The queue's capability (or an ancestor's, {@code blocker}) leaves no room for the task: short by how much. */
+    static Refusal capabilityReached(QueueState blocker, Task t) {
+        return new Refusal.CapabilityReached(blocker.name(), blocker.hardCap().excess(blocker.allocated, t.share()));
+    }
 
     /**
      * Places the job's unplaced pending tasks in task order, each on the best node the fitter offers (confined to a
@@ -227,7 +239,7 @@ public final class Allocation {
      */
     private Attempt attempt(QueueState q, Job j, GangRequirement gang, boolean stopEarly) {
         GangTransaction tx = new GangTransaction(state, fitter);
-        String firstFailure = null;
+        Refusal firstFailure = null;
         int left = 0;
         for (Task t : j.pending) if (!t.placed) left++;
         int needed = gang == null ? 0 : Math.max(gang.minMember(), 1) - j.liveMembers();
@@ -249,13 +261,12 @@ public final class Allocation {
             }
             QueueState blocker = q.capabilityBlocker(t.share());
             if (blocker != null) {
-                if (firstFailure == null) firstFailure = "queue \"" + blocker.name() + "\" capability reached: short of "
-                        + blocker.hardCap().excess(blocker.allocated, t.share());
+                if (firstFailure == null) firstFailure = capabilityReached(blocker, t);
                 continue;
             }
             tx.place(t, n);
         }
-        return new Attempt(tx, gang == null ? "no gang" : CycleWork.gangShortfall(j, gang, tx), firstFailure);
+        return new Attempt(tx, gang == null ? NO_GANG_RULE : CycleWork.gangShortfall(j, gang, tx), firstFailure);
     }
 
     /** The gang starts: its placements become bindings, named by the gang rule. */
@@ -285,7 +296,7 @@ public final class Allocation {
         if (first == null) return null;
         Resources need = missingRequests(j, gang);
         java.util.BitSet eligible = fitter.eligibleBits(first.pod);
-        String tried = null;
+        Refusal tried = null;
         for (NetworkDomains.Fit f : w.domains.candidates(j, want, need, eligible)) {
             fitter.confine(j.pending, f.domain());
             Attempt a;
@@ -300,14 +311,13 @@ public final class Allocation {
             }
             a.tx.discard();
             if (tried == null) {
-                tried = NetworkDomains.describe(f, NodeFitter.primaryDimension(need), need) + ", but " + a.shortfall
-                        + (a.firstFailure == null ? "" : ": " + a.firstFailure);
+                tried = new Refusal.NoDomainTried(want, NetworkDomains.room(f, NodeFitter.primaryDimension(need), need),
+                        a.because());
             }
         }
         if (!want.hard()) return null;
         w.holdNominatedRoom(j);
-        String why = tried != null ? "no domain (" + want + ") holds the whole gang; " + tried
-                : w.domains.noDomainReason(j, want, need, eligible);
+        Refusal why = tried != null ? tried : w.domains.noDomainReason(j, want, need, eligible);
         j.setReason(why, gang.rule());
         return false;
     }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.kept.KeptJob;
 import dev.arbiter.engine.kept.WorkingCopy;
 import dev.arbiter.engine.placement.NetworkDomains;
@@ -269,8 +270,8 @@ public final class CycleWork {
         return j.phase.equals("Inqueue") || j.phase.equals("Running");
     }
 
-    static String behindHead(QueueState q, Job head) {
-        return "waiting behind " + head.id + ", the head of fifo queue \"" + q.name() + "\"";
+    static Refusal behindHead(QueueState q, Job head) {
+        return new Refusal.BehindHead(q.name(), head.id);
     }
 
     /** Gives the room held for the job's nominated tasks back to the node, for the job itself to use. */
@@ -311,48 +312,66 @@ public final class CycleWork {
      * Why the job's gang cannot start with what runs and what {@code tx} placed (null: no transaction), e.g.
      * {@code gang of 4 needs 4 tasks, 2 placeable} or {@code role worker needs 2, 1 placeable}; null when it can.
      */
-    static String gangShortfall(Job j, GangRequirement g, GangTransaction tx) {
+    static Refusal gangShortfall(Job j, GangRequirement g, GangTransaction tx) {
         int have = j.liveMembers() + (tx == null ? 0 : tx.placed());
-        if (have < Math.max(g.minMember(), 1)) {
-            return "gang of " + g.minMember() + " needs " + Math.max(g.minMember(), 1) + " tasks, " + have + " placeable";
-        }
+        if (have < Math.max(g.minMember(), 1)) return new Refusal.GangShort(g.minMember(), have);
         if (g.minTaskMember().isEmpty()) return null;
         Map<String, Integer> running = j.liveRunningByRole();
         for (Map.Entry<String, Integer> e : new java.util.TreeMap<>(g.minTaskMember()).entrySet()) {
             int role = running.getOrDefault(e.getKey(), 0) + (tx == null ? 0 : tx.placedInRole(e.getKey()));
-            if (role < e.getValue()) return "role " + e.getKey() + " needs " + e.getValue() + ", " + role + " placeable";
+            if (role < e.getValue()) return new Refusal.RoleShort(e.getKey(), e.getValue(), role);
         }
         return null;
     }
 
-    /** Texts many jobs' reasons share, one string each (see {@link #join}). */
-    private final SharedTexts texts = new SharedTexts();
+    /** Refusals many jobs' reasons share, one object each (see {@link #attempted}). */
+    private final SharedRefusals shared = new SharedRefusals();
 
     /**
-     * {@code a + sep + b}, as one shared string for equal parts: in a large cycle thousands of jobs wait for the same
-     * reasons, and their texts need not be built once per job.
+     * {@code action: why}, one object for the same parts: in a large cycle thousands of jobs are refused alike, and
+     * {@link dev.arbiter.decision.ReasonWords} then words their reasons once.
      */
-    String join(String a, String sep, String b) {
-        return texts.join(a, sep, b);
+    Refusal attempted(String action, Refusal why) {
+        return shared.of(action, why, null);
     }
 
-    /** {@link #join}'s texts: one string per equal parts. */
-    static final class SharedTexts {
-        private final Map<Joined, String> joined = new HashMap<>();
-        private String lastA, lastSep, lastB, lastJoined;
+    /** {@code first; then}, one object for the same parts (see {@link #attempted}). */
+    Refusal also(Refusal first, Refusal then) {
+        return shared.of(null, first, then);
+    }
 
-        private record Joined(String a, String sep, String b) {}
+    /**
+     * {@link #attempted}'s and {@link #also}'s refusals: one per parts, the parts compared by identity (refusals that
+     * many jobs share are the very same objects).
+     */
+    static final class SharedRefusals {
+        private final Map<Parts, Refusal> made = new HashMap<>();
+        private Object lastA, lastB, lastC;
+        private Refusal last;
 
-        String join(String a, String sep, String b) {
-            // Jobs one after another mostly wait for the same reasons (a queue's gangs of one shape): the last answer
-            // serves while the parts are the very same strings.
-            if (a == lastA && sep == lastSep && b == lastB) return lastJoined;
-            String s = joined.computeIfAbsent(new Joined(a, sep, b), k -> a + sep + b);
-            lastA = a;
-            lastSep = sep;
-            lastB = b;
-            lastJoined = s;
-            return s;
+        private record Parts(Object a, Object b, Object c) {
+            @Override
+            public boolean equals(Object o) {
+                return o instanceof Parts p && p.a == a && p.b == b && p.c == c;
+            }
+
+            @Override
+            public int hashCode() {
+                return (System.identityHashCode(a) * 31 + System.identityHashCode(b)) * 31 + System.identityHashCode(c);
+            }
+        }
+
+        Refusal of(String action, Refusal first, Refusal then) {
+            // Jobs one after another are mostly refused alike (a queue's gangs of one shape): the last answer serves
+            // while the parts are the very same objects.
+            if (action == lastA && first == lastB && then == lastC) return last;
+            Refusal r = made.computeIfAbsent(new Parts(action, first, then),
+                    k -> action != null ? new Refusal.Attempted(action, first) : new Refusal.Also(first, then));
+            lastA = action;
+            lastB = first;
+            lastC = then;
+            last = r;
+            return r;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.rules.Policy;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.QueueState;
@@ -67,19 +68,17 @@ final class EvictionBudget {
      * is added to the cycle's evictions: the first gang to evict in a cycle (cluster-wide, or from a queue) may exceed
      * it, so a gang that needs more victims than one cycle's budget still starts — alone in its cycle.
      */
-    String overspends(int victimCount, Map<String, Integer> victimsPerQueue) {
+    Refusal overspends(int victimCount, Map<String, Integer> victimsPerQueue) {
         PolicySettings.Churn churn = policy.settings.churn();
         int max = churn.maxEvictionsPerCycle();
         if (max > 0 && !evictions.isEmpty() && evictions.size() + victimCount > max) {
-            return "eviction budget of " + max + " pods per cycle would be exceeded (" + evictions.size()
-                    + " already, at least " + victimCount + " needed)";
+            return new Refusal.BudgetWouldPass(max, evictions.size(), victimCount);
         }
         int maxQ = churn.maxEvictionsPerQueuePerCycle();
         for (Map.Entry<String, Integer> e : victimsPerQueue.entrySet()) {
             int already = evictedPerQueue.getOrDefault(e.getKey(), 0);
             if (maxQ > 0 && already > 0 && already + e.getValue() > maxQ) {
-                return "eviction budget of " + maxQ + " pods per queue per cycle would be exceeded in queue \""
-                        + e.getKey() + "\"";
+                return new Refusal.QueueBudgetWouldPass(maxQ, e.getKey());
             }
         }
         return null;

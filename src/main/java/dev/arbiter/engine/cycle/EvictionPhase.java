@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
 import dev.arbiter.engine.cycle.VictimPools.Reach;
 import dev.arbiter.engine.cycle.VictimPools.Usable;
@@ -185,8 +186,9 @@ public final class EvictionPhase {
         Map<String, NoPreemption> nevers = policy.noPreemption();
         NoPreemption never = nevers.isEmpty() ? null : nevers.get(j.id); // (most cycles have none: no hash read)
         if (never != null) {
-            if (j.reason == null || !j.reason.contains(never.reason())) {
-                reasons.refuse(j, "preempt and reclaim", "never: " + never.reason(), never.rule());
+            Refusal saidNever = new Refusal.Never(never.reason());
+            if (j.reason == null || !j.reason.holds(saidNever)) {
+                reasons.refuse(j, "preempt and reclaim", saidNever, never.rule());
             }
             return false;
         }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.rules.Policy;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.state.Job;
@@ -21,25 +22,20 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The eviction steps' words: why a starving job stays pending, as an {@link Outcome} (the text, and the rule or setting
- * behind it) that {@link #refuse} adds to the job's reason as "{@code preempt: ...}" or "{@code reclaim: ...}" — no
- * lower-priority work, every candidate protected (by which rule, and until when), a capability, the victim queues'
- * floors, hysteresis, the eviction budget, a gang too large for the queue's deserved share — and, for a job that
- * started with victims, what it waits for and what its victims are told. Texts that many jobs of a cycle share are
- * worded once.
+ * The eviction steps' refusals: why a starving job stays pending, as an {@link Outcome} (a {@link Refusal}, and the
+ * rule or setting behind it) that {@link #refuse} adds to the job's reason as an {@link Refusal.Attempted}
+ * ({@code preempt: ...} or {@code reclaim: ...} in {@link dev.arbiter.decision.ReasonWords}' words) — no lower-priority
+ * work, every candidate protected (by which rule, and until when), a capability, the victim queues' floors,
+ * hysteresis, the eviction budget, a gang too large for the queue's deserved share — and, for a job that started with
+ * victims, what it waits for and what its victims are told. Refusals that many jobs of a cycle share are made once.
  */
 final class EvictionReasons {
     /** Why an attempt to start a job with victims failed (null: it started), and the rule behind that refusal. */
-    record Outcome(boolean started, String why, String rule, boolean ownWords) {
-        static final Outcome STARTED = new Outcome(true, null, null, false);
+    record Outcome(boolean started, Refusal why, String rule) {
+        static final Outcome STARTED = new Outcome(true, null, null);
 
-        static Outcome refused(String why, String rule) {
-            return new Outcome(false, why, rule, false);
-        }
-
-        /** A refusal whose words are this job's alone (they name its pod): no other job's reason shares them. */
-        static Outcome refusedInOwnWords(String why, String rule) {
-            return new Outcome(false, why, rule, true);
+        static Outcome refused(Refusal why, String rule) {
+            return new Outcome(false, why, rule);
         }
     }
 
@@ -56,38 +52,31 @@ final class EvictionReasons {
     private final WorkingCluster state;
     private final Policy policy;
     private final VictimSelector victims;
-    /** Refusals worded once per cycle (the budgets are fixed for it), for the many jobs they refuse. */
-    private final String budgetSpentReason;
-    private final Map<String, String> queueBudgetReasons = new HashMap<>();
+    /** Refusals made once per cycle (the budgets are fixed for it), for the many jobs they refuse. */
+    private final Refusal budgetSpentReason;
+    private final Map<String, Refusal> queueBudgetReasons = new HashMap<>();
 
     EvictionReasons(CycleWork w) {
         this.w = w;
         this.state = w.state;
         this.policy = w.policy;
         this.victims = w.victims;
-        this.budgetSpentReason = "the eviction budget of " + policy.settings.churn().maxEvictionsPerCycle()
-                + " pods per cycle is spent";
+        this.budgetSpentReason = new Refusal.BudgetSpent(policy.settings.churn().maxEvictionsPerCycle());
+    }
+
+    /** {@link #refuse(Job, String, Refusal, String)} for an outcome. */
+    void refuse(Job j, String action, Outcome o) {
+        refuse(j, action, o.why(), o.rule());
     }
 
     /**
-     * {@link #refuse(Job, String, String, String)} for an outcome; one in its own words is joined to the reason
-     * without looking for a text to share (thousands of jobs a cycle are refused in words that name their own pod).
+     * Adds "{@code action: why}" to the job's reason; the rule behind the refusal, when known, becomes its rule. The
+     * parts are shared between jobs refused alike ({@link CycleWork#attempted}, {@link CycleWork#also}).
      */
-    void refuse(Job j, String action, Outcome o) {
-        refuse(j, action, o.why(), o.rule(), !o.ownWords());
-    }
-
-    /** Adds "{@code action: why}" to the job's reason; the rule behind the refusal, when known, becomes its rule. */
-    void refuse(Job j, String action, String why, String rule) {
-        refuse(j, action, why, rule, true);
-    }
-
-    /** {@code shared}: the texts are joined as {@link CycleWork#join} shares them; otherwise built for this job. */
-    void refuse(Job j, String action, String why, String rule, boolean shared) {
-        if (why == null || why.isEmpty()) return;
-        String text = shared ? w.join(action, ": ", why) : action + ": " + why;
-        String reason = j.reason == null ? text : shared ? w.join(j.reason, "; ", text) : j.reason + "; " + text;
-        j.setReason(reason, rule != null ? rule : j.reasonRule);
+    void refuse(Job j, String action, Refusal why, String rule) {
+        if (why == null) return;
+        Refusal attempted = w.attempted(action, why);
+        j.setReason(j.reason == null ? attempted : w.also(j.reason, attempted), rule != null ? rule : j.reasonRule);
     }
 
     /**
@@ -100,9 +89,9 @@ final class EvictionReasons {
         List<Task> passedOver = new ArrayList<>();
         for (Task t : w.refusedRunning) if (couldTake.test(t)) passedOver.add(t);
         if (passedOver.isEmpty()) return o;
-        String note = RefusedVictims.note(passedOver);
-        if (!o.started()) return Outcome.refusedInOwnWords(o.why() + "; " + note, o.rule());
-        if (j.reason != null) j.setReason(j.reason + "; " + note, j.reasonRule);
+        Refusal note = RefusedVictims.note(passedOver);
+        if (!o.started()) return Outcome.refused(new Refusal.Also(o.why(), note), o.rule());
+        if (j.reason != null) j.setReason(new Refusal.Also(j.reason, note), j.reasonRule);
         return o;
     }
 
@@ -112,37 +101,33 @@ final class EvictionReasons {
     Outcome noCandidates(QueueState q, Job j, PreemptGrant grant, List<Task> running) {
         List<Task> lower = new ArrayList<>();
         for (Task t : running) if (t.job != j && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)) lower.add(t);
-        String what = grant.lowerPriorityOnly() ? "lower-priority" : "other";
-        if (running.isEmpty()) return Outcome.refused("nothing runs in queue \"" + q.name() + "\"", grant.rule());
+        if (running.isEmpty()) return Outcome.refused(new Refusal.NothingRuns(q.name()), grant.rule());
         if (lower.isEmpty()) {
-            return Outcome.refused("no " + what + " work runs in queue \"" + q.name() + "\" (priority " + j.priority + ")",
+            return Outcome.refused(new Refusal.NoLowerWork(q.name(), grant.lowerPriorityOnly(), j.priority),
                     grant.rule());
         }
-        return protectedReason("every " + what + " pod of queue \"" + q.name() + "\" is protected", lower);
+        return protectedReason(new Refusal.QueuePods(q.name(), grant.lowerPriorityOnly()), lower);
     }
 
     /**
-     * {@code "<prefix>: 3 by rule "x" (e.g. has run 20s, less than ...)"}, or {@code 2 by the Eviction API (e.g.
-     * eviction of ... refused: ... (429); ...)} for pods whose eviction was refused; when time ends some of those
-     * protections (a minimum runtime), also when the first of them ends.
+     * Every one of {@code tasks} is protected: by which rules (or by the Eviction API, for pods whose eviction was
+     * refused), how many each, one example's words; when time ends some of those protections (a minimum runtime), also
+     * when the first of them ends.
      */
-    Outcome protectedReason(String prefix, List<Task> tasks) {
+    Outcome protectedReason(Refusal.Whose whose, List<Task> tasks) {
         Map<String, List<Task>> byRule = new TreeMap<>();
         for (Task t : tasks) if (t.protection != null) byRule.computeIfAbsent(t.protection.rule(), k -> new ArrayList<>()).add(t);
-        StringBuilder sb = new StringBuilder(prefix);
-        String sep = ": ";
+        List<Refusal.ProtectedBy> by = new ArrayList<>(byRule.size());
         String firstRule = null;
         for (Map.Entry<String, List<Task>> e : byRule.entrySet()) {
             Protected example = e.getValue().get(0).protection;
-            String by = RefusedVictims.SOURCE.equals(e.getKey()) ? " by " + e.getKey() : " by rule \"" + e.getKey() + "\"";
-            sb.append(sep).append(e.getValue().size()).append(by).append(" (")
-                    .append(e.getValue().size() > 1 ? "e.g. " : "").append(example.reason()).append(')');
-            sep = ", ";
+            by.add(new Refusal.ProtectedBy(e.getKey(), RefusedVictims.SOURCE.equals(e.getKey()), e.getValue().size(),
+                    example.reason()));
             if (firstRule == null) firstRule = e.getKey();
         }
         long until = firstExpiry(tasks);
-        if (until >= 0) sb.append("; the first minimum runtime ends in ").append(until - state.now).append("s");
-        return Outcome.refused(sb.toString(), firstRule);
+        return Outcome.refused(new Refusal.AllProtected(whose, List.copyOf(by), until >= 0 ? until - state.now : -1),
+                firstRule);
     }
 
     /**
@@ -162,27 +147,22 @@ final class EvictionReasons {
     // ---- reclaim ---------------------------------------------------------------------------------------------
 
     /** Why no rule lets the queue reclaim: it holds its deserved share, or no other queue is above its own. */
-    String noGrantReason(QueueState q) {
-        if (q.fairShare != null && q.fairShare.isOverused()) {
-            return "queue \"" + q.name() + "\" already holds its deserved share " + q.deserved();
-        }
+    Refusal noGrantReason(QueueState q) {
+        if (q.fairShare != null && q.fairShare.isOverused()) return new Refusal.HoldsDeserved(q.name(), q.deserved());
         List<String> above = new ArrayList<>();
         List<String> notReclaimable = new ArrayList<>();
         for (QueueState o : state.queues.values()) {
             if (o == q || o.fairShare == null || !o.fairShare.isAboveDeserved()) continue;
             (o.spec.reclaimable() ? above : notReclaimable).add(o.name());
         }
-        if (above.isEmpty() && notReclaimable.isEmpty()) return "no other queue holds more than its deserved share";
-        if (above.isEmpty()) {
-            return "queue " + VictimSelector.quoted(notReclaimable) + " holds more than its deserved share but is not"
-                    + " reclaimable";
-        }
-        return "no rule grants queue \"" + q.name() + "\" reclaim from " + VictimSelector.quoted(above);
+        if (above.isEmpty() && notReclaimable.isEmpty()) return new Refusal.NoQueueAbove();
+        if (above.isEmpty()) return new Refusal.NotReclaimable(List.copyOf(notReclaimable));
+        return new Refusal.NoReclaimGrant(q.name(), List.copyOf(above));
     }
 
     /** The queue already holds the deserved share its grants let it reclaim up to. */
     static Outcome holdsDeserved(QueueState q, Resources ceiling, String rule) {
-        return Outcome.refused("queue \"" + q.name() + "\" already holds its deserved share " + ceiling, rule);
+        return Outcome.refused(new Refusal.HoldsDeserved(q.name(), ceiling), rule);
     }
 
     /**
@@ -196,8 +176,8 @@ final class EvictionReasons {
     }
 
     /**
-     * What a {@link #tooLarge} refusal reads, and the refusals worded so far: the jobs of a queue that are too large
-     * mostly need the same, and are refused in the same words.
+     * A {@link #tooLarge} refusal's terms, and the refusals made so far: the jobs of a queue that are too large mostly
+     * need the same, and are refused alike.
      */
     private record TooLarge(QueueState q, Resources allocated, Resources ceiling, String rule, Resources need) {}
 
@@ -210,99 +190,88 @@ final class EvictionReasons {
             if (Resources.addSaturated(q.allocated.milli(d), need.milliAt(i)) > ceiling.milli(d)) over.put(d, need.milliAt(i));
         }
         Resources shown = Resources.ofMilli(over);
-        Resources deserved = ceiling.onlyDimensionsOf(shown);
-        Resources held = q.allocated.onlyDimensionsOf(shown);
-        return Outcome.refused("the gang needs " + VictimSelector.lacks(shown) + " to start, but queue \"" + q.name()
-                + "\" deserves " + (deserved.isEmpty() ? "none" : VictimSelector.lacks(deserved)) + " and holds "
-                + (held.isEmpty() ? "none" : VictimSelector.lacks(held)), rule);
+        return Outcome.refused(new Refusal.TooLarge(q.name(), shown, ceiling.onlyDimensionsOf(shown),
+                q.allocated.onlyDimensionsOf(shown)), rule);
     }
 
     /** The victim queues have all given back down to their floors this cycle. */
     static Outcome downToFloors(Set<String> victimQueues, String rule) {
-        return Outcome.refused("queues " + VictimSelector.quoted(new java.util.TreeSet<>(victimQueues))
-                + " have given back down to their floor this cycle", rule);
+        return Outcome.refused(new Refusal.DownToFloors(List.copyOf(new java.util.TreeSet<>(victimQueues))), rule);
     }
 
     /** No pod of the victim queues may be taken: of {@code all} their running pods, none, or each protected. */
     Outcome nothingToReclaim(List<Task> all, Set<String> victimQueues, String rule) {
-        return all.isEmpty() ? Outcome.refused("queues above their deserved share run no pod of this"
-                + " scheduler", rule)
-                : protectedReason("every pod of the queues above their deserved share ("
-                + VictimSelector.quoted(new java.util.TreeSet<>(victimQueues)) + ") is protected", all);
+        return all.isEmpty() ? Outcome.refused(new Refusal.NoVictimPods(), rule)
+                : protectedReason(new Refusal.AboveDeservedPods(List.copyOf(new java.util.TreeSet<>(victimQueues))),
+                        all);
     }
 
     // ---- one job's attempt ---------------------------------------------------------------------------------
 
     /** The task would take its queue past the deserved share it may reclaim up to ({@code ceiling}). */
     static Outcome wouldPassDeserved(QueueState q, Resources ceiling, String rule) {
-        return Outcome.refused("queue \"" + q.name() + "\" would pass its deserved share " + ceiling, rule);
+        return Outcome.refused(new Refusal.WouldPassDeserved(q.name(), ceiling), rule);
     }
 
     /** The queue's capability (or an ancestor's, {@code blocker}) leaves no room for the task. */
     static Outcome capabilityReason(QueueState blocker, Task t) {
-        return Outcome.refused("queue \"" + blocker.name() + "\" capability reached: short of "
-                + blocker.hardCap().excess(blocker.allocated, t.share()), blocker.limit == null ? null : blocker.limit.rule());
+        return Outcome.refused(Allocation.capabilityReached(blocker, t),
+                blocker.limit == null ? null : blocker.limit.rule());
     }
 
     /** Hysteresis is a churn setting; floors and the rest are the grant's. */
     String victimRefusalRule(String grantRule) {
-        String why = victims.lastRefusal();
-        return why != null && why.contains("hysteresis") ? HYSTERESIS_SETTING : grantRule;
+        Refusal.NoPlan why = victims.lastRefusal();
+        return why != null && !why.wouldReturn().isEmpty() ? HYSTERESIS_SETTING : grantRule;
     }
 
     /** No one domain of the hard network topology the gang wants makes room for all of it. */
     static Outcome noSingleDomain(NetworkTopology want, String rule) {
-        return Outcome.refused("no single domain (" + want + ") makes room for the whole gang with the victims"
-                + " allowed", rule);
+        return Outcome.refused(new Refusal.NoSingleDomain(want), rule);
     }
 
     // ---- budgets -------------------------------------------------------------------------------------------
 
     /** Why a job finds no victim once the cycle's eviction budget is spent. */
-    String budgetSpent() {
+    Refusal budgetSpent() {
         return budgetSpentReason;
     }
 
     /** Why a job finds no victim in its queue once the queue's eviction budget is spent. */
-    String queueBudgetSpent(String queue) {
-        return queueBudgetReasons.computeIfAbsent(queue, k -> "the eviction budget of "
-                + policy.settings.churn().maxEvictionsPerQueuePerCycle() + " pods per queue per cycle"
-                + " is spent in queue \"" + queue + "\"");
+    Refusal queueBudgetSpent(String queue) {
+        return queueBudgetReasons.computeIfAbsent(queue, k -> new Refusal.QueueBudgetSpent(
+                policy.settings.churn().maxEvictionsPerQueuePerCycle(), queue));
     }
 
     /**
      * The eviction budget refused {@code job}: with the {@code left} victims it allows ({@code chosen} already taken
-     * for the job), no node makes room for its pending task at {@code index}. Worded when asked, for any job of the
+     * for the job), no node makes room for its pending task at {@code index}. Made when asked, for any job of the
      * same shape ({@link GangEviction}'s remembered refusals).
      */
     Outcome budgetExceeded(Job job, int index, int chosen, int left) {
-        return Outcome.refusedInOwnWords("eviction budget of "
-                + policy.settings.churn().maxEvictionsPerCycle() + " pods per cycle would be exceeded ("
-                + w.evictions.size() + " already, " + chosen + " for this job, and no node makes room for "
-                + job.pending.get(index).id() + " with " + Math.max(left, 0) + " more)",
-                PER_CYCLE_SETTING);
+        return Outcome.refused(new Refusal.BudgetExceeded(policy.settings.churn().maxEvictionsPerCycle(),
+                w.evictions.size(), chosen, job.pending.get(index).id(), Math.max(left, 0)), PER_CYCLE_SETTING);
     }
 
     // ---- a job that started ----------------------------------------------------------------------------------
 
     /** e.g. {@code waiting for 2 evicted pod(s) to leave (reclaim)}; with none of its own, another job's victims. */
-    static String waitingFor(int pods, String action) {
-        if (pods == 0) return "waiting for pods evicted for another job to leave (" + action + ")";
-        return "waiting for " + pods + " evicted pod(s) to leave (" + action + ")";
+    static Refusal waitingFor(int pods, String action) {
+        return new Refusal.WaitingForEvicted(pods, action);
     }
 
     /** A job that needs no victims, only pods already terminating on {@code nodes} nodes to leave. */
-    static String waitingForTerminating(int nodes) {
-        return "waiting for terminating pods to leave " + nodes + " node(s)";
+    static Refusal waitingForTerminating(int nodes) {
+        return new Refusal.WaitingForTerminating(nodes);
     }
 
     /** The reason a victim's job is given, when it had none. */
-    static String evictedFor(String action, Job j) {
-        return "evicted by " + action + " for " + j.id;
+    static Refusal evictedFor(String action, Job j) {
+        return new Refusal.EvictedFor(action, j.id);
     }
 
-    /** What an eviction says of itself: the action, for which job, and from which queue. */
+    /** What an eviction says of itself ({@link dev.arbiter.decision.ReasonWords#evicted}). */
     static String evictionMessage(String action, Job j, Task v) {
-        return action + " by " + j.id + " (priority " + j.priority + ") from queue \"" + v.job.queue + "\"";
+        return dev.arbiter.decision.ReasonWords.evicted(action, j.id, j.priority, v.job.queue);
     }
 }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
 import dev.arbiter.engine.kept.KeptJob;
 import dev.arbiter.engine.placement.EvictionShape;
@@ -170,9 +171,10 @@ final class GangEviction {
                 victimCount += plan.victims().size();
                 n = plan.node();
                 // More victims only overspend more: once over budget, the rest of the search is wasted.
-                String overBudget = budget.overspends(victimCount, victimsPerQueue);
+                Refusal overBudget = budget.overspends(victimCount, victimsPerQueue);
                 if (overBudget != null) {
-                    refusal = Outcome.refused(overBudget, overBudget.contains("per queue") ? PER_QUEUE_SETTING : PER_CYCLE_SETTING);
+                    refusal = Outcome.refused(overBudget, overBudget instanceof Refusal.QueueBudgetWouldPass
+                            ? PER_QUEUE_SETTING : PER_CYCLE_SETTING);
                     Outcome same = refusal;
                     replay = job -> same;
                     break;
@@ -188,7 +190,7 @@ final class GangEviction {
             }
             tx.place(t, n);
         }
-        String shortfall = CycleWork.gangShortfall(j, gang, tx);
+        Refusal shortfall = CycleWork.gangShortfall(j, gang, tx);
         if (refusal != null || shortfall != null || (tx.evictions().isEmpty() && waitsOnTerminating == 0)) {
             tx.discard();
             w.holdNominatedRoom(j);

@@ -8,6 +8,8 @@ import dev.arbiter.engine.state.QueueState;
 import dev.arbiter.engine.state.Task;
 
 import dev.arbiter.decision.PodGroupStatus;
+import dev.arbiter.decision.ReasonWords;
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.model.PodSpec;
 import java.util.ArrayList;
@@ -31,16 +33,21 @@ final class StatusReport {
         this.domains = w.domains;
     }
 
+    private static final Refusal NO_PENDING_PODS = new Refusal.NoPendingPods();
+    private static final Refusal NOT_YET_SCHEDULED = new Refusal.NotYetScheduled();
+    /** Words each of the cycle's refusals once: jobs refused alike share one refusal. */
+    private final ReasonWords words = new ReasonWords();
+
     List<PodGroupStatus> podGroupStatuses() {
         List<PodGroupStatus> out = new ArrayList<>();
         for (Job j : state.jobs.values()) {
             int running = j.liveRunning() + boundThisCycle.getOrDefault(j, 0);
             int pending = j.pending.size() - boundThisCycle.getOrDefault(j, 0);
             String phase = running > 0 && running >= j.minMember ? "Running" : CycleWork.admitted(j) ? "Inqueue" : "Pending";
-            String reason = phase.equals("Running") && !j.pipelined ? null : j.reason;
-            if (reason == null && !phase.equals("Running")) reason = pending == 0 ? "no pending pods" : "not yet scheduled";
-            out.add(new PodGroupStatus(j.id, j.queue, phase, j.minMember, running, pending, reason,
-                    reason == null ? null : j.reasonRule, domains.domainOf(j)));
+            Refusal why = phase.equals("Running") && !j.pipelined ? null : j.reason;
+            if (why == null && !phase.equals("Running")) why = pending == 0 ? NO_PENDING_PODS : NOT_YET_SCHEDULED;
+            out.add(new PodGroupStatus(j.id, j.queue, phase, j.minMember, running, pending, words.of(why),
+                    why == null ? null : j.reasonRule, domains.domainOf(j), why));
         }
         return out;
     }

@@ -1,5 +1,7 @@
 package dev.arbiter.engine.kept;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.engine.placement.EvictionShape;
 import dev.arbiter.engine.state.Job;
 
@@ -40,7 +42,8 @@ public final class KeptJob {
      * then; {@code stepReasons} and {@code stepRules} are this cycle's, step by step.
      */
     private boolean parked;
-    private String[] parkedReasons, parkedRules, stepReasons, stepRules;
+    private Refusal[] parkedReasons, stepReasons;
+    private String[] parkedRules, stepRules;
     private String parkedPhase;
     private GangRequirement parkedGang;
     private NoPreemption parkedNever;
@@ -78,7 +81,7 @@ public final class KeptJob {
     }
 
     /** Its reason after step {@code step} of the cycle that parked it, and the rule that gave it. */
-    public String parkedReason(int step) {
+    public Refusal parkedReason(int step) {
         return parkedReasons[step];
     }
 
@@ -97,9 +100,9 @@ public final class KeptJob {
     }
 
     /** Notes its reason and rule after step {@code step} of this cycle's {@code steps}. */
-    public void noteStep(int step, int steps, String reason, String rule) {
+    public void noteStep(int step, int steps, Refusal reason, String rule) {
         if (stepReasons == null) {
-            stepReasons = new String[steps];
+            stepReasons = new Refusal[steps];
             stepRules = new String[steps];
         }
         stepReasons[step] = reason;
@@ -115,10 +118,11 @@ public final class KeptJob {
      * Parks it: its reason and rule after the last of the cycle's {@code steps} are these, those after the earlier
      * steps the ones {@link #noteStep} noted; and its phase, gang requirement and no-preemption decision these.
      */
-    public void park(int steps, String reason, String rule, String phase, GangRequirement gang, NoPreemption never) {
+    public void park(int steps, Refusal reason, String rule, String phase, GangRequirement gang, NoPreemption never) {
         parked = true;
         noteStep(steps - 1, steps, reason, rule);
-        String[] r = parkedReasons, rr = parkedRules;
+        Refusal[] r = parkedReasons;
+        String[] rr = parkedRules;
         parkedReasons = stepReasons;
         parkedRules = stepRules;
         stepReasons = r;

@@ -1,5 +1,7 @@
 package dev.arbiter.engine.placement;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.model.Placement;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Toleration;
@@ -12,12 +14,12 @@ import java.util.Map;
  * network domain its gang is confined to while the gang tries that domain (see {@link NodeFitter#confine}), or null.
  */
 record Constraints(Map<String, String> selector, List<Toleration> tolerations,
-                   Placement.NodeAffinity affinity, String blocked, NetworkDomains.Domain within) {
+                   Placement.NodeAffinity affinity, Refusal blocked, NetworkDomains.Domain within) {
     /** Most pods select nothing and tolerate nothing: they share one key, compared by identity. */
     static final Constraints NONE = new Constraints(Map.of(), List.of(), Placement.NodeAffinity.NONE, null);
 
     Constraints(Map<String, String> selector, List<Toleration> tolerations, Placement.NodeAffinity affinity,
-                String blocked) {
+                Refusal blocked) {
         this(selector, tolerations, affinity, blocked, null);
     }
 
@@ -28,7 +30,7 @@ record Constraints(Map<String, String> selector, List<Toleration> tolerations,
     /** The static constraints of {@code pod} ({@link #NONE} when it states none). */
     static Constraints of(PodSpec pod) {
         Placement pl = pod.placement();
-        String blocked = blockedReason(pod);
+        Refusal blocked = blockedReason(pod);
         if (pod.nodeSelector().isEmpty() && pod.tolerations().isEmpty() && pl.nodeAffinity().isNone() && blocked == null) {
             return NONE;
         }
@@ -36,14 +38,13 @@ record Constraints(Map<String, String> selector, List<Toleration> tolerations,
     }
 
     /** Why the pod may not be placed at all: its scheduling gates, or what it needs that Arbiter does not evaluate. */
-    private static String blockedReason(PodSpec pod) {
+    private static Refusal blockedReason(PodSpec pod) {
         Placement pl = pod.placement();
         if (!pl.schedulingGates().isEmpty()) {
-            return "pod " + pod.key() + " is waiting for its scheduling gates to be removed: " + String.join(", ", pl.schedulingGates());
+            return new Refusal.Blocked(pod.key(), Refusal.Block.SCHEDULING_GATES, List.copyOf(pl.schedulingGates()));
         }
         if (!pl.notEvaluated().isEmpty()) {
-            return "pod " + pod.key() + " needs " + String.join(", ", pl.notEvaluated()) + ", which Arbiter does not"
-                    + " evaluate: it stays pending rather than be bound blind";
+            return new Refusal.Blocked(pod.key(), Refusal.Block.NOT_EVALUATED, List.copyOf(pl.notEvaluated()));
         }
         return null;
     }

@@ -1,12 +1,13 @@
 package dev.arbiter.engine.placement;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.Task;
 
 import dev.arbiter.model.HyperNodeSpec;
 import dev.arbiter.model.NetworkTopology;
-import dev.arbiter.model.Quantity;
 import dev.arbiter.model.Resources;
 import dev.arbiter.policy.DomainChoice;
 import dev.arbiter.policy.PolicySettings;
@@ -225,10 +226,9 @@ public final class NetworkDomains {
      * Why a hard gang fits in no allowed domain, naming the closest and its shortfall in the gang's scarcest resource,
      * e.g. {@code no domain (hard, one rack) holds the whole gang; closest rack-3: 6 of 8 nvidia.com/gpu free, needs 8}.
      */
-    public String noDomainReason(Job j, NetworkTopology want, Resources need, BitSet eligible) {
+    public Refusal noDomainReason(Job j, NetworkTopology want, Resources need, BitSet eligible) {
         List<Fit> fits = measure(j, want, eligible);
-        String head = "no domain (" + want + ") holds the whole gang";
-        if (fits.isEmpty()) return head + ": " + noneExists(j, want);
+        if (fits.isEmpty()) return new Refusal.NoDomainAllowed(want, noneExists(want));
         String dim = NodeFitter.primaryDimension(need);
         Fit closest = null;
         for (Fit f : fits) {
@@ -237,24 +237,25 @@ public final class NetworkDomains {
                 closest = f;
             }
         }
-        return head + "; closest " + describe(closest, dim, need);
+        return new Refusal.NoDomainClose(want, room(closest, dim, need));
     }
 
-    /** {@code rack-3: 6 of 8 nvidia.com/gpu free, needs 8}. */
-    public static String describe(Fit f, String dim, Resources need) {
-        return f.domain().name + ": " + Quantity.human(dim, f.free().milli(dim)) + " of "
-                + Quantity.human(dim, f.allocatable().milli(dim)) + " " + dim + " free, needs "
-                + Quantity.human(dim, need.milli(dim));
+    /**
+     * The domain's free and allocatable amount of {@code dim}, and the gang's need of it ({@code rack-3: 6 of 8
+     * nvidia.com/gpu free, needs 8} in {@link dev.arbiter.decision.ReasonWords}' words).
+     */
+    public static Refusal.DomainRoom room(Fit f, String dim, Resources need) {
+        return new Refusal.DomainRoom(f.domain().name, dim, f.free().milli(dim), f.allocatable().milli(dim),
+                need.milli(dim));
     }
 
-    private String noneExists(Job j, NetworkTopology want) {
+    private Refusal.Missing noneExists(NetworkTopology want) {
         List<Domain> allowed = allowed(want);
         if (allowed.isEmpty()) {
-            if (want.level() != null) return "no node carries the label " + want.level();
-            return all.isEmpty() ? "the cluster has no network domains (no HyperNode, and no topology.levels in the"
-                    + " policy whose label the nodes carry)" : "no domain has tier " + want.highestTier() + " or lower";
+            if (want.level() != null) return Refusal.Missing.LABEL;
+            return all.isEmpty() ? Refusal.Missing.ANY_DOMAIN : Refusal.Missing.TIER;
         }
-        return "its running members span more than one domain";
+        return Refusal.Missing.ONE_DOMAIN;
     }
 
     /**

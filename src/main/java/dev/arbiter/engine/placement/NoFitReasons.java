@@ -1,5 +1,7 @@
 package dev.arbiter.engine.placement;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.engine.state.NodeState;
 
 import dev.arbiter.model.PodSpec;
@@ -19,7 +21,7 @@ final class NoFitReasons {
     private final NodeStatics statics;
     private final Topology topology;
     /** Why a shape fits nowhere, counted once per cycle: the counts describe the first time it failed. */
-    private final Map<Demand.Shape, String> why = new HashMap<>();
+    private final Map<Demand.Shape, Refusal> why = new HashMap<>();
 
     NoFitReasons(List<NodeState> nodes, NodeStatics statics, Topology topology) {
         this.nodes = nodes;
@@ -28,11 +30,11 @@ final class NoFitReasons {
     }
 
     /** Why the pod of demand {@code d} (not blocked) fits nowhere: counted once per cycle per shape. */
-    String of(PodSpec pod, Demand d) {
+    Refusal of(PodSpec pod, Demand d) {
         return why.computeIfAbsent(d.shape, k -> countReasons(pod, d));
     }
 
-    private String countReasons(PodSpec pod, Demand d) {
+    private Refusal countReasons(PodSpec pod, Demand d) {
         StaticClass sc = statics.staticClass(d.constraints);
         Map<String, Integer> counts;
         if (d.rules != null && !d.rules.hostPorts.isEmpty()) {
@@ -49,10 +51,7 @@ final class NoFitReasons {
             counts = new HashMap<>(base.counts());
             if (d.dependsOnPods()) for (int i : base.withRoom()) countPodRules(d, nodes.get(i), counts);
         }
-        List<String> parts = new ArrayList<>();
-        counts.forEach((reason, count) -> parts.add(count + " " + reason));
-        java.util.Collections.sort(parts);
-        return "0/" + nodes.size() + " nodes are available" + (parts.isEmpty() ? "" : ": " + String.join(", ", parts));
+        return new Refusal.NoNodeFits(nodes.size(), java.util.Collections.unmodifiableMap(counts));
     }
 
     private void countPodRules(Demand d, NodeState n, Map<String, Integer> counts) {

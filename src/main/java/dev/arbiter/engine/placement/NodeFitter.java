@@ -1,5 +1,7 @@
 package dev.arbiter.engine.placement;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.NodeState;
 import dev.arbiter.engine.state.Task;
@@ -257,7 +259,7 @@ public final class NodeFitter {
     }
 
     /** Why the pod may not be placed anywhere at all (scheduling gates, a need Arbiter does not evaluate), or null. */
-    public String blocked(PodSpec pod) {
+    public Refusal blocked(PodSpec pod) {
         return demands.of(pod).constraints.blocked();
     }
 
@@ -351,7 +353,7 @@ public final class NodeFitter {
      * {@code 0/12 nodes are available: 4 node(s) didn't match Pod's node affinity/selector, 8 Insufficient nvidia.com/gpu}.
      * A pod that may not be placed at all gets the reason why instead.
      */
-    public String whyNoFit(PodSpec pod) {
+    public Refusal whyNoFit(PodSpec pod) {
         Demand d = demands.of(pod);
         if (d.constraints.blocked() != null) return d.constraints.blocked();
         return reasons.of(pod, d);

@@ -1,5 +1,7 @@
 package dev.arbiter.engine.placement;
 
+import dev.arbiter.decision.ReasonWords;
+
 import dev.arbiter.engine.state.NodeState;
 
 import dev.arbiter.model.Placement;
@@ -95,7 +97,7 @@ final class StaticClass {
 
     /** Why {@code n} fails a static predicate, kube-scheduler's filters in their order; null when it passes. */
     String reason(NodeState n) {
-        if (c.blocked() != null) return c.blocked();
+        if (c.blocked() != null) return ReasonWords.words(c.blocked());
         if (n.spec.unschedulable() && !tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) return UNSCHEDULABLE;
         if (!tolerated.get(n.index)) {
             for (Taint t : n.spec.taints()) {

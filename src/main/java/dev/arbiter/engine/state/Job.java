@@ -1,5 +1,7 @@
 package dev.arbiter.engine.state;
 
+import dev.arbiter.decision.Refusal;
+
 
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.Resources;
@@ -39,7 +41,8 @@ public final class Job {
     /** Its queue in this cycle's state, or null when the queue does not exist (set as each cycle files its jobs). */
     public QueueState queueState;
     public String phase;
-    public String reason;
+    /** Why it does not start (or runs pipelined), as data: {@link dev.arbiter.decision.ReasonWords} words it. */
+    public Refusal reason;
     public String reasonRule;
     public boolean pipelined;
 
@@ -236,7 +239,7 @@ public final class Job {
         return true;
     }
 
-    public void setReason(String reason, String rule) {
+    public void setReason(Refusal reason, String rule) {
         this.reason = reason;
         this.reasonRule = rule;
     }

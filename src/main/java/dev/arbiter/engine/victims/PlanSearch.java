@@ -26,10 +26,10 @@ import static dev.arbiter.engine.victims.OneNodePlan.FLOOR_REACHED;
 /**
  * The victim search: the fewest victims that let one pending task run, worked out on the cycle's numbers without
  * changing them (victims are only counted as gone; the caller commits a plan or drops it). It returns data, a
- * {@link Plan} or none and a {@link Tally} of what turned candidates down, which {@link VictimWords} words. The rules
- * decided who may be a victim ({@link Terms#eligible}, built from grants and {@code Protected} facts), the settings
- * the victim order ({@code victims.order}) and what happens to gangs ({@code victims.breakingGang},
- * {@code victims.gangBelowFloor}); this class only searches.
+ * {@link Plan} or none and a {@link Tally} of what turned candidates down, which {@link NoPlanRefusal} turns into a
+ * refusal. The rules decided who may be a victim ({@link Terms#eligible}, built from grants and {@code Protected}
+ * facts), the settings the victim order ({@code victims.order}) and what happens to gangs
+ * ({@code victims.breakingGang}, {@code victims.gangBelowFloor}); this class only searches.
  *
  * <p>The heuristic, step by step:
  * <ol>

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.victims;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.state.Task;
 
 import dev.arbiter.facts.Protected;
@@ -53,16 +54,13 @@ public final class RefusedVictims {
      * What a preemptor that could have taken these refused victims is told: {@code eviction of ns/a refused: ... (429);
      * trying other victims}, the first two named, then how many more.
      */
-    public static String note(List<Task> refused) {
-        StringBuilder sb = new StringBuilder();
+    public static Refusal note(List<Task> refused) {
+        List<String> first = new java.util.ArrayList<>(2);
         for (int i = 0; i < refused.size() && i < 2; i++) {
-            if (i > 0) sb.append("; ");
-            Task t = refused.get(i);
-            String reason = t.protection.reason();
+            String reason = refused.get(i).protection.reason();
             int cut = reason.lastIndexOf("; not a victim for ");
-            sb.append(cut < 0 ? reason : reason.substring(0, cut));
+            first.add(cut < 0 ? reason : reason.substring(0, cut));
         }
-        if (refused.size() > 2) sb.append("; and ").append(refused.size() - 2).append(" more refused");
-        return sb.append("; trying other victims").toString();
+        return new Refusal.VictimsRefused(List.copyOf(first), Math.max(refused.size() - 2, 0));
     }
 }

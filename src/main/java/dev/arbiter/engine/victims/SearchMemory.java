@@ -1,5 +1,7 @@
 package dev.arbiter.engine.victims;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.state.Job;
 import dev.arbiter.engine.state.NodeState;
@@ -31,7 +33,7 @@ final class SearchMemory {
      * A search that found no plan: the state it was made in, the position in the fitter's log of touched nodes then,
      * and whether the preemptor queue's capability could bind then.
      */
-    record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, String why, long podRuleCounts) {}
+    record Failure(NodeFitter.Stamp at, int touchMark, boolean capBinds, Refusal.NoPlan why, long podRuleCounts) {}
 
     private record PlanAt(SearchKey key, long version) {}
 
@@ -88,7 +90,7 @@ final class SearchMemory {
     }
 
     /** The question found no plan now, for the reason {@code why}. */
-    void failed(SearchKey key, boolean capBinds, String why, long podRuleCounts) {
+    void failed(SearchKey key, boolean capBinds, Refusal.NoPlan why, long podRuleCounts) {
         failures.put(key, new Failure(fitter.stamp(), fitter.touchMark(), capBinds, why, podRuleCounts));
     }
 

@@ -9,7 +9,7 @@ import java.util.Set;
 /**
  * What turned candidates down during one search, to say why it found no plan: the jobs whose gang could not go
  * whole, the queues at their floor, the queues hysteresis spared, and the nodes searched. Data only: the search
- * ({@link PlanSearch}) fills it in, {@link VictimWords#noPlan} words it.
+ * ({@link PlanSearch}) fills it in, {@link NoPlanRefusal} turns it into a refusal.
  */
 final class Tally {
     final Set<String> unbreakable = new java.util.TreeSet<>();

@@ -1,5 +1,7 @@
 package dev.arbiter.engine.victims;
 
+import dev.arbiter.decision.Refusal;
+
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.Job;
@@ -24,7 +26,7 @@ import java.util.function.Predicate;
  * <p>It is the package's face. The search itself, its heuristic explained step by step, is {@link PlanSearch} (one
  * node's running numbers in {@link OneNodePlan}); what is remembered between searches is {@link SearchMemory}
  * (failures, plans, bounds, floors) and {@link VictimNodesCache} (where the victims are, within and across cycles);
- * why a search found no plan is worded by {@link VictimWords}, from the {@link Tally} the search returns.
+ * why a search found no plan is gathered by {@link NoPlanRefusal}, from the {@link Tally} the search returns.
  */
 public final class VictimSelector {
     /** The victims that let {@code task} run on {@code node}. */
@@ -88,20 +90,20 @@ public final class VictimSelector {
     private final SearchMemory memory;
     private final VictimNodesCache victimNodes;
     private final PlanSearch search;
-    private final VictimWords words;
-    /** Why the last {@link #find} found no plan, in words; null after a plan. */
-    private String lastRefusal;
+    private final NoPlanRefusal noPlan;
+    /** Why the last {@link #find} found no plan; null after a plan. */
+    private Refusal.NoPlan lastRefusal;
 
     public VictimSelector(WorkingCluster state, NodeFitter fitter, PolicySettings.Victims victims) {
         this.fitter = fitter;
         this.memory = new SearchMemory(fitter);
         this.victimNodes = new VictimNodesCache(state, fitter);
         this.search = new PlanSearch(state, fitter, victims, memory, victimNodes);
-        this.words = new VictimWords(state, fitter);
+        this.noPlan = new NoPlanRefusal(state, fitter);
     }
 
-    /** Why the last {@link #find} that returned null found no plan (one line, no trailing period). */
-    public String lastRefusal() {
+    /** Why the last {@link #find} that returned null found no plan. */
+    public Refusal.NoPlan lastRefusal() {
         return lastRefusal;
     }
 
@@ -160,7 +162,7 @@ public final class VictimSelector {
             return best;
         }
         if (best == null) {
-            lastRefusal = words.noPlan(task, terms, found.tally());
+            lastRefusal = noPlan.of(task, terms, found.tally());
             memory.failed(key, PlanSearch.capBinds(task, terms), lastRefusal, counts);
         } else {
             lastRefusal = null;
@@ -190,15 +192,5 @@ public final class VictimSelector {
     /** How many searches' victim nodes came from the last cycle's (for tests and benchmarks). */
     public int recalls() {
         return victimNodes.recalls();
-    }
-
-    /** {@code "a", "b"} (the words of {@link VictimWords#quoted}, for the eviction phase's reasons). */
-    public static String quoted(java.util.Collection<String> names) {
-        return VictimWords.quoted(names);
-    }
-
-    /** e.g. {@code cpu 4, nvidia.com/gpu 10.7}, in each resource's own units ({@link VictimWords#lacks}). */
-    public static String lacks(Resources r) {
-        return VictimWords.lacks(r);
     }
 }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Shipped.bound;
 import static dev.arbiter.engine.cycle.Shipped.group;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,7 +40,7 @@ class EnqueueRulesTest {
                 .queue("shut").state("Closed").end()
                 .job("ns/a").queue("shut").pods(1, GPU, 8).end().snapshot());
         assertEquals("Pending", group(r.podGroups(), "ns/a").phase());
-        assertTrue(group(r.podGroups(), "ns/a").reason().contains("not open"));
+        assertEquals(new Refusal.RuleSaid("queue \"shut\" is not open"), Shipped.why(r, "ns/a"));
         assertTrue(bound(r).isEmpty());
     }
 
@@ -50,7 +51,7 @@ class EnqueueRulesTest {
                 .job("ns/big").queue("small").pods(2, GPU, 8).end().snapshot());
         PodGroupStatus g = group(r.podGroups(), "ns/big");
         assertEquals("Pending", g.phase());
-        assertTrue(g.reason().contains("capability"), g.reason());
+        assertEquals("small", Shipped.part(g.why(), Refusal.AdmissionExhausted.class).queue());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Shipped.bound;
 import static dev.arbiter.engine.cycle.Shipped.group;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,6 +34,14 @@ class GangRulesTest {
         assertEquals("gang of 4 needs 4 tasks, 3 placeable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu;"
                 + " preempt: nothing runs in queue \"default\"; reclaim: the gang needs nvidia.com/gpu 32 to start, but"
                 + " queue \"default\" deserves nvidia.com/gpu 24 and holds none", g.reason());
+        // The same reason as data: allocation's shortfall and its cause, then what each eviction step found.
+        Refusal allocation = new Refusal.Because(new Refusal.GangShort(4, 3),
+                new Refusal.NoNodeFits(3, java.util.Map.of("Insufficient nvidia.com/gpu", 3)));
+        Refusal preempt = new Refusal.Attempted("preempt", new Refusal.NothingRuns("default"));
+        Refusal reclaim = new Refusal.Attempted("reclaim", new Refusal.TooLarge("default",
+                dev.arbiter.model.Resources.of(GPU, 32), dev.arbiter.model.Resources.of(GPU, 24),
+                dev.arbiter.model.Resources.NONE));
+        assertEquals(new Refusal.Also(new Refusal.Also(allocation, preempt), reclaim), g.why());
     }
 
     @Test
@@ -84,8 +93,7 @@ class GangRulesTest {
                 .job("ns/roles").pods("master", 1, GPU, 8).pods("ps", 1, GPU, 8).pods("worker", 2, GPU, 8).minMember(3)
                 .minTaskMember("master", 1).minTaskMember("worker", 2).roleAsLabel().phase("Inqueue").end().snapshot());
         assertTrue(bound(r).isEmpty());
-        assertTrue(group(r.podGroups(), "ns/roles").reason().startsWith("role worker needs 2, 1 placeable: "),
-                group(r.podGroups(), "ns/roles").reason());
+        assertEquals(new Refusal.RoleShort("worker", 2, 1), Shipped.part(Shipped.why(r, "ns/roles"), Refusal.Because.class).what());
     }
 
     @Test

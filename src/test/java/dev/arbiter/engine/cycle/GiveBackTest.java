@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.arbiter.decision.CycleResult;
@@ -26,6 +27,6 @@ class GiveBackTest {
         CycleResult r = Shipped.cycle(c.snapshot(1000));
         assertEquals(List.of("ns/w-0"), r.evictions().stream().map(Eviction::pod).toList(), r.evictions().toString());
         assertEquals(List.of("ns/a-0", "ns/b-0"), r.nominations().stream().map(Nomination::pod).sorted().toList());
-        assertEquals("waiting for pods evicted for another job to leave (preempt)", Shipped.group(r.podGroups(), "ns/a").reason());
+        assertEquals(new Refusal.WaitingForEvicted(0, "preempt"), Shipped.why(r, "ns/a"), "its victim went to another job");
     }
 }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Shipped.bound;
 import static dev.arbiter.engine.cycle.Shipped.group;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,7 +59,7 @@ class GuaranteeAndDequeueTest {
     void fifoMakesTheHeadJobBlockTheQueue() {
         CycleResult r = Shipped.cycle(headBlocked("fifo").snapshot());
         assertTrue(bound(r).isEmpty());
-        assertEquals("waiting behind ns/head, the head of fifo queue \"q\"", group(r.podGroups(), "ns/small").reason());
+        assertEquals(new Refusal.BehindHead("q", "ns/head"), Shipped.why(r, "ns/small"));
     }
 
     @Test

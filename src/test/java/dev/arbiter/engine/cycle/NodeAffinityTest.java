@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Placements.GPU;
 import static dev.arbiter.engine.cycle.Placements.expr;
 import static dev.arbiter.engine.cycle.Placements.field;
@@ -102,9 +103,12 @@ class NodeAffinityTest {
         CycleResult r = Shipped.cycle(cluster().cordon("node-4")
                 .barePods("ns/busy").pods(1, GPU, 8).running("node-1").end()
                 .barePods("ns/p").placement(requireNodes(term(expr("gpu", "In", "h100")))).pods(1, GPU, 8).end().snapshot());
+        assertEquals(new Refusal.NoNodeFits(4, java.util.Map.of("Insufficient nvidia.com/gpu", 1,
+                        "node(s) were unschedulable", 1, "node(s) didn't match Pod's node affinity/selector", 2)),
+                Shipped.part(Shipped.why(r, "ns/podgroup-p-0"), Refusal.NoNodeFits.class));
         assertEquals("gang of 1 needs 1 tasks, 0 placeable: 0/4 nodes are available: 1 Insufficient nvidia.com/gpu,"
                         + " 1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector",
-                Shipped.group(r.podGroups(), "ns/podgroup-p-0").reason().split(";")[0]);
+                Shipped.group(r.podGroups(), "ns/podgroup-p-0").reason().split(";")[0], "in kube-scheduler's words");
     }
 
     static Stream<Arguments> preferred() {

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Placements.GPU;
 import static dev.arbiter.engine.cycle.Placements.HOST;
 import static dev.arbiter.engine.cycle.Placements.affinity;
@@ -99,9 +100,9 @@ class PlacementVictimsTest {
                 .job("ns/batch").priorityClass("low").pods(2, GPU, 8).running("node-1", "node-2").end()
                 .job("ns/dra").priorityClass("critical").placement(claims).pods(1, GPU, 1).end().snapshot());
         assertTrue(r.evictions().isEmpty());
-        String reason = Shipped.group(r.podGroups(), "ns/dra").reason();
-        assertTrue(reason.contains("pod ns/dra-0 needs spec.resourceClaims (dynamic resource allocation), which Arbiter does"
-                + " not evaluate: it stays pending rather than be bound blind"), reason);
+        assertEquals(new Refusal.Blocked("ns/dra-0", Refusal.Block.NOT_EVALUATED,
+                java.util.List.of("spec.resourceClaims (dynamic resource allocation)")),
+                Shipped.part(Shipped.why(r, "ns/dra"), Refusal.Blocked.class));
     }
 
     @Test
@@ -111,7 +112,7 @@ class PlacementVictimsTest {
                 java.util.List.of(), java.util.List.of(), java.util.List.of("example.com/quota"));
         CycleResult r = Shipped.cycle(cluster().barePods("ns/gated").placement(gated).pods(1, GPU, 1).end().snapshot());
         assertTrue(r.bindings().isEmpty());
-        String reason = Shipped.group(r.podGroups(), "ns/podgroup-gated-0").reason();
-        assertTrue(reason.contains("pod ns/gated-0 is waiting for its scheduling gates to be removed: example.com/quota"), reason);
+        assertEquals(new Refusal.Blocked("ns/gated-0", Refusal.Block.SCHEDULING_GATES, java.util.List.of("example.com/quota")),
+                Shipped.part(Shipped.why(r, "ns/podgroup-gated-0"), Refusal.Blocked.class));
     }
 }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.placement.NodeFitter;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.NodeState;
@@ -99,8 +100,8 @@ class PodAffinityTest {
     void requiredPodAffinity(String name, String webNamespace, Placement p, Set<String> admitted) {
         CycleResult r = fourWholeNodePods(webNamespace, p);
         assertEquals(admitted, nodesUsed(r));
-        String reason = Shipped.group(r.podGroups(), "ns/podgroup-p-3").reason();
-        assertTrue(reason.contains((4 - admitted.size()) + " node(s) didn't match pod affinity rules"), reason);
+        Refusal.NoNodeFits noFit = Shipped.part(Shipped.why(r, "ns/podgroup-p-3"), Refusal.NoNodeFits.class);
+        assertEquals(4 - admitted.size(), noFit.failedFilters().get("node(s) didn't match pod affinity rules"), noFit.toString());
     }
 
     static Stream<Arguments> requiredAntiAffinity() {
@@ -130,8 +131,9 @@ class PodAffinityTest {
         CycleResult r = fourWholeNodePods(webNamespace, p);
         assertEquals(admitted, nodesUsed(r));
         if (admitted.size() < 4) {
-            String reason = Shipped.group(r.podGroups(), "ns/podgroup-p-3").reason();
-            assertTrue(reason.contains((4 - admitted.size()) + " node(s) didn't match pod anti-affinity rules"), reason);
+            Refusal.NoNodeFits noFit = Shipped.part(Shipped.why(r, "ns/podgroup-p-3"), Refusal.NoNodeFits.class);
+            assertEquals(4 - admitted.size(), noFit.failedFilters().get("node(s) didn't match pod anti-affinity rules"),
+                    noFit.toString());
         }
     }
 
@@ -203,9 +205,9 @@ class PodAffinityTest {
                 .job("ns/infer").label("app", "infer").placement(antiAffinity(podTerm(labels("app", "infer"), HOST)))
                 .pods(5, GPU, 1).end().snapshot());
         assertTrue(r.bindings().isEmpty());
-        String reason = Shipped.group(r.podGroups(), "ns/infer").reason();
-        assertTrue(reason.startsWith("gang of 5 needs 5 tasks, 4 placeable: 0/4 nodes are available: 4 node(s) didn't match pod"
-                + " anti-affinity rules"), reason);
+        assertEquals(new Refusal.Because(new Refusal.GangShort(5, 4), new Refusal.NoNodeFits(4,
+                java.util.Map.of("node(s) didn't match pod anti-affinity rules", 4))),
+                Shipped.part(Shipped.why(r, "ns/infer"), Refusal.Because.class));
     }
 
     static Stream<Arguments> preferred() {

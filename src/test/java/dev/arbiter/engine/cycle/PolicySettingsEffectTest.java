@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.rules.RuleBook;
 
 import static dev.arbiter.engine.cycle.Shipped.bound;
@@ -103,6 +104,7 @@ class PolicySettingsEffectTest {
         CycleResult r = with("churn:\n  maxEvictionsPerCycle: 2\n").schedule(aReclaimsFromSingleAndPairedPods(3), 1);
         assertEquals(Set.of("b/n1-0"), evicted(r));
         for (String job : List.of("a/2", "a/3")) {
+            assertEquals(new Refusal.BudgetExceeded(2, 1, 0, job + "-0", 1), Shipped.attempted(Shipped.why(r, job), "reclaim"));
             // The whole reason: what allocation, preemption and reclaim each found, in that order.
             assertEquals("gang of 1 needs 1 tasks, 0 placeable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu;"
                     + " preempt: nothing runs in queue \"a\"; reclaim: eviction budget of 2 pods per cycle would be"
@@ -173,8 +175,7 @@ class PolicySettingsEffectTest {
         assertEquals(Set.of("a/high-0"), bound(with("").schedule(nominatedInAnOverusedQueue(), 1)));
         CycleResult waits = with("cycle:\n  nominatedFirst: false\n").schedule(nominatedInAnOverusedQueue(), 1);
         assertEquals(Set.of(), bound(waits), "a is overused, and node-1 stays held for a/high");
-        assertTrue(Shipped.group(waits.podGroups(), "a/high").reason().contains("overused"),
-                Shipped.group(waits.podGroups(), "a/high").reason());
+        assertEquals("a", Shipped.part(Shipped.why(waits, "a/high"), Refusal.Overused.class).queue());
     }
 
     /** Three equal queues on six nodes: b and c hold three each (c is served last), a wants one back. */

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Shipped.evicted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -83,7 +84,7 @@ class PreemptRulesTest {
         CycleResult r = Shipped.cycle(fullQueue()
                 .job("ns/new").queue("q").priorityClass("high").pods(1, GPU, 8).end().snapshot());
         assertTrue(r.bindings().isEmpty(), "victims leave first; the preemptor binds in a later cycle");
-        assertTrue(Shipped.group(r.podGroups(), "ns/new").reason().startsWith("waiting for 1 evicted pod"));
+        assertEquals(new Refusal.WaitingForEvicted(1, "preempt"), Shipped.why(r, "ns/new"));
     }
 
     @Test
@@ -133,8 +134,7 @@ class PreemptRulesTest {
     void aJobThatFindsNoLowerPriorityWorkSaysSo() {
         CycleResult r = Shipped.cycle(fullQueue()
                 .job("ns/new").queue("q").priorityClass("low").pods(1, GPU, 8).phase("Inqueue").end().snapshot());
-        String reason = Shipped.group(r.podGroups(), "ns/new").reason();
-        assertTrue(reason.contains("preempt: no lower-priority work runs in queue \"q\" (priority 10)"), reason);
+        assertEquals(new Refusal.NoLowerWork("q", true, 10), Shipped.attempted(Shipped.why(r, "ns/new"), "preempt"));
     }
 
     @Test
@@ -144,8 +144,10 @@ class PreemptRulesTest {
                 .queue("q").reclaimable(false).end()
                 .job("ns/old").queue("q").priorityClass("low").pods(1, GPU, 8).running("node-1").notPreemptable().end()
                 .job("ns/new").queue("q").priorityClass("high").pods(1, GPU, 8).end().snapshot());
-        String reason = Shipped.group(r.podGroups(), "ns/new").reason();
-        assertTrue(reason.contains("preempt: every lower-priority pod of queue \"q\" is protected: 1 by rule"
-                + " \"victims: a pod marked volcano.sh/preemptable false is never evicted\""), reason);
+        Refusal.AllProtected all = (Refusal.AllProtected) Shipped.attempted(Shipped.why(r, "ns/new"), "preempt");
+        assertEquals(new Refusal.QueuePods("q", true), all.whose());
+        assertEquals(1, all.by().size());
+        assertEquals("victims: a pod marked volcano.sh/preemptable false is never evicted", all.by().get(0).rule());
+        assertEquals(1, all.by().get(0).count());
     }
 }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Shipped.evicted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -96,7 +97,9 @@ class ProtectionExpiryTest {
             assertEquals(Set.of(), evicted(r), "at start+" + (now - START) + ": b's pods are protected");
             assertEquals(START + FIVE_MINUTES, r.wakeAt(), "at start+" + (now - START));
         }
-        String reason = Shipped.group(s.schedule(at(START + 70), 1).podGroups(), "a/new").reason();
+        CycleResult later = s.schedule(at(START + 70), 1);
+        assertEquals(230, Shipped.part(Shipped.why(later, "a/new"), Refusal.AllProtected.class).firstEndsIn());
+        String reason = Shipped.group(later.podGroups(), "a/new").reason();
         assertTrue(reason.endsWith("; the first minimum runtime ends in 230s"), reason);
     }
 

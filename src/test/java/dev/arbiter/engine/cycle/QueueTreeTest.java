@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.QueueState;
 
@@ -140,7 +141,7 @@ class QueueTreeTest {
         dev.arbiter.decision.PodGroupStatus late = r.podGroups().stream().filter(g -> g.podGroup().equals("ns/late")).findFirst()
                 .orElseThrow();
         assertEquals("Pending", late.phase());
-        assertTrue(late.reason().contains("queue \"team\" capability exhausted"), late.reason());
+        assertEquals("team", Shipped.part(late.why(), Refusal.AdmissionExhausted.class).queue());
     }
 
     @Test
@@ -173,8 +174,7 @@ class QueueTreeTest {
                 .job("ns/s").queue("serve").pods(1, GPU, 8).end();
         CycleResult r = Shipped.cycle(c.snapshot(1000));
         assertTrue(r.evictions().stream().noneMatch(e -> e.forPodGroup().equals("ns/s")), "evicted " + Shipped.evicted(r));
-        String reason = Shipped.group(r.podGroups(), "ns/s").reason();
-        assertTrue(reason.contains("reclaim: no set of victims makes room for ns/s-0"), reason);
+        assertEquals("ns/s-0", Shipped.part(Shipped.attempted(Shipped.why(r, "ns/s"), "reclaim"), Refusal.NoPlan.class).task());
     }
 
     @Test

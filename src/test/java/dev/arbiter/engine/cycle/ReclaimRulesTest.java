@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.Refusal;
 import static dev.arbiter.engine.cycle.Shipped.evicted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -138,8 +139,9 @@ class ReclaimRulesTest {
     @Test
     void aGangLargerThanItsQueuesShareSaysItCannotReclaim() {
         CycleResult r = Shipped.cycle(borrowed(true, 3).snapshot());
-        String reason = Shipped.group(r.podGroups(), "a/want").reason();
-        assertTrue(reason.contains("reclaim: the gang needs nvidia.com/gpu 24 to start, but queue \"a\" deserves"
-                + " nvidia.com/gpu 16 and holds none"), reason);
+        Refusal.TooLarge tooLarge = (Refusal.TooLarge) Shipped.attempted(Shipped.why(r, "a/want"), "reclaim");
+        assertEquals(24, Shipped.units(tooLarge.needs(), "nvidia.com/gpu"));
+        assertEquals(16, Shipped.units(tooLarge.deserves(), "nvidia.com/gpu"));
+        assertTrue(tooLarge.holds().isEmpty(), "a holds none");
     }
 }

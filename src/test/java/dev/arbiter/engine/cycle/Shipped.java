@@ -7,6 +7,7 @@ import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
@@ -54,6 +55,58 @@ public final class Shipped {
     public static PodGroupStatus group(List<PodGroupStatus> gs, String id) {
         return gs.stream().filter(g -> g.podGroup().equals(id)).findFirst()
                 .orElseThrow(() -> new AssertionError("no PodGroup " + id));
+    }
+
+    /** Why the PodGroup is not running, as data (the refusal its reason words). */
+    public static Refusal why(CycleResult r, String id) {
+        Refusal why = group(r.podGroups(), id).why();
+        if (why == null) throw new AssertionError(id + " has no refusal: " + group(r.podGroups(), id));
+        return why;
+    }
+
+    /**
+     * The first part of {@code r} of type {@code type}, depth first (the allocation step's before an eviction step's);
+     * fails, showing the refusal, when it holds none.
+     */
+    public static <T extends Refusal> T part(Refusal r, Class<T> type) {
+        T found = find(r, type);
+        if (found == null) throw new AssertionError("no " + type.getSimpleName() + " in " + r);
+        return found;
+    }
+
+    /** What {@code action} (preempt, reclaim) was refused for, in {@code r}; fails when it was not tried. */
+    public static Refusal attempted(Refusal r, String action) {
+        Refusal found = findAttempt(r, action);
+        if (found == null) throw new AssertionError("no " + action + " in " + r);
+        return found;
+    }
+
+    private static <T extends Refusal> T find(Refusal r, Class<T> type) {
+        if (type.isInstance(r)) return type.cast(r);
+        for (Refusal p : inside(r)) {
+            T found = find(p, type);
+            if (found != null) return found;
+        }
+        return null;
+    }
+
+    private static Refusal findAttempt(Refusal r, String action) {
+        if (r instanceof Refusal.Attempted a && a.action().equals(action)) return a.why();
+        for (Refusal p : inside(r)) {
+            Refusal found = findAttempt(p, action);
+            if (found != null) return found;
+        }
+        return null;
+    }
+
+    private static List<Refusal> inside(Refusal r) {
+        if (r instanceof Refusal.Also a) return List.of(a.first(), a.then());
+        if (r instanceof Refusal.Because b) return List.of(b.what(), b.cause());
+        if (r instanceof Refusal.Attempted a) return List.of(a.why());
+        if (r instanceof Refusal.NoDomainTried d) return List.of(d.but());
+        if (r instanceof Refusal.NoPlan p) return List.of(p.closest());
+        if (r instanceof Refusal.NoNodeSuits n) return List.of(n.why());
+        return List.of();
     }
 
     /** Whole units of one resource, e.g. {@code gpus(status.deserved(), "nvidia.com/gpu")}. */

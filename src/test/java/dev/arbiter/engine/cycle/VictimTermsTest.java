@@ -1,5 +1,7 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.ReasonWords;
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.rules.Policy;
 import dev.arbiter.engine.rules.PolicyEvaluation;
 import dev.arbiter.engine.rules.RuleBook;
@@ -95,8 +97,7 @@ class VictimTermsTest {
         VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"),
                 s.reclaimTerms("a", "b", Resources.NONE, true));
         assertNull(plan, "b's job would come back needing 4 GPUs, within b's deserved 4");
-        assertTrue(s.work().victims.lastRefusal().contains("hysteresis spares queue \"b\""),
-                s.work().victims.lastRefusal());
+        assertEquals(List.of("b"), s.work().victims.lastRefusal().wouldReturn(), "hysteresis spares b");
     }
 
     @Test
@@ -122,15 +123,17 @@ class VictimTermsTest {
         Searched e = searched(c.snapshot(1000));
         VictimSelector.Plan plan = e.work().victims.find(e.task("a/want-0"),
                 e.reclaimTerms("a", "b", e.queue("b").deserved(), true));
-        assertNotNull(plan, e.work().victims.lastRefusal());
+        assertNotNull(plan, () -> String.valueOf(e.work().victims.lastRefusal()));
         assertEquals(4, plan.victims().size(), "the whole gang goes");
 
         Files.writeString(dir.resolve("pack.yaml"), "extends: " + Path.of("rules").toAbsolutePath() + "\n");
         Files.writeString(dir.resolve("policy.yaml"), "victims:\n  gangBelowFloor: spare\n");
         Searched s = searched(c.snapshot(1000), RuleBook.load(dir));
         assertNull(s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", s.queue("b").deserved(), true)));
-        assertTrue(s.work().victims.lastRefusal().contains("job \"b/gang\" is larger than its queue's share and would"
-                + " leave the queue below its floor (victims.gangBelowFloor: spare)"), s.work().victims.lastRefusal());
+        Refusal.NoPlan spared = s.work().victims.lastRefusal();
+        assertEquals(List.of("b/gang"), spared.belowFloor(), "the gang larger than b's share is spared");
+        assertTrue(ReasonWords.words(spared).contains("job \"b/gang\" is larger than its queue's share and would"
+                + " leave the queue below its floor (victims.gangBelowFloor: spare)"), ReasonWords.words(spared));
     }
 
     @Test
@@ -151,7 +154,7 @@ class VictimTermsTest {
         assertTrue(deserved > 8 && deserved <= 16, "b deserves " + deserved);
         VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"),
                 s.reclaimTerms("a", "b", s.queue("b").deserved(), true));
-        assertNotNull(plan, s.work().victims.lastRefusal());
+        assertNotNull(plan, () -> String.valueOf(s.work().victims.lastRefusal()));
         assertEquals(List.of("b/y1-0", "b/y2-0", "b/y3-0"), plan.victims().stream().map(Task::id).sorted().toList());
     }
 
@@ -166,7 +169,7 @@ class VictimTermsTest {
         Resources floor = Resources.of(GPU, 8);
         VictimSelector.Plan plan = s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", floor, false));
         assertNull(plan, "b is at its GPU floor");
-        assertTrue(s.work().victims.lastRefusal().contains("queue \"b\" is at its floor"), s.work().victims.lastRefusal());
+        assertEquals(List.of("b"), s.work().victims.lastRefusal().atFloor());
     }
 
     @Test
@@ -178,8 +181,10 @@ class VictimTermsTest {
                 .job("a/want").queue("a").pods(1, GPU, 8).end();
         Searched s = searched(c.snapshot(1000));
         assertNull(s.work().victims.find(s.task("a/want-0"), s.reclaimTerms("a", "b", Resources.NONE, false)));
+        Refusal.NoPlan none = s.work().victims.lastRefusal();
+        assertEquals(new Refusal.ClosestNode("node-1", Resources.of(GPU, 4)), none.closest());
         assertEquals("no set of victims makes room for a/want-0: closest node node-1 lacks nvidia.com/gpu 4 with every"
-                + " allowed victim gone", s.work().victims.lastRefusal());
+                + " allowed victim gone", ReasonWords.words(none));
     }
     /**
      * A search told that at most {@code most} victims are useful looks only where that few could make room: the
@@ -204,7 +209,7 @@ class VictimTermsTest {
         assertNull(p.work().victims.find(p.task("a/want-0"), p.reclaimTerms("a", "b", Resources.NONE, false), 1));
         assertNull(p.work().victims.lastRefusal(), "the bound alone turned the node down");
         VictimSelector.Plan two = p.work().victims.find(p.task("a/want-0"), p.reclaimTerms("a", "b", Resources.NONE, false), 2);
-        assertNotNull(two, p.work().victims.lastRefusal());
+        assertNotNull(two, () -> String.valueOf(p.work().victims.lastRefusal()));
         assertEquals(2, two.victims().size());
     }
 

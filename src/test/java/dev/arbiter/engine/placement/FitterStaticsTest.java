@@ -1,5 +1,6 @@
 package dev.arbiter.engine.placement;
 
+import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.state.NodeState;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,7 +53,7 @@ class FitterStaticsTest {
         assertSame(nodes.get(2), first.best(big));
         nodes.get(2).take(Resources.of(GPU, 4));
         assertNull(first.best(big));
-        assertEquals("0/3 nodes are available: 3 Insufficient nvidia.com/gpu", first.whyNoFit(big));
+        assertEquals(noFit(3, "Insufficient nvidia.com/gpu", 3), first.whyNoFit(big));
         assertEquals(1, statics.keptShortfalls());
 
         // The next cycle: one node freed, and the kept counts see it.
@@ -61,13 +62,13 @@ class FitterStaticsTest {
         nodes.get(1).take(Resources.of(GPU, 1));
         assertSame(nodes.get(1), second.best(big));
         nodes.get(1).take(Resources.of(GPU, 6));
-        assertEquals("0/3 nodes are available: 3 Insufficient nvidia.com/gpu", second.whyNoFit(big));
+        assertEquals(noFit(3, "Insufficient nvidia.com/gpu", 3), second.whyNoFit(big));
         NodeFitter third = cycle();
         nodes.get(1).give(Resources.of(GPU, 7));
         nodes.get(0).take(Resources.of(GPU, 1));
         assertEquals(new NodeFitter(nodes, NodeFitter.Scoring.BINPACK).whyNoFit(pod("small", 7)),
                 third.whyNoFit(pod("small", 7)));
-        assertEquals("0/3 nodes are available: 2 Insufficient nvidia.com/gpu", third.whyNoFit(big),
+        assertEquals(noFit(3, "Insufficient nvidia.com/gpu", 2), third.whyNoFit(big),
                 "node-1 has 8 GPUs free again; the others 4 and 3");
     }
 
@@ -89,7 +90,7 @@ class FitterStaticsTest {
                 Map.of(), List.of(), Map.of(), Map.of(), 0, 0, false);
         NodeFitter fitter = new NodeFitter(wide, NodeFitter.Scoring.BINPACK, new NodeFitter.Statics(wide));
         assertNull(fitter.best(pod));
-        assertEquals("0/2 nodes are available: 2 Insufficient example.com/r32", fitter.whyNoFit(pod));
+        assertEquals(noFit(2, "Insufficient example.com/r32", 2), fitter.whyNoFit(pod));
     }
 
     @Test
@@ -118,5 +119,10 @@ class FitterStaticsTest {
         for (NodeState n : nodes) assertEquals(0, n.keptIndexCount(), n.name() + " still moves in the dropped index");
         nodes.get(0).take(Resources.of(GPU, 1));
         assertSame(nodes.get(0), cycle().best(pod("one", 7)), "an index made again files the nodes as they are now");
+    }
+
+    /** No node of {@code nodes} fits: {@code count} of them fail {@code filter}. */
+    private static Refusal noFit(int nodes, String filter, int count) {
+        return new Refusal.NoNodeFits(nodes, Map.of(filter, count));
     }
 }
