@@ -16,25 +16,36 @@ import java.util.Map;
  * available: 8 Insufficient nvidia.com/gpu}) and name queues in quotes and amounts in each resource's own units.
  *
  * <p>An instance remembers the words of the refusals it has worded, by identity: a cycle's thousands of waiting jobs
- * mostly share a few refusals, and each is worded once ({@link #of(Refusal)}). {@link #words} words one afresh.
+ * mostly share a few refusals, and each is worded once ({@link #of(Refusal)}); a job that waits unchanged keeps its
+ * refusal from cycle to cycle, and an instance kept across cycles ({@link #nextCycle}) words it once for all of them.
+ * {@link #words} words one afresh.
  */
 public final class ReasonWords {
-    private final Map<Refusal, String> worded = new IdentityHashMap<>();
+    /** The words worded in this cycle, and those of the last (found again there, they move to this one's). */
+    private Map<Refusal, String> worded = new IdentityHashMap<>();
+    private Map<Refusal, String> lastCycle = new IdentityHashMap<>();
 
     /** The words of {@code r} (null for null), worded once per refusal instance this instance has seen. */
     public String of(Refusal r) {
         if (r == null) return null;
         String s = worded.get(r);
         if (s == null) {
-            s = composite(r) ? compose(r) : words(r);
+            s = lastCycle.remove(r);
+            if (s == null) s = composite(r) ? compose(r) : words(r);
             worded.put(r, s);
         }
         return s;
     }
 
-    /** Forgets the words remembered so far (a new cycle's refusals are new objects). */
-    public void forget() {
-        worded.clear();
+    /**
+     * A new cycle: the words of refusals not asked for since the last call are forgotten, so an instance kept across
+     * cycles holds at most two cycles' refusals.
+     */
+    public void nextCycle() {
+        Map<Refusal, String> spare = lastCycle;
+        lastCycle = worded;
+        spare.clear();
+        worded = spare;
     }
 
     private static boolean composite(Refusal r) {

@@ -212,18 +212,13 @@ public final class Allocation {
         if (gang == null) {
             j.setReason(NO_GANG_RULE, null);
         } else {
-            j.setReason(a.because(), gang.rule());
+            j.setReason(w.because(a.shortfall, a.firstFailure), gang.rule());
         }
         return false;
     }
 
     /** One try at placing the job's pending tasks: the transaction, the gang's shortfall (null: it may start), the first reason a task found no node. */
-    private record Attempt(GangTransaction tx, Refusal shortfall, Refusal firstFailure) {
-        /** The shortfall, and the first reason a task found no node when there is one. */
-        Refusal because() {
-            return firstFailure == null ? shortfall : new Refusal.Because(shortfall, firstFailure);
-        }
-    }
+    private record Attempt(GangTransaction tx, Refusal shortfall, Refusal firstFailure) {}
 
     private static final Refusal NO_GANG_RULE = new Refusal.NoGangRule();
 
@@ -312,7 +307,7 @@ public final class Allocation {
             a.tx.discard();
             if (tried == null) {
                 tried = new Refusal.NoDomainTried(want, NetworkDomains.room(f, NodeFitter.primaryDimension(need), need),
-                        a.because());
+                        w.because(a.shortfall, a.firstFailure));
             }
         }
         if (!want.hard()) return null;

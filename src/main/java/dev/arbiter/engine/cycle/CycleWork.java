@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.decision.ReasonWords;
 import dev.arbiter.decision.Refusal;
 import dev.arbiter.engine.kept.KeptJob;
 import dev.arbiter.engine.kept.WorkingCopy;
@@ -332,47 +333,75 @@ public final class CycleWork {
      * {@link dev.arbiter.decision.ReasonWords} then words their reasons once.
      */
     Refusal attempted(String action, Refusal why) {
-        return shared.of(action, why, null);
+        return shared.of(SharedRefusals.ATTEMPTED, action, why, null);
     }
 
     /** {@code first; then}, one object for the same parts (see {@link #attempted}). */
     Refusal also(Refusal first, Refusal then) {
-        return shared.of(null, first, then);
+        return shared.of(SharedRefusals.ALSO, null, first, then);
     }
 
     /**
-     * {@link #attempted}'s and {@link #also}'s refusals: one per parts, the parts compared by identity (refusals that
-     * many jobs share are the very same objects).
+     * {@code what: cause} ({@code what} alone without a cause), one object for equal {@code what} and the same
+     * {@code cause} (see {@link #attempted}): a gang's shortfall is made afresh for each job, its cause is shared.
+     */
+    Refusal because(Refusal what, Refusal cause) {
+        return cause == null ? what : shared.of(SharedRefusals.BECAUSE, null, shared.interned(what), cause);
+    }
+
+    /**
+     * {@link #attempted}'s, {@link #also}'s and {@link #because}'s refusals: one per parts, the parts compared by
+     * identity (refusals that many jobs share are the very same objects); and one object per equal small refusal
+     * ({@link #interned}).
      */
     static final class SharedRefusals {
+        static final byte ATTEMPTED = 0, ALSO = 1, BECAUSE = 2;
         private final Map<Parts, Refusal> made = new HashMap<>();
+        private final Map<Refusal, Refusal> interned = new HashMap<>();
+        private byte lastKind = -1;
         private Object lastA, lastB, lastC;
         private Refusal last;
 
-        private record Parts(Object a, Object b, Object c) {
+        private record Parts(byte kind, Object a, Object b, Object c) {
             @Override
             public boolean equals(Object o) {
-                return o instanceof Parts p && p.a == a && p.b == b && p.c == c;
+                return o instanceof Parts p && p.kind == kind && p.a == a && p.b == b && p.c == c;
             }
 
             @Override
             public int hashCode() {
-                return (System.identityHashCode(a) * 31 + System.identityHashCode(b)) * 31 + System.identityHashCode(c);
+                return ((kind * 31 + System.identityHashCode(a)) * 31 + System.identityHashCode(b)) * 31
+                        + System.identityHashCode(c);
             }
         }
 
-        Refusal of(String action, Refusal first, Refusal then) {
+        Refusal of(byte kind, String action, Refusal first, Refusal then) {
             // Jobs one after another are mostly refused alike (a queue's gangs of one shape): the last answer serves
             // while the parts are the very same objects.
-            if (action == lastA && first == lastB && then == lastC) return last;
-            Refusal r = made.computeIfAbsent(new Parts(action, first, then),
-                    k -> action != null ? new Refusal.Attempted(action, first) : new Refusal.Also(first, then));
+            if (kind == lastKind && action == lastA && first == lastB && then == lastC) return last;
+            Refusal r = made.computeIfAbsent(new Parts(kind, action, first, then), k -> switch (kind) {
+                case ATTEMPTED -> new Refusal.Attempted(action, first);
+                case ALSO -> new Refusal.Also(first, then);
+                default -> new Refusal.Because(first, then);
+            });
+            lastKind = kind;
             lastA = action;
             lastB = first;
             lastC = then;
             last = r;
             return r;
         }
+
+        /** One object per equal refusal (a gang's shortfall: two numbers). */
+        Refusal interned(Refusal r) {
+            Refusal same = interned.putIfAbsent(r, r);
+            return same == null ? r : same;
+        }
+    }
+
+    /** The words of refusals: kept with the working copy across cycles, else this cycle's own. */
+    ReasonWords reasonWords() {
+        return copy != null ? copy.reasonWords() : new ReasonWords();
     }
 
     List<QueueState> sortedQueues() {

@@ -31,12 +31,14 @@ final class StatusReport {
         this.policy = w.policy;
         this.boundThisCycle = w.boundThisCycle;
         this.domains = w.domains;
+        this.words = w.reasonWords();
+        this.words.nextCycle();
     }
 
     private static final Refusal NO_PENDING_PODS = new Refusal.NoPendingPods();
     private static final Refusal NOT_YET_SCHEDULED = new Refusal.NotYetScheduled();
-    /** Words each of the cycle's refusals once: jobs refused alike share one refusal. */
-    private final ReasonWords words = new ReasonWords();
+    /** Words each of the cycle's refusals once (jobs refused alike share one refusal), kept with the working copy. */
+    private final ReasonWords words;
 
     List<PodGroupStatus> podGroupStatuses() {
         List<PodGroupStatus> out = new ArrayList<>();

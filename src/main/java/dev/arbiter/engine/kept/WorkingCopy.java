@@ -1,5 +1,6 @@
 package dev.arbiter.engine.kept;
 
+import dev.arbiter.decision.ReasonWords;
 import dev.arbiter.engine.victims.VictimMemory;
 
 import dev.arbiter.engine.placement.NodeFitter;
@@ -104,6 +105,13 @@ public final class WorkingCopy {
     private final BitSet changedSerials = new BitSet();
     /** What it remembers of each of its jobs, by the jobs' serials (which it hands out). */
     private final KeptJobs kept = new KeptJobs();
+    /** The words of the refusals of the last two cycles: a parked job keeps its refusal, and its words with it. */
+    private final ReasonWords words = new ReasonWords();
+
+    /** The words of refusals, kept across cycles; each cycle's status step calls {@link ReasonWords#nextCycle} once. */
+    public ReasonWords reasonWords() {
+        return words;
+    }
 
     /**
      * What this copy remembers of {@code j} across cycles: its parking and eviction shape (for the cycle's steps); null

@@ -18,16 +18,22 @@ class SharedRefusalsTest {
     void theSamePartsGiveOneRefusalAndOtherPartsTheirOwn() {
         Refusal gang = new Refusal.GangShort(4, 0);
         Refusal nothing = new Refusal.NothingRuns("a");
-        Refusal preempt = shared.of("preempt", nothing, null);
+        Refusal preempt = shared.of(CycleWork.SharedRefusals.ATTEMPTED, "preempt", nothing, null);
         assertEquals(new Refusal.Attempted("preempt", nothing), preempt);
-        Refusal first = shared.of(null, gang, preempt);
+        Refusal first = shared.of(CycleWork.SharedRefusals.ALSO, null, gang, preempt);
         assertEquals(new Refusal.Also(gang, preempt), first);
-        assertSame(first, shared.of(null, gang, preempt), "the same parts, one after another");
-        assertSame(preempt, shared.of("preempt", nothing, null), "after other parts: still the first one");
-        assertEquals(new Refusal.Attempted("reclaim", nothing), shared.of("reclaim", nothing, null), "another action");
-        Refusal other = shared.of(null, new Refusal.GangShort(4, 0), preempt);
+        assertSame(first, shared.of(CycleWork.SharedRefusals.ALSO, null, gang, preempt), "the same parts, one after another");
+        assertSame(preempt, shared.of(CycleWork.SharedRefusals.ATTEMPTED, "preempt", nothing, null),
+                "after other parts: still the first one");
+        assertEquals(new Refusal.Attempted("reclaim", nothing),
+                shared.of(CycleWork.SharedRefusals.ATTEMPTED, "reclaim", nothing, null), "another action");
+        Refusal other = shared.of(CycleWork.SharedRefusals.ALSO, null, new Refusal.GangShort(4, 0), preempt);
         assertEquals(first, other, "equal parts read the same");
         assertNotSame(first, other, "but parts are compared as objects: sharing is by identity");
-        assertSame(first, shared.of(null, gang, preempt));
+        assertSame(first, shared.of(CycleWork.SharedRefusals.ALSO, null, gang, preempt));
+        Refusal because = shared.of(CycleWork.SharedRefusals.BECAUSE, null, gang, nothing);
+        assertEquals(new Refusal.Because(gang, nothing), because, "a third kind, apart from the other two");
+        assertSame(gang, shared.interned(gang));
+        assertSame(gang, shared.interned(new Refusal.GangShort(4, 0)), "equal small refusals are one object");
     }
 }
