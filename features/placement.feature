@@ -102,3 +102,33 @@ Feature: Placement: pods go only where their constraints let them, and wait rath
         containers: [{name: main, image: notebook, resources: {claims: [{name: gpu}]}}]
       """
     Then "notebook" is pending because pod tenanta/notebook needs spec.resourceClaims (dynamic resource allocation), which Arbiter does not evaluate
+
+  Scenario: Work avoids spot nodes while others have room
+    A PreferNoSchedule taint keeps no pod out, but kube-scheduler prefers the nodes without one the pod does not
+    tolerate; so does Arbiter. Packing alone would fill spot-1 first.
+    Given the nodes:
+      | node       | GPUs | labels        | taints                     |
+      | spot-1     | 8    | pool=spot     | spot=true:PreferNoSchedule |
+      | ondemand-1 | 8    | pool=ondemand |                            |
+    When tenant A submits a job "train" of 1 pod with 4 GPUs each
+    Then "train" is running
+    And every pod of "train" runs on a node labelled pool=ondemand
+
+  Scenario: Spot nodes still take work when nothing else has room
+    Given the nodes:
+      | node       | GPUs | labels        | taints                     |
+      | spot-1     | 8    | pool=spot     | spot=true:PreferNoSchedule |
+      | ondemand-1 | 8    | pool=ondemand |                            |
+    And tenant B runs a job "serve" of 1 pod with 8 GPUs each, only on nodes labelled pool=ondemand
+    When tenant A submits a job "train" of 1 pod with 4 GPUs each
+    Then "train" is running
+    And every pod of "train" runs on a node labelled pool=spot
+
+  Scenario: A job that tolerates the spot taint goes where packing puts it
+    Given the nodes:
+      | node       | GPUs | labels        | taints                     |
+      | spot-1     | 8    | pool=spot     | spot=true:PreferNoSchedule |
+      | ondemand-1 | 8    | pool=ondemand |                            |
+    When tenant A submits a job "sweep" of 1 pod with 4 GPUs each, tolerating spot=true:PreferNoSchedule
+    Then "sweep" is running
+    And every pod of "sweep" runs on a node labelled pool=spot

@@ -138,7 +138,7 @@ final class NodeIndex {
         long bestPoints = 0;
         for (Klass k : eligibleKlasses(pod, c)) {
             Resources alloc = k.sample.allocatable();
-            long points = pod.placement().nodeAffinity().preferredWeight(k.sample);
+            long points = staticPoints(pod, c, k.sample);
             for (Map.Entry<Resources, TreeSet<Integer>> e : k.byFree.entrySet()) {
                 if (!req.fitsIn(e.getKey())) continue;
                 double s = score(req, alloc, e.getKey());
@@ -169,7 +169,7 @@ final class NodeIndex {
             if (!req.fitsIn(n.free) || !rules.passes(pod, n, List.of())) continue;
             long r = room == null ? 0 : room.getOrDefault(n.spec.labels().get(
                     pod.placement().podAffinity().required().get(0).topologyKey()), 0L);
-            long points = rules.points(pod, n);
+            long points = rules.points(pod, n, staticPoints(pod, constraints(pod), n.spec));
             long penalty = rules.penalty(pod, n);
             double s = score(req, n.spec.allocatable(), n.free);
             if (best == null || r > bestRoom || (r == bestRoom && (points > bestPoints || (points == bestPoints
@@ -195,7 +195,7 @@ final class NodeIndex {
             if (!pod.requests().fitsIn(future)) continue;
             if (rules.dependsOnPods(pod) && !rules.passes(pod, n, List.of())) continue;
             double s = score(pod.requests(), n.spec.allocatable(), future);
-            long points = rules.points(pod, n);
+            long points = rules.points(pod, n, staticPoints(pod, constraints(pod), n.spec));
             long penalty = rules.penalty(pod, n);
             if (best == null || points > bestPoints || (points == bestPoints && (penalty < bestPenalty
                     || (penalty == bestPenalty && s > bestScore)))) {
@@ -206,6 +206,34 @@ final class NodeIndex {
             }
         }
         return best;
+    }
+
+    /** The most preferred node-affinity weight and the most intolerable PreferNoSchedule taints of eligible nodes. */
+    private record Most(long weight, int taints) {}
+
+    private final Map<Constraints, Most> most = new HashMap<>();
+
+    /**
+     * What node {@code s} alone earns from the pod: its preferred node-affinity weight; or, when some eligible node has
+     * a PreferNoSchedule taint the pod does not tolerate, kube-scheduler's weighted sum of NodeAffinity (2 × the
+     * weight scaled to 0..100 by the most of any eligible node) and TaintToleration (3 × (100 less the intolerable
+     * taints scaled to 0..100 by the most of any eligible node)), in integer arithmetic.
+     */
+    private long staticPoints(PodSpec pod, Constraints c, NodeSpec s) {
+        long weight = pod.placement().nodeAffinity().preferredWeight(s);
+        Most m = most.computeIfAbsent(c, k -> {
+            long w = 0;
+            int t = 0;
+            for (Klass kl : eligibleKlasses(pod, k)) {
+                w = Math.max(w, pod.placement().nodeAffinity().preferredWeight(kl.sample));
+                t = Math.max(t, RefRules.intolerablePreferNoSchedule(pod.tolerations(), kl.sample));
+            }
+            return new Most(w, t);
+        });
+        if (m.taints() == 0) return weight;
+        long affinity = m.weight() == 0 ? 0 : 100 * weight / m.weight();
+        long taints = 100 - 100L * RefRules.intolerablePreferNoSchedule(pod.tolerations(), s) / m.taints();
+        return 2 * affinity + 3 * taints;
     }
 
     /** Higher is better: less free primary dimension for binpack, more for spread. */

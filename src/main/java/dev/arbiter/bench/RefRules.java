@@ -92,6 +92,13 @@ final class RefRules {
         return true;
     }
 
+    /** How many of the node's PreferNoSchedule taints the tolerations do not tolerate. */
+    static int intolerablePreferNoSchedule(List<Toleration> tolerations, NodeSpec n) {
+        int count = 0;
+        for (Taint t : n.taints()) if ("PreferNoSchedule".equals(t.effect()) && !tolerated(tolerations, t)) count++;
+        return count;
+    }
+
     private static boolean tolerated(List<Toleration> tolerations, Taint t) {
         for (Toleration tol : tolerations) if (tol.tolerates(t)) return true;
         return false;
@@ -251,9 +258,12 @@ final class RefRules {
 
     // ---- score --------------------------------------------------------------------------------------------------
 
-    /** Preference points of the node for the pod (higher is better). */
-    long points(PodSpec pod, Node n) {
-        long points = pod.placement().nodeAffinity().preferredWeight(n.spec);
+    /**
+     * Preference points of the node for the pod (higher is better): {@code staticPoints} (what the node alone earns:
+     * preferred node affinity and PreferNoSchedule taints, worked out by {@code NodeIndex}) plus preferred pod affinity, less preferred pod anti-affinity.
+     */
+    long points(PodSpec pod, Node n, long staticPoints) {
+        long points = staticPoints;
         for (WeightedPodAffinityTerm w : pod.placement().podAffinity().preferred()) {
             String v = n.spec.labels().get(w.term().topologyKey());
             if (v != null) points += (long) w.weight() * countInDomain(pod.namespace(), w.term(), w.term().topologyKey(), v, Set.of(), true);

@@ -38,11 +38,13 @@ public final class ClusterSteps {
 
     @Given("the nodes:")
     public void nodes(DataTable table) {
-        for (Map<String, String> row : Tables.rows(table, Set.of("node", "gpus"), Set.of("cpu", "memory", "cordoned", "labels"))) {
+        for (Map<String, String> row : Tables.rows(table, Set.of("node", "gpus"),
+                Set.of("cpu", "memory", "cordoned", "labels", "taints"))) {
             world().nextNodeName();
             world().add(new NodeDef(row.get("node"), Tables.integer(row, "gpus", 0),
                     row.getOrDefault("cpu", NodeDef.DEFAULT_CPU), row.getOrDefault("memory", NodeDef.DEFAULT_MEMORY),
-                    Tables.yesNo(row, "cordoned", false), NodeDef.parseLabels(row.get("labels"))));
+                    Tables.yesNo(row, "cordoned", false), NodeDef.parseLabels(row.get("labels")),
+                    NodeDef.parseTaints(row.get("taints"))));
         }
     }
 

@@ -6,12 +6,30 @@ import java.util.Map;
 
 /**
  * A node with {@code gpus} GPUs, {@code cpu} cores and {@code memory}, labelled {@code kubernetes.io/hostname} and
- * with {@code labels}; cordoned nodes take no new pods.
+ * with {@code labels}, tainted with {@code taints} ({@code key=value:Effect}); cordoned nodes take no new pods.
  */
-record NodeDef(String name, int gpus, String cpu, String memory, boolean cordoned, Map<String, String> labels)
-        implements SpecObject {
+record NodeDef(String name, int gpus, String cpu, String memory, boolean cordoned, Map<String, String> labels,
+               List<String> taints) implements SpecObject {
     NodeDef(String name, int gpus, String cpu, String memory, boolean cordoned) {
-        this(name, gpus, cpu, memory, cordoned, Map.of());
+        this(name, gpus, cpu, memory, cordoned, Map.of(), List.of());
+    }
+
+    private static final java.util.regex.Pattern TAINT =
+            java.util.regex.Pattern.compile("([^=:\\s]+)(?:=([^:\\s]*))?:(NoSchedule|PreferNoSchedule|NoExecute)");
+
+    /** {@code spot=true:PreferNoSchedule, gpu:NoSchedule} as taints, each checked; an empty text is none. */
+    static List<String> parseTaints(String text) {
+        List<String> out = new java.util.ArrayList<>();
+        if (text == null || text.isBlank()) return out;
+        for (String t : text.split(",")) {
+            if (!TAINT.matcher(t.trim()).matches()) {
+                throw new IllegalArgumentException("column \"taints\": write key=value:Effect taints separated by commas"
+                        + " (Effect NoSchedule, PreferNoSchedule or NoExecute), such as \"spot=true:PreferNoSchedule\","
+                        + " not \"" + t.trim() + "\"");
+            }
+            out.add(t.trim());
+        }
+        return out;
     }
 
     /** {@code gpu=h100, rack=r1} as labels; an empty text is none. */
@@ -38,7 +56,22 @@ record NodeDef(String name, int gpus, String cpu, String memory, boolean cordone
         Map<String, Object> allLabels = new LinkedHashMap<>(labels);
         allLabels.put("kubernetes.io/hostname", name);
         SpecObject.child(node, "metadata").put("labels", allLabels);
-        if (cordoned) node.put("spec", Map.of("unschedulable", true));
+        Map<String, Object> spec = new LinkedHashMap<>();
+        if (cordoned) spec.put("unschedulable", true);
+        if (!taints.isEmpty()) {
+            List<Map<String, String>> out = new java.util.ArrayList<>();
+            for (String t : taints) {
+                java.util.regex.Matcher m = TAINT.matcher(t);
+                m.matches();
+                Map<String, String> taint = new LinkedHashMap<>();
+                taint.put("key", m.group(1));
+                if (m.group(2) != null) taint.put("value", m.group(2));
+                taint.put("effect", m.group(3));
+                out.add(taint);
+            }
+            spec.put("taints", out);
+        }
+        if (!spec.isEmpty()) node.put("spec", spec);
         Map<String, Object> allocatable = new LinkedHashMap<>();
         allocatable.put("cpu", cpu);
         allocatable.put("memory", memory);

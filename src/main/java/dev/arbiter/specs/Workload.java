@@ -27,11 +27,11 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
      * anywhere), one pod per node (required anti-affinity per hostname among its own pods), each LeaderWorkerSet group
      * within one value of {@code groupKey} (the {@code exclusive-topology} annotation; null: no such rule), the whole
      * gang within one value of {@code domainKey} (Kueue's topology annotation, required when {@code domainHard}, else
-     * preferred; null: none).
+     * preferred; null: none); its pods tolerate {@code tolerations} ({@code key=value:Effect}).
      */
     record Placing(String nodeLabel, String nodeValue, boolean onePerNode, String groupKey, String domainKey,
-                   boolean domainHard) {
-        static final Placing ANYWHERE = new Placing(null, null, false, null, null, false);
+                   boolean domainHard, List<String> tolerations) {
+        static final Placing ANYWHERE = new Placing(null, null, false, null, null, false, List.of());
     }
 
     Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
@@ -181,6 +181,16 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
                     "labelSelector", Map.of("matchLabels", Map.of(LABEL, name)), "topologyKey", "kubernetes.io/hostname"))));
         }
         if (!affinity.isEmpty()) spec.put("affinity", affinity);
+        if (!placing.tolerations().isEmpty()) {
+            List<Map<String, String>> tolerations = new java.util.ArrayList<>();
+            for (String t : placing.tolerations()) {
+                String[] keyRest = t.split("=", 2);
+                String[] valueEffect = keyRest[1].split(":", 2);
+                tolerations.add(Map.of("key", keyRest[0], "operator", "Equal", "value", valueEffect[0],
+                        "effect", valueEffect[1]));
+            }
+            spec.put("tolerations", tolerations);
+        }
         Map<String, Object> container = new LinkedHashMap<>();
         container.put("name", "main");
         container.put("image", "registry.example.com/" + namespace + "/" + name + ":latest");

@@ -4,6 +4,7 @@ import dev.arbiter.specs.Workload.Kind;
 import io.cucumber.datatable.DataTable;
 import io.cucumber.java.en.Given;
 import io.cucumber.java.en.When;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -22,7 +23,7 @@ import java.util.regex.Pattern;
  * anti-affinity per hostname among the workload's pods), {@code each group kept within one <key>} (a
  * LeaderWorkerSet's exclusive-topology annotation), {@code kept within one <key>} (the whole gang in one network
  * domain, Kueue's {@code podset-required-topology: <key>}) and {@code preferably within one <key>} (Kueue's
- * {@code podset-preferred-topology}).
+ * {@code podset-preferred-topology}), {@code tolerating <key>=<value>:<Effect>} (a toleration on every pod).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
@@ -31,6 +32,8 @@ public final class WorkloadSteps {
     private static final Pattern ONLY_ON = Pattern.compile("only on nodes labelled ([^=\\s]+)=(\\S+)");
     private static final Pattern GROUP_WITHIN = Pattern.compile("each group kept within one (\\S+)");
     private static final Pattern KEPT_WITHIN = Pattern.compile("(kept|preferably) within one (\\S+)");
+    private static final Pattern TOLERATING =
+            Pattern.compile("tolerating ([^=\\s]+=[^:\\s]*:(?:NoSchedule|PreferNoSchedule|NoExecute))");
 
     @Given(HEAD + "a PyTorchJob \"([^\"]+)\" with (\\d+) masters? and (\\d+) workers? of (\\d+) GPUs? each" + TAIL)
     public void pyTorchJob(String tenant, String verb, String name, int masters, int workers, int gpus,
@@ -72,12 +75,14 @@ public final class WorkloadSteps {
         boolean onePerNode = false;
         String domainKey = null;
         boolean domainHard = false;
+        List<String> tolerations = new java.util.ArrayList<>();
         for (String clause : p.clauses().split(", ")) {
             if (clause.isBlank()) continue;
             Matcher m = NEEDING.matcher(clause.trim());
             Matcher only = ONLY_ON.matcher(clause.trim());
             Matcher within = GROUP_WITHIN.matcher(clause.trim());
             Matcher kept = KEPT_WITHIN.matcher(clause.trim());
+            Matcher tolerating = TOLERATING.matcher(clause.trim());
             if (m.matches()) minPods = Integer.parseInt(m.group(1));
             else if (clause.trim().equals("not preemptable")) preemptable = false;
             else if (clause.trim().equals("never preempting")) preempts = false;
@@ -86,6 +91,7 @@ public final class WorkloadSteps {
                 nodeLabel = only.group(1);
                 nodeValue = only.group(2);
             } else if (within.matches()) groupKey = within.group(1);
+            else if (tolerating.matches()) tolerations.add(tolerating.group(1));
             else if (kept.matches()) {
                 domainHard = kept.group(1).equals("kept");
                 domainKey = kept.group(2);
@@ -93,12 +99,13 @@ public final class WorkloadSteps {
                 throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
                         + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
                         + " nodes labelled <key>=<value>\", \", one pod per node\", \", each group kept within one <key>\", \", kept within"
-                        + " one <key>\" and \", preferably within one <key>\"");
+                        + " one <key>\", \", preferably within one <key>\" and \", tolerating <key>=<value>:<Effect>\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
                 p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts,
-                new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey, domainKey, domainHard));
+                new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey, domainKey, domainHard,
+                        List.copyOf(tolerations)));
         if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
         else ScenarioWorld.current().add(w);
     }

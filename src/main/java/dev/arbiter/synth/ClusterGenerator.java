@@ -26,7 +26,7 @@ import java.util.TreeMap;
  * <p><b>Nodes</b> (in shuffled order, named {@code node-00001..}): 40% {@code gpu-h100} (8 GPUs, 192 cpu, 2 Ti),
  * 20% {@code gpu-a100} (4 GPUs, 96 cpu, 768 Gi), 10% {@code gpu-reserved} (h100s tainted
  * {@code dedicated=inference:NoSchedule}), 30% CPU nodes of 32, 64 or 128 cpu (a fifth of them carry a
- * {@code PreferNoSchedule} spot taint, which the scheduler ignores); 1% are cordoned. Every tenth node runs a
+ * {@code PreferNoSchedule} spot taint, which keeps no pod out: the scheduler prefers the other nodes); 1% are cordoned. Every tenth node runs a
  * 1-cpu pod of another scheduler (a daemon), which consumes capacity but is not ours.
  *
  * <p><b>Queues</b> {@code q-00..}: weights 1–4, a tenth with priority 1, a fifth not reclaimable, a quarter with a GPU

@@ -32,12 +32,14 @@ import java.util.TreeMap;
  * those per domain).
  *
  * <p>Scoring: preferences first, then packing. A node matching more preferred weight wins — preferred node affinity
- * (the weights of the terms it matches), plus preferred pod affinity (weight × matching pods in its domain), less
- * preferred pod anti-affinity (likewise); then, for ScheduleAnyway spread constraints, the node whose domains hold
+ * (the weights of the terms it matches; where some eligible node has {@code PreferNoSchedule} taints the pod does not
+ * tolerate, kube-scheduler's weighted sum of its NodeAffinity and TaintToleration scores instead, so the node with
+ * fewer such taints is preferred: {@link StaticClass#points}), plus preferred pod affinity (weight × matching pods in
+ * its domain), less preferred pod anti-affinity (likewise); then, for ScheduleAnyway spread constraints, the node whose domains hold
  * fewer matching pods. Among equals, {@code binpack} (default) takes the node with the <em>least</em> free primary
  * dimension that still fits — filling GPU nodes one by one and keeping whole nodes free for large gangs; {@code spread}
  * takes the node with the <em>most</em>. Ties go to the earlier node. Preferred node affinity alone costs nothing extra
- * (the eligible nodes are split into tiers of equal preferred weight, each with its own sorted index); preferred pod
+ * (the eligible nodes are split into tiers of equal static preference, each with its own sorted index); preferred pod
  * affinity or ScheduleAnyway spread walk every eligible node with room. The first pod of a set with required affinity
  * to itself (a LeaderWorkerSet group kept in one rack: no pod of the set runs yet, so it may go anywhere) goes to the
  * domain whose eligible nodes have the most free primary dimension, so that the rest of its gang finds room there.

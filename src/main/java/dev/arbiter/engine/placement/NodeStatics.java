@@ -25,6 +25,8 @@ class NodeStatics {
     final LabelIndex labels;
     final BitSet unschedulable = new BitSet();
     private final BitSet untainted = new BitSet();
+    /** Nodes with a {@code PreferNoSchedule} taint (which only scores: {@link StaticClass#points}). */
+    final BitSet preferNoSchedule = new BitSet();
     private final Map<List<Toleration>, BitSet> toleratedBy = new HashMap<>();
     private final Map<Constraints, StaticClass> classes = new HashMap<>();
 
@@ -34,7 +36,10 @@ class NodeStatics {
         for (NodeState n : this.nodes) {
             if (n.spec.unschedulable()) unschedulable.set(n.index);
             boolean clean = true;
-            for (Taint t : n.spec.taints()) clean &= !StaticClass.blocks(t);
+            for (Taint t : n.spec.taints()) {
+                clean &= !StaticClass.blocks(t);
+                if (!StaticClass.blocks(t)) preferNoSchedule.set(n.index);
+            }
             if (clean) untainted.set(n.index);
         }
     }

@@ -16,10 +16,11 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The nodes a static class admits, and its preferred node-affinity weight per node: the filters that depend on a node
- * alone — kube-scheduler's NodeUnschedulable, TaintToleration and NodeAffinity (with nodeSelector), in that order —
- * and, while a gang tries a network domain, the domain. One per distinct {@link Constraints}, kept with the
- * {@link NodeStatics}.
+ * The nodes a static class admits, and how much the pod prefers each: the filters that depend on a node alone —
+ * kube-scheduler's NodeUnschedulable, TaintToleration and NodeAffinity (with nodeSelector), in that order — and, while
+ * a gang tries a network domain, the domain; the scores that depend on a node alone — NodeAffinity's preferred terms
+ * and TaintToleration's {@code PreferNoSchedule} taints ({@link #points}). One per distinct {@link Constraints}, kept
+ * with the {@link NodeStatics}.
  */
 final class StaticClass {
     static final String UNSCHEDULABLE = "node(s) were unschedulable";
@@ -35,10 +36,18 @@ final class StaticClass {
     final BitSet tolerated;
     /** Passing every static predicate. */
     final BitSet eligible;
-    /** Preferred node-affinity weight per node index, or null when the pod prefers nothing. */
+    /**
+     * How much the pod prefers each node, by node index, or null when it prefers none over another. Its preferred
+     * node-affinity weight; when some eligible node has a {@code PreferNoSchedule} taint the pod does not tolerate,
+     * kube-scheduler's sum of the two scores instead: NodeAffinity's (the weight, scaled to 0..100 over the eligible
+     * nodes) times {@link #NODE_AFFINITY_WEIGHT}, plus TaintToleration's (100 less the intolerable taints scaled to
+     * 0..100, the most of any eligible node scoring 0) times {@link #TAINT_TOLERATION_WEIGHT}.
+     */
     final long[] points;
-    /** The distinct weights among eligible nodes, highest first ({@code [0]} without preferences). */
+    /** The distinct {@link #points} among eligible nodes, highest first ({@code [0]} without preferences). */
     final long[] tiers;
+    /** kube-scheduler's default weights of its NodeAffinity and TaintToleration scores (Volcano's nodeorder's too). */
+    static final int NODE_AFFINITY_WEIGHT = 2, TAINT_TOLERATION_WEIGHT = 3;
     private List<NodeState> list;
 
     StaticClass(NodeStatics statics, Constraints c) {
@@ -54,19 +63,57 @@ final class StaticClass {
         if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(statics.unschedulable);
         if (c.blocked() != null) eligible.clear();
         if (c.within() != null) eligible.and(c.within().nodes);
-        if (c.affinity().preferred().isEmpty()) {
+        int[] intolerable = intolerablePreferNoSchedule(statics, c.tolerations(), eligible);
+        if (c.affinity().preferred().isEmpty() && intolerable == null) {
             points = null;
             tiers = new long[] {0};
         } else {
-            points = new long[nodes.size()];
+            long[] weights = new long[nodes.size()];
             for (Placement.WeightedNodeTerm t : c.affinity().preferred()) {
                 BitSet b = labels.matching(t.term());
-                for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) points[i] += t.weight();
+                for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) weights[i] += t.weight();
             }
+            points = intolerable == null ? weights : withTaints(weights, intolerable, eligible);
             TreeSet<Long> distinct = new TreeSet<>(Comparator.reverseOrder());
             for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) distinct.add(points[i]);
             tiers = distinct.stream().mapToLong(Long::longValue).toArray();
         }
+    }
+
+    /**
+     * Per node, how many of its {@code PreferNoSchedule} taints the tolerations do not tolerate (a toleration of
+     * another effect does not); null when no eligible node has one.
+     */
+    private static int[] intolerablePreferNoSchedule(NodeStatics statics, List<Toleration> tolerations, BitSet eligible) {
+        int[] counts = null;
+        for (int i = statics.preferNoSchedule.nextSetBit(0); i >= 0; i = statics.preferNoSchedule.nextSetBit(i + 1)) {
+            if (!eligible.get(i)) continue;
+            int n = 0;
+            for (Taint t : statics.nodes.get(i).spec.taints()) if (!blocks(t) && !tolerates(tolerations, t)) n++;
+            if (n == 0) continue;
+            if (counts == null) counts = new int[statics.nodes.size()];
+            counts[i] = n;
+        }
+        return counts;
+    }
+
+    /**
+     * kube-scheduler's NodeAffinity and TaintToleration scores, each normalized over the eligible nodes as its
+     * {@code DefaultNormalizeScore} does (integer arithmetic; the taints' reversed), weighted and summed.
+     */
+    private static long[] withTaints(long[] weights, int[] intolerable, BitSet eligible) {
+        long mostWeight = 0, mostTaints = 0;
+        for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) {
+            mostWeight = Math.max(mostWeight, weights[i]);
+            mostTaints = Math.max(mostTaints, intolerable[i]);
+        }
+        long[] out = new long[weights.length];
+        for (int i = eligible.nextSetBit(0); i >= 0; i = eligible.nextSetBit(i + 1)) {
+            long affinity = mostWeight == 0 ? 0 : 100 * weights[i] / mostWeight;
+            long taints = 100 - 100L * intolerable[i] / mostTaints;
+            out[i] = NODE_AFFINITY_WEIGHT * affinity + TAINT_TOLERATION_WEIGHT * taints;
+        }
+        return out;
     }
 
     long points(NodeState n) {
