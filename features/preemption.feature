@@ -158,3 +158,33 @@ Feature: Preemption: urgent work evicts less important work of its own queue
       """
     Then "serve" is running
     And 2 pods of "batch" were evicted by preemption
+
+  Scenario: A job whose PodGroup is marked not preemptable is never a victim
+    The PodGroup's volcano.sh/preemptable speaks for the whole job, as Volcano's gang-preempt reads it.
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular, whose PodGroup is not preemptable
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical
+    Then "urgent" is pending
+    And nothing was evicted
+
+  Scenario: A PodGroup marked preemptable wins over its pods' markers
+    Each pod of "batch" is marked not preemptable, but its PodGroup says it is: the job's word wins.
+    Given tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular, not preemptable, whose PodGroup is preemptable
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical
+    Then "urgent" is running
+    And only 1 pod was evicted
+
+  Scenario: Critical work at the non-preemptible priority is never a victim
+    With victims.nonPreemptibleFrom set, a job of that priority or more is never evicted, whatever preempts it
+    (KAI's non-preemptible priorities). Here p1-high is the level; a p0 job waits.
+    Given the scenario sets victims.nonPreemptibleFrom in policy.yaml to "10000"
+    And tenant B runs 2 jobs "serve" of 8 GPUs each at p1-high
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical
+    Then "urgent" is pending
+    And nothing was evicted
+
+  Scenario: Work below the non-preemptible priority is preempted as before
+    Given the scenario sets victims.nonPreemptibleFrom in policy.yaml to "10000"
+    And tenant B runs 2 jobs "batch" of 8 GPUs each at p2-regular
+    When tenant A submits a job "urgent" of 1 pod with 8 GPUs each at p0-critical
+    Then "urgent" is running
+    And only 1 pod was evicted

@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * A job: a PodGroup, or the implicit gang of one of a pod without one. Immutable. {@code priority} is what the
  * priority rules decided for it; {@code phase} is the PodGroup's phase at the start of the cycle;
- * {@code pendingNeverPreempt} counts pending pods whose {@code preemptionPolicy} is Never.
+ * {@code pendingNeverPreempt} counts pending pods whose {@code preemptionPolicy} is Never; {@code preemptable} is its
+ * PodGroup's {@code volcano.sh/preemptable} (null: it says nothing, and its pods' markers decide).
  */
 public final class JobFact {
     private final String id;
@@ -24,10 +25,11 @@ public final class JobFact {
     private final long creationOrder;
     private final int priority;
     private final int pendingNeverPreempt;
+    private final Boolean preemptable;
 
     public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
                    String priorityClassName, JobPhase phase, boolean implicit, int pendingTasks, int runningTasks,
-                   long creationOrder, int priority, int pendingNeverPreempt) {
+                   long creationOrder, int priority, int pendingNeverPreempt, Boolean preemptable) {
         this.id = id;
         this.queue = queue;
         this.minMember = minMember;
@@ -41,6 +43,7 @@ public final class JobFact {
         this.creationOrder = creationOrder;
         this.priority = priority;
         this.pendingNeverPreempt = pendingNeverPreempt;
+        this.preemptable = preemptable;
     }
 
     public String getId() { return id; }
@@ -57,6 +60,12 @@ public final class JobFact {
     public long getCreationOrder() { return creationOrder; }
     public int getPriority() { return priority; }
     public int getPendingNeverPreempt() { return pendingNeverPreempt; }
+    /** Its PodGroup is marked {@code volcano.sh/preemptable: "true"}: its pods may be victims, whatever they say. */
+    public boolean isMarkedPreemptable() { return Boolean.TRUE.equals(preemptable); }
+    /** Its PodGroup is marked {@code volcano.sh/preemptable: "false"}: no pod of it is a victim. */
+    public boolean isMarkedNotPreemptable() { return Boolean.FALSE.equals(preemptable); }
+    /** Its PodGroup states whether its pods may be victims (either way): the job's word wins over its pods'. */
+    public boolean isPreemptabilitySaid() { return preemptable != null; }
 
     @Override
     public String toString() {
@@ -80,11 +89,13 @@ public final class JobFact {
                 && runningTasks == o.runningTasks
                 && creationOrder == o.creationOrder
                 && priority == o.priority
-                && pendingNeverPreempt == o.pendingNeverPreempt;
+                && pendingNeverPreempt == o.pendingNeverPreempt
+                && Objects.equals(preemptable, o.preemptable);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks, runningTasks, creationOrder, priority, pendingNeverPreempt);
+        return Objects.hash(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks, runningTasks, creationOrder, priority, pendingNeverPreempt,
+                preemptable);
     }
 }

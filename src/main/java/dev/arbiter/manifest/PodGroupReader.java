@@ -2,6 +2,7 @@ package dev.arbiter.manifest;
 
 import dev.arbiter.model.NetworkTopology;
 import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.QueueSpec;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,7 +16,8 @@ final class PodGroupReader {
     /**
      * {@code spec.queue} (default "default"; an unknown queue is left for the scheduler to report),
      * {@code spec.minMember} (default 1, not negative), {@code spec.minTaskMember}, {@code spec.minResources}
-     * (null when unset), {@code spec.priorityClassName} and {@code status.phase} (default Pending).
+     * (null when unset), {@code spec.priorityClassName}, {@code status.phase} (default Pending) and
+     * {@code volcano.sh/preemptable} ({@link #preemptable}).
      */
     static PodGroupSpec read(Field podGroup, Metadata meta, long creationOrder) {
         Field spec = podGroup.get("spec");
@@ -28,7 +30,24 @@ final class PodGroupReader {
                 podGroup.get("status", "phase").string(PENDING),
                 meta.arrivalCycleOr(0),
                 creationOrder,
-                networkTopology(spec.get("networkTopology")));
+                networkTopology(spec.get("networkTopology")),
+                preemptable(meta));
+    }
+
+    /**
+     * The PodGroup's {@code volcano.sh/preemptable}, its annotation, else its label, as Volcano's {@code
+     * GetJobPreemptable} reads it: Go's boolean words ({@code true}, {@code 1}, {@code t}, ... {@code false}, ...); a value
+     * that is none of them counts as {@code false} (Volcano's choice: when in doubt, not a victim); null when neither is
+     * set (its pods' own markers decide).
+     */
+    static Boolean preemptable(Metadata meta) {
+        String v = meta.annotations().get(PodSpec.PREEMPTABLE);
+        if (v == null) v = meta.labels().get(PodSpec.PREEMPTABLE);
+        if (v == null) return null;
+        return switch (v) {
+            case "1", "t", "T", "TRUE", "true", "True" -> Boolean.TRUE;
+            default -> Boolean.FALSE;
+        };
     }
 
     /**

@@ -59,8 +59,9 @@ final class VolcanoJobExpander {
         long order = out.claim("PodGroup", namespace + "/" + group, job.origin());
         Map<String, Integer> minTaskMember = new LinkedHashMap<>();
         for (Task t : tasks) minTaskMember.put(t.name(), t.minAvailable());
+        // The job controller gives the PodGroup the Job's annotations and labels, volcano.sh/preemptable among them.
         out.add(new PodGroupSpec(namespace, group, queue, minAvailable, minTaskMember, minResources(tasks, minAvailable, sumMin),
-                priorityClass, PodGroupReader.PENDING, arrival, order));
+                priorityClass, PodGroupReader.PENDING, arrival, order, null, PodGroupReader.preemptable(meta)));
 
         for (Task t : tasks) {
             for (int i = 0; i < t.replicas(); i++) {

@@ -67,11 +67,19 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
 
     /**
      * The victim order; what a victim that would break its gang means; whether reclaim may take a whole gang that
-     * would leave its queue below its floor.
+     * would leave its queue below its floor; {@code nonPreemptibleFrom}: the job priority from which a job is never a
+     * victim, of preemption or reclaim, whatever its queue's share (KAI's non-preemptible priorities), unless its
+     * PodGroup says it is preemptable; null: no such level.
      */
-    public record Victims(List<VictimKey> order, BreakingGang breakingGang, GangBelowFloor gangBelowFloor) {
+    public record Victims(List<VictimKey> order, BreakingGang breakingGang, GangBelowFloor gangBelowFloor,
+                          Integer nonPreemptibleFrom) {
         public Victims {
             order = List.copyOf(order);
+        }
+
+        /** Without a non-preemptible priority level. */
+        public Victims(List<VictimKey> order, BreakingGang breakingGang, GangBelowFloor gangBelowFloor) {
+            this(order, breakingGang, gangBelowFloor, null);
         }
     }
 
@@ -116,6 +124,16 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
     /** Convenience for rules: the minimum runtime before reclaim, in seconds. */
     public long getMinRuntimeSeconds() {
         return churn.minRuntimeSeconds();
+    }
+
+    /** Convenience for rules: whether a priority level makes jobs never victims ({@link Victims#nonPreemptibleFrom}). */
+    public boolean isNonPreemptibleLevelSet() {
+        return victims.nonPreemptibleFrom() != null;
+    }
+
+    /** Convenience for rules: the job priority from which a job is never a victim (when {@link #isNonPreemptibleLevelSet}). */
+    public int getNonPreemptibleFrom() {
+        return victims.nonPreemptibleFrom() == null ? Integer.MAX_VALUE : victims.nonPreemptibleFrom();
     }
 
     /** Convenience for rules: whether the minimum runtime also shields pods from preemption. */

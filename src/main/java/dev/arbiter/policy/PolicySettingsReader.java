@@ -40,7 +40,8 @@ import org.yaml.snakeyaml.nodes.Tag;
  * churn:    {minRuntime: 60s, minRuntimeAgainstPreemption: false, maxEvictionsPerCycle: 100,
  *            maxEvictionsPerQueuePerCycle: 20, hysteresis: true}
  * order:    {queues: [priority desc, share asc, name asc], jobs: [...], tasks: [...]}
- * victims:  {order: [surplus first, ...], breakingGang: evict whole gang, gangBelowFloor: spare}
+ * victims:  {order: [surplus first, ...], breakingGang: evict whole gang, gangBelowFloor: spare,
+ *            nonPreemptibleFrom: off}
  * scoring:  {mode: binpack, weights: {nvidia.com/gpu: 10, cpu: 1}}
  * shares:   {ignoredResources: [pods]}
  * cycle:    {admission: interleaved, nominatedFirst: true, evictions: [preempt, reclaim]}
@@ -135,13 +136,26 @@ public final class PolicySettingsReader {
 
     private Victims victims(Node n, Victims b) {
         if (n == null) return b;
-        Map<String, Node> m = mapping(n, "victims", List.of("order", "breakingGang", "gangBelowFloor"));
+        Map<String, Node> m = mapping(n, "victims", List.of("order", "breakingGang", "gangBelowFloor", "nonPreemptibleFrom"));
         return new Victims(
                 m.containsKey("order") ? list(m.get("order"), "victims.order", t -> Words.parse(VictimKey.class, t, "victim order key")) : b.order(),
                 m.containsKey("breakingGang") ? word(m.get("breakingGang"), "victims.breakingGang", BreakingGang.class, "breaking-gang rule")
                         : b.breakingGang(),
                 m.containsKey("gangBelowFloor") ? word(m.get("gangBelowFloor"), "victims.gangBelowFloor", GangBelowFloor.class,
-                        "gang-below-floor rule") : b.gangBelowFloor());
+                        "gang-below-floor rule") : b.gangBelowFloor(),
+                m.containsKey("nonPreemptibleFrom") ? priorityOrOff(m.get("nonPreemptibleFrom"), "victims.nonPreemptibleFrom")
+                        : b.nonPreemptibleFrom());
+    }
+
+    /** A priority value (a whole number, as a PriorityClass's {@code value}), or {@code off} for none (null). */
+    private Integer priorityOrOff(Node n, String path) {
+        String v = scalar(n, path).trim();
+        if (v.equals("off")) return null;
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw error(n, path, "must be a priority (a whole number, as a PriorityClass's value) or off, got " + v);
+        }
     }
 
     private Scoring scoring(Node n, Scoring b) {

@@ -163,7 +163,8 @@ public final class LiveSnapshot {
     }
 
     static Map<String, Object> podGroup(Map<String, Object> g) {
-        Map<String, Object> out = header("scheduling.volcano.sh/v1beta1", "PodGroup", meta(g, true, Set.of()));
+        Map<String, Object> out = header("scheduling.volcano.sh/v1beta1", "PodGroup",
+                meta(g, true, Set.of(dev.arbiter.model.PodSpec.PREEMPTABLE)));
         out.put("spec", map(g, "spec"));
         Map<String, Object> status = pick(map(g, "status"), "phase");
         if (!status.isEmpty()) out.put("status", status);

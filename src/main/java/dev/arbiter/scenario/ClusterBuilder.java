@@ -252,6 +252,7 @@ public final class ClusterBuilder {
         private String phase;
         private int arrival;
         private dev.arbiter.model.NetworkTopology networkTopology;
+        private Boolean groupPreemptable;
         private long startedAt = PodSpec.UNKNOWN_START;
         private final Map<String, String> podLabels = new HashMap<>();
         private dev.arbiter.model.Placement placement = dev.arbiter.model.Placement.NONE;
@@ -292,6 +293,8 @@ public final class ClusterBuilder {
         }
         /** Marks every pod {@code volcano.sh/preemptable: "false"}. */
         public JobBuilder notPreemptable() { return annotate("volcano.sh/preemptable", "false"); }
+        /** Marks the job's PodGroup {@code volcano.sh/preemptable}: its word wins over its pods'. */
+        public JobBuilder podGroupPreemptable(boolean preemptable) { this.groupPreemptable = preemptable; return this; }
 
         /** Adds {@code count} pods with the given role (task-spec) and requests. */
         public JobBuilder pods(String role, int count, Object... resources) {
@@ -317,7 +320,7 @@ public final class ClusterBuilder {
             if (!bare) {
                 int mm = minMember == null ? podResources.size() : minMember;
                 parent.addGroup(new PodGroupSpec(namespace, name, queue, mm, minTaskMember, null, priorityClass,
-                        phase == null ? "Pending" : phase, arrival, parent.nextOrder(), networkTopology));
+                        phase == null ? "Pending" : phase, arrival, parent.nextOrder(), networkTopology, groupPreemptable));
             }
             for (int i = 0; i < podResources.size(); i++) {
                 Map<String, String> ann = new HashMap<>(annotations);

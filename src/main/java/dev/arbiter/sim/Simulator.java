@@ -155,9 +155,7 @@ public final class Simulator {
         }
 
         private static PodGroupSpec withPhase(PodGroupSpec g, String phase) {
-            return new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
-                    g.minResources(), g.priorityClassName(), phase, g.arrivalCycle(),
-                    createdAt(g.arrivalCycle(), g.creationOrder()), g.networkTopology());
+            return g.withPhase(phase, createdAt(g.arrivalCycle(), g.creationOrder()));
         }
 
         /** Carries the cycle's nominations into the next snapshot; true if there are any (the world is not settled). */

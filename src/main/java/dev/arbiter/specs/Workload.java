@@ -21,7 +21,8 @@ import java.util.Map;
  * a workload's pods by that name. {@code minPods} null means every pod is needed (a strict gang).
  */
 record Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
-                String queue, Integer minPods, boolean preemptable, boolean preempts, Placing placing) implements SpecObject {
+                String queue, Integer minPods, boolean preemptable, boolean preempts, Placing placing,
+                Boolean groupPreemptable) implements SpecObject {
     /**
      * Where its pods may go: only on nodes whose {@code nodeLabel} is {@code nodeValue} (required node affinity; null:
      * anywhere), one pod per node (required anti-affinity per hostname among its own pods), each LeaderWorkerSet group
@@ -36,7 +37,8 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
 
     Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
              String queue, Integer minPods, boolean preemptable, boolean preempts) {
-        this(kind, namespace, name, masters, pods, gpus, priorityClass, queue, minPods, preemptable, preempts, Placing.ANYWHERE);
+        this(kind, namespace, name, masters, pods, gpus, priorityClass, queue, minPods, preemptable, preempts, Placing.ANYWHERE,
+                null);
     }
 
     static final String LABEL = "specs.arbiter.dev/workload";
@@ -61,6 +63,10 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         if (pods < 0 || masters < 0 || gpus < 0) throw new IllegalArgumentException(name + ": counts cannot be negative");
         if (placing.groupKey() != null && kind != Kind.LEADER_WORKER_SET) {
             throw new IllegalArgumentException(name + ": only a LeaderWorkerSet has groups to keep within one " + placing.groupKey());
+        }
+        if (groupPreemptable != null && kind != Kind.JOB && kind != Kind.JOBS) {
+            throw new IllegalArgumentException(name + ": \"whose PodGroup is ...\" applies to jobs, whose PodGroup the"
+                    + " scenario writes; for a " + kind.word + " write its PodGroup in a \"these manifests are applied:\" step");
         }
         if (minPods != null) {
             if (kind == Kind.LEADER_WORKER_SET) {
@@ -133,6 +139,10 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         spec.put("queue", queue);
         spec.put("minMember", minPods == null ? count : minPods);
         if (priorityClass != null) spec.put("priorityClassName", priorityClass);
+        if (groupPreemptable != null) {
+            SpecObject.child(SpecObject.child(group, "metadata"), "annotations")
+                    .put("volcano.sh/preemptable", groupPreemptable.toString());
+        }
         out.add(group);
         for (int i = 0; i < count; i++) out.add(pod(jobName + "-" + i, jobName, gpu, arrival));
         return out;

@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * anti-affinity per hostname among the workload's pods), {@code each group kept within one <key>} (a
  * LeaderWorkerSet's exclusive-topology annotation), {@code kept within one <key>} (the whole gang in one network
  * domain, Kueue's {@code podset-required-topology: <key>}) and {@code preferably within one <key>} (Kueue's
- * {@code podset-preferred-topology}), {@code tolerating <key>=<value>:<Effect>} (a toleration on every pod).
+ * {@code podset-preferred-topology}), {@code tolerating <key>=<value>:<Effect>} (a toleration on every pod),
+ * {@code whose PodGroup is (not) preemptable} (a job's PodGroup marked {@code volcano.sh/preemptable}).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
@@ -76,6 +77,7 @@ public final class WorkloadSteps {
         String domainKey = null;
         boolean domainHard = false;
         List<String> tolerations = new java.util.ArrayList<>();
+        Boolean groupPreemptable = null;
         for (String clause : p.clauses().split(", ")) {
             if (clause.isBlank()) continue;
             Matcher m = NEEDING.matcher(clause.trim());
@@ -92,6 +94,8 @@ public final class WorkloadSteps {
                 nodeValue = only.group(2);
             } else if (within.matches()) groupKey = within.group(1);
             else if (tolerating.matches()) tolerations.add(tolerating.group(1));
+            else if (clause.trim().equals("whose PodGroup is preemptable")) groupPreemptable = true;
+            else if (clause.trim().equals("whose PodGroup is not preemptable")) groupPreemptable = false;
             else if (kept.matches()) {
                 domainHard = kept.group(1).equals("kept");
                 domainKey = kept.group(2);
@@ -99,13 +103,13 @@ public final class WorkloadSteps {
                 throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
                         + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
                         + " nodes labelled <key>=<value>\", \", one pod per node\", \", each group kept within one <key>\", \", kept within"
-                        + " one <key>\", \", preferably within one <key>\" and \", tolerating <key>=<value>:<Effect>\"");
+                        + " one <key>\", \", preferably within one <key>\", \", tolerating <key>=<value>:<Effect>\" and \", whose PodGroup is [not] preemptable\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
                 p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts,
                 new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey, domainKey, domainHard,
-                        List.copyOf(tolerations)));
+                        List.copyOf(tolerations)), groupPreemptable);
         if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
         else ScenarioWorld.current().add(w);
     }

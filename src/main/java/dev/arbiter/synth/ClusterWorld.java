@@ -103,8 +103,7 @@ public final class ClusterWorld {
         for (PodGroupStatus s : r.podGroups()) {
             PodGroupSpec g = groups.get(s.podGroup());
             if (g != null && !g.phase().equals(s.phase())) {
-                groups.put(g.key(), new PodGroupSpec(g.namespace(), g.name(), g.queue(), g.minMember(), g.minTaskMember(),
-                        g.minResources(), g.priorityClassName(), s.phase(), g.arrivalCycle(), g.creationOrder(), g.networkTopology()));
+                groups.put(g.key(), g.withPhase(s.phase(), g.creationOrder()));
                 changed = true;
             }
         }

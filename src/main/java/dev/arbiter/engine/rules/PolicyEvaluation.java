@@ -265,7 +265,7 @@ public final class PolicyEvaluation {
         for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
         return new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
                 JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
-                j.priority, never);
+                j.priority, never, j.preemptable);
     }
 
     /**

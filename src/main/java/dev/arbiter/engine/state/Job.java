@@ -32,6 +32,8 @@ public final class Job {
     public Resources minResources;
     /** The PodGroup's {@code spec.networkTopology}, or null. */
     public final dev.arbiter.model.NetworkTopology networkTopology;
+    /** The PodGroup's {@code volcano.sh/preemptable}, or null when it says nothing ({@link PodGroupSpec#preemptable}). */
+    public final Boolean preemptable;
     /** Some pending task of the job had room held for it on its nominated node when the cycle began. */
     public boolean nominated;
     /** The network domain the job started in this cycle (bound or pipelined there), or null. */
@@ -66,6 +68,7 @@ public final class Job {
         this.phase = initialPhase;
         this.minResources = pg.minResources();
         this.networkTopology = pg.networkTopology();
+        this.preemptable = pg.preemptable();
         this.specMinResources = pg.minResources();
     }
 
