@@ -101,3 +101,24 @@ Feature: Order: who is served first
       | dequeue  | what                    | small   |
       | traverse | lets the next job start | running |
       | fifo     | makes the next job wait | pending |
+
+  Scenario: With DRF ordering, the job holding the smaller share of the cluster goes first
+    Volcano's drf plugin orders jobs of equal priority by their dominant resource share, lowest first. "big" holds 2
+    of the cluster's GPUs and wants a third; "small" holds none. A node joins.
+    Given the scenario sets order.jobs in policy.yaml to "[priority desc, share asc, creation asc, name asc]"
+    And a cluster of 2 nodes with 8 GPUs each
+    And tenant A runs a job "big" of 3 pods with 8 GPUs each, needing at least 1 pod
+    When 1 more node with 8 GPUs joins the cluster
+    And tenant A submits a job "small" of 1 pod with 8 GPUs each
+    Then "small" is running
+    And 2 pods of "big" are running
+
+  # @differs-in-drf: the drf pack orders jobs by their dominant share, which is what this scenario shows is off.
+  @differs-in-drf
+  Scenario: Without DRF ordering, the older job goes first whatever it holds
+    Given a cluster of 2 nodes with 8 GPUs each
+    And tenant A runs a job "big" of 3 pods with 8 GPUs each, needing at least 1 pod
+    When 1 more node with 8 GPUs joins the cluster
+    And tenant A submits a job "small" of 1 pod with 8 GPUs each
+    Then "small" is pending
+    And 3 pods of "big" are running

@@ -36,7 +36,8 @@ class ShippedPacksVerifyTest {
 
     @Test
     void theShippedPacksAreFound() throws IOException {
-        assertEquals(List.of(Path.of("deploy/policies/capacity"), Path.of("docs/examples/protect-critical-inference/rules")), packs());
+        assertEquals(List.of(Path.of("deploy/policies/capacity"), Path.of("deploy/policies/drf"),
+                Path.of("docs/examples/protect-critical-inference/rules")), packs());
     }
 
     private static int everything;

@@ -68,7 +68,9 @@ public final class CycleWork {
         fitter.useDomains(domains);
         this.victims = new VictimSelector(state, fitter, settings.victims());
         this.queueOrder = Orders.queues(settings.orders().queues());
-        Comparator<Job> jobOrder = Orders.jobs(settings.orders().jobs());
+        List<dev.arbiter.policy.OrderKey<dev.arbiter.policy.JobKey>> jobKeys = settings.orders().jobs();
+        Comparator<Job> jobOrder = Orders.jobs(jobKeys, Orders.readsShares(jobKeys)
+                ? Orders.dominantShares(state.jobs.values(), state.clusterTotal) : j -> 0);
         for (QueueState q : state.queues.values()) {
             q.jobs.sort(jobOrder);
             q.limit = policy.limits().get(q.name());

@@ -19,12 +19,31 @@ public final class Orders {
         }, Comparator.comparing(QueueState::name));
     }
 
-    public static Comparator<Job> jobs(List<OrderKey<JobKey>> keys) {
+    /** The job order; {@code share} gives a job's dominant resource share ({@link JobKey#SHARE}) when a key asks for it. */
+    public static Comparator<Job> jobs(List<OrderKey<JobKey>> keys, java.util.function.ToDoubleFunction<Job> share) {
         return build(keys, k -> switch (k) {
             case PRIORITY -> Comparator.comparingInt(j -> j.priority);
             case CREATION -> Comparator.comparingLong(j -> j.creationOrder);
             case NAME -> Comparator.comparing(j -> j.id);
+            case SHARE -> Comparator.comparingDouble(share);
         }, Comparator.comparing(j -> j.id));
+    }
+
+    /** Whether the job order reads the jobs' shares (then they are worked out before the jobs are sorted). */
+    public static boolean readsShares(List<OrderKey<JobKey>> keys) {
+        for (OrderKey<JobKey> k : keys) if (k.key() == JobKey.SHARE) return true;
+        return false;
+    }
+
+    /**
+     * Each job's dominant resource share: the largest fraction of {@code total} (the schedulable nodes' allocatable)
+     * its live running members hold, in the resources queues share, as Volcano's {@code drf} plugin works it out (a
+     * resource the cluster has none of counts as all of it, when held).
+     */
+    public static java.util.function.ToDoubleFunction<Job> dominantShares(java.util.Collection<Job> jobs, dev.arbiter.model.Resources total) {
+        java.util.IdentityHashMap<Job, Double> shares = new java.util.IdentityHashMap<>();
+        for (Job j : jobs) shares.put(j, j.running.isEmpty() ? 0.0 : j.heldShare().dominantShare(total));
+        return j -> shares.getOrDefault(j, 0.0);
     }
 
     public static Comparator<Task> tasks(List<OrderKey<TaskKey>> keys) {
