@@ -32,3 +32,108 @@ Feature: The capacity policy pack: shares set per queue, borrowing up to a capab
     Then 3 pods of "l-batch" were evicted by reclaim
     And queue "lender" holds 8 GPUs
     And queue "owner" holds 24 GPUs
+
+  Scenario: A queue over its share in one resource still reclaims in another the job asks for
+    Volcano's capacity plugin lets a queue reclaim for a job that fits under its deserved share in at least one
+    resource it asks for (capacity_test.go, "allocated + req <= deserved on one dimension"): "train" holds 3Gi of its
+    2Gi memory share but 1 of its 2 CPUs, and its new pod, which only the small node suits, asks for 1 CPU and 1Gi.
+    The default policy (proportion) would ask for both.
+    Given the nodes:
+      | node    | GPUs | cpu | memory | labels     |
+      | small-1 | 0    | 2   | 4Gi    | pool=small |
+    And these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: Queue
+      metadata: {name: train}
+      spec: {reclaimable: true, deserved: {cpu: "2", memory: 2Gi}, capability: {cpu: "4", memory: 4Gi}}
+      ---
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: Queue
+      metadata: {name: spare}
+      spec: {reclaimable: true, capability: {cpu: "2", memory: 2Gi}}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: prep, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: train}}
+      spec:
+        schedulerName: volcano
+        nodeName: small-1
+        nodeSelector: {pool: small}
+        containers: [{name: main, image: prep, resources: {requests: {cpu: "1", memory: 3Gi}}}]
+      status: {phase: Running}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: borrow, namespace: tenantb, annotations: {scheduling.volcano.sh/queue-name: spare}}
+      spec:
+        schedulerName: volcano
+        nodeName: small-1
+        nodeSelector: {pool: small}
+        containers: [{name: main, image: borrow, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      status: {phase: Running}
+      """
+    And a minute passes
+    When these manifests are applied:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: step, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: train}}
+      spec:
+        schedulerName: volcano
+        nodeSelector: {pool: small}
+        containers: [{name: main, image: step, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      """
+    Then "step" is running
+    And only 1 pod was evicted
+
+  Scenario: A queue over its share in every resource the job asks for does not reclaim
+    (capacity_test.go, "Cannot reclaim when allocated + req > deserved".)
+    Given the nodes:
+      | node    | GPUs | cpu | memory | labels     |
+      | small-1 | 0    | 2   | 4Gi    | pool=small |
+    And these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: Queue
+      metadata: {name: train}
+      spec: {reclaimable: true, deserved: {cpu: "1", memory: 2Gi}, capability: {cpu: "4", memory: 4Gi}}
+      ---
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: Queue
+      metadata: {name: spare}
+      spec: {reclaimable: true, capability: {cpu: "2", memory: 2Gi}}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: prep, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: train}}
+      spec:
+        schedulerName: volcano
+        nodeName: small-1
+        nodeSelector: {pool: small}
+        containers: [{name: main, image: prep, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      status: {phase: Running}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: borrow, namespace: tenantb, annotations: {scheduling.volcano.sh/queue-name: spare}}
+      spec:
+        schedulerName: volcano
+        nodeName: small-1
+        nodeSelector: {pool: small}
+        containers: [{name: main, image: borrow, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      status: {phase: Running}
+      """
+    And a minute passes
+    When these manifests are applied:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: step, namespace: tenanta, annotations: {scheduling.volcano.sh/queue-name: train}}
+      spec:
+        schedulerName: volcano
+        nodeSelector: {pool: small}
+        containers: [{name: main, image: step, resources: {requests: {cpu: "1", memory: 2Gi}}}]
+      """
+    Then "step" is pending
+    And nothing was evicted

@@ -1,6 +1,7 @@
 package dev.arbiter.engine.cycle;
 
 import dev.arbiter.decision.Refusal;
+import dev.arbiter.policy.ReclaimFit;
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
 import dev.arbiter.engine.cycle.VictimPools.Reach;
 import dev.arbiter.engine.cycle.VictimPools.Usable;
@@ -98,7 +99,7 @@ public final class EvictionPhase {
                             && (t.protection == null || !t.protection.coversPreemption())
                             && !budget.queueSpent(t.job);
                     o = eviction.startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key, j),
-                            null, "preempt", grant.rule());
+                            null, ReclaimFit.EVERY_NEEDED, "preempt", grant.rule());
                     o = reasons.noteRefused(j, o, t -> t.job != j && t.job.queueState == q
                             && (!grant.lowerPriorityOnly() || t.job.priority < j.priority));
                 }
@@ -117,10 +118,14 @@ public final class EvictionPhase {
             List<ReclaimGrant> grants = policy.reclaimGrants().getOrDefault(q.name(), List.of());
             Map<String, Resources> floors = new HashMap<>();
             Map<String, Resources> ceilings = new HashMap<>();
+            Map<String, ReclaimFit> fits = new HashMap<>();
+            ReclaimFit fit = ReclaimFit.EVERY_NEEDED;
             Resources ceiling = grants.isEmpty() ? q.deserved() : Resources.NONE;
             for (ReclaimGrant g : grants) {
                 floors.put(g.victimQueue(), g.victimFloor());
                 ceilings.put(g.victimQueue(), g.reclaimerCeiling());
+                fits.put(g.victimQueue(), g.fit());
+                if (g.fit() == ReclaimFit.SOME_NEEDED) fit = ReclaimFit.SOME_NEEDED;
                 ceiling = ceiling.max(g.reclaimerCeiling());
             }
             String rule = grants.isEmpty() ? null : grants.get(0).rule();
@@ -136,11 +141,11 @@ public final class EvictionPhase {
                 Resources need = null;
                 if (grants.isEmpty()) {
                     if (queueRefusal == null) queueRefusal = Outcome.refused(reasons.noGrantReason(q), null);
-                    o = reasons.tooLarge(q, need = j.startNeed(), ceiling, rule);
+                    o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, rule);
                     if (o == null) o = queueRefusal;
                 } else if (q.reached(ceiling)) {
                     o = EvictionReasons.holdsDeserved(q, ceiling, rule);
-                } else if ((o = reasons.tooLarge(q, need = j.startNeed(), ceiling, rule)) != null) {
+                } else if ((o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, rule)) != null) {
                     // the gang could never start under the deserved share, whatever is reclaimed
                 } else if (!pools.anyAboveFloor(floors)) {
                     o = EvictionReasons.downToFloors(floors.keySet(), rule);
@@ -149,7 +154,7 @@ public final class EvictionPhase {
                 } else {
                     // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
                     // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
-                    Reach reach = VictimPools.reach(q, need, victimQueues, floors, ceilings, reaches);
+                    Reach reach = VictimPools.reach(q, need, victimQueues, floors, ceilings, fits, reaches);
                     Map<String, Resources> usable = reach.usable;
                     java.util.TreeSet<String> usableNames = reach.names;
                     if (reach.pool == null) reach.pool = poolOf.computeIfAbsent(usableNames, pools::runningUnprotected);
@@ -163,7 +168,7 @@ public final class EvictionPhase {
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
                                 && VictimPools.usableQueue(t.job, usable, u.queues()) && !budget.queueSpent(t.job);
                         o = eviction.startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
-                                u.key()), ceiling, "reclaim", rule);
+                                u.key()), ceiling, fit, "reclaim", rule);
                         o = reasons.noteRefused(j, o, t -> usable.containsKey(t.job.queue));
                     }
                 }

@@ -166,11 +166,12 @@ final class EvictionReasons {
     }
 
     /**
-     * The job's gang needs more to start than its queue may reclaim up to (its deserved share) in some dimension:
-     * no eviction could start it. Null when it fits.
+     * The job's gang needs more to start than its queue may reclaim up to (its deserved share) in some dimension it
+     * asks for ({@code fit} EVERY_NEEDED), or in every one ({@code SOME_NEEDED}): no eviction could start it. Null when
+     * it fits.
      */
-    Outcome tooLarge(QueueState q, Resources need, Resources ceiling, String rule) {
-        if (q.allocated.plusWithinIn(need, ceiling, need)) return null;
+    Outcome tooLarge(QueueState q, Resources need, Resources ceiling, dev.arbiter.policy.ReclaimFit fit, String rule) {
+        if (fit.admits(q.allocated, need, ceiling)) return null;
         return tooLargeRefusals.computeIfAbsent(new TooLarge(q, q.allocated, ceiling, rule, need),
                 k -> tooLargeRefusal(q, need, ceiling, rule));
     }

@@ -1,6 +1,7 @@
 package dev.arbiter.engine.cycle;
 
 import dev.arbiter.decision.Refusal;
+import dev.arbiter.policy.ReclaimFit;
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
 import dev.arbiter.engine.kept.KeptJob;
 import dev.arbiter.engine.placement.EvictionShape;
@@ -71,10 +72,10 @@ final class GangEviction {
      */
     private static final int DOMAIN_TRIES = 4;
 
-    Outcome startInOneDomain(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
+    Outcome startInOneDomain(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling, ReclaimFit fit,
                              String action, String rule) {
         dev.arbiter.model.NetworkTopology want = w.domains.wanted(j);
-        if (want == null || !want.hard()) return startWithVictims(q, j, terms, ceiling, action, rule, false);
+        if (want == null || !want.hard()) return startWithVictims(q, j, terms, ceiling, fit, action, rule, false);
         List<DomainVictims.Ranked> ranked = new DomainVictims(w).rank(j, policy.gangFor(j), want, terms);
         if (ranked.isEmpty()) {
             return noSingleDomain(want, rule);
@@ -83,7 +84,7 @@ final class GangEviction {
         for (DomainVictims.Ranked r : ranked.subList(0, Math.min(DOMAIN_TRIES, ranked.size()))) {
             fitter.confine(j.pending, r.domain());
             try {
-                o = startWithVictims(q, j, terms, ceiling, action, rule, true);
+                o = startWithVictims(q, j, terms, ceiling, fit, action, rule, true);
             } finally {
                 fitter.unconfine();
             }
@@ -103,15 +104,16 @@ final class GangEviction {
      *
      * <p>Preemption ({@code ceiling} null) evicts within the queue, so it may also make room under the queue's
      * capability. Reclaim takes from other queues, so the queue may grow only up to {@code ceiling} (its deserved
-     * share) in the dimensions each task needs, and never past a capability — except that victims taken inside a
-     * capped ancestor it shares with them free room under that ancestor (siblings give back to siblings).
+     * share) in the dimensions each task needs, all of them or one of them as {@code fit} says, and never past a
+     * capability — except that victims taken inside a capped ancestor it shares with them free room under that ancestor
+     * (siblings give back to siblings).
      */
-    private Outcome startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling,
+    private Outcome startWithVictims(QueueState q, Job j, VictimSelector.Terms terms, Resources ceiling, ReclaimFit fit,
                                      String action, String rule, boolean confined) {
         boolean reclaim = ceiling != null;
         GangRequirement gang = policy.gangFor(j);
         w.releaseNominatedRoom(j);
-        Object shape = confined ? null : shape(j, gang, terms, ceiling, action, rule);
+        Object shape = confined ? null : shape(j, gang, terms, ceiling, fit, action, rule);
         NodeFitter.Stamp startedAt = fitter.stamp();
         if (shape != null) {
             Refused known = refusedShapes.get(shape);
@@ -132,7 +134,7 @@ final class GangEviction {
             int index = i;
             if (t.placed) continue;
             if (CycleWork.gangSatisfied(j, gang, tx)) break;
-            if (reclaim && !q.allocated.plusWithinIn(t.share(), ceiling, t.share())) {
+            if (reclaim && !fit.admits(q.allocated, t.share(), ceiling)) {
                 refusal = wouldPassDeserved(q, ceiling, rule);
                 break;
             }
@@ -264,7 +266,8 @@ final class GangEviction {
      * Null (not remembered) for a job with running members (they are never its own victims, so the search depends on
      * the job), nominated room, or a pod whose placement depends on other pods.
      */
-    private Object shape(Job j, GangRequirement gang, VictimSelector.Terms terms, Resources ceiling, String action,
+    private Object shape(Job j, GangRequirement gang, VictimSelector.Terms terms, Resources ceiling, ReclaimFit fit,
+                         String action,
                          String rule) {
         if (!j.running.isEmpty() || gang == null) return null;
         KeptJob k = w.kept(j);
@@ -276,7 +279,7 @@ final class GangEviction {
         else shapes.put(j, tasks);
         java.util.BitSet placed = placedPending(j);
         if (placed == null) return null;
-        return List.of(action, String.valueOf(rule), terms.key(), ceiling == null ? Resources.NONE : ceiling, j.bound,
+        return List.of(action, String.valueOf(rule), terms.key(), ceiling == null ? Resources.NONE : ceiling, fit, j.bound,
                 placed, tasks);
     }
 

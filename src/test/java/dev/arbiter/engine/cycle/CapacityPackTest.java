@@ -59,4 +59,68 @@ class CapacityPackTest {
         assertEquals(16, units(queue(r.queues(), "a").deserved(), GPU));
         assertEquals(16, units(queue(r.queues(), "b").deserved(), GPU));
     }
+
+    // ---- reclaim, from Volcano's capacity_test.go (Test_capacityPlugin_OnSessionOpenWithoutHierarchy) -------------
+    // Pods started long before the snapshot (no minimum runtime holds them); "np" pods are marked not preemptable.
+
+    private static java.util.Set<String> reclaimed(ClusterBuilder c) {
+        CycleResult r = new Scheduler(CAPACITY, SchedulerConfig.simulatorDefault()).schedule(c.snapshot(1000), 1);
+        return Shipped.evicted(r);
+    }
+
+    @Test
+    void case2_aQueueBelowItsDeservedShareReclaims() {
+        // "Can reclaim from other queues when allocated < deserved": q4 takes back p6 (p5 is not preemptable).
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(2, "cpu", 2, "memory", "4Gi")
+                .queue("q3").deserved("cpu", 2, "memory", "4Gi").end().queue("q4").deserved("cpu", 2, "memory", "4Gi").end()
+                .job("ns/p5").queue("q3").pods(1, "cpu", 2, "memory", "4Gi").running("node-1").startedAt(0).notPreemptable().end()
+                .job("ns/p6").queue("q3").pods(1, "cpu", 2, "memory", "4Gi").running("node-2").startedAt(0).end()
+                .job("ns/p7").queue("q4").pods(1, "cpu", 2, "memory", "4Gi").end();
+        assertEquals(java.util.Set.of("ns/p6-0"), reclaimed(c));
+    }
+
+    @Test
+    void case5_aJobUnderTheDeservedShareInOneResourceItAsksForReclaims() {
+        // "Can reclaim when allocated + req <= deserved on one dimension": q10 holds 3Gi of its 2Gi memory but 1 of its
+        // 2 cpus; p17 asks 1 cpu and 1Gi. Volcano's capacity plugin lets it reclaim (cpu fits); proportion would not.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(1, "cpu", 2, "memory", "4Gi")
+                .queue("q10").deserved("cpu", 2, "memory", "2Gi").capability("cpu", 4, "memory", "4Gi").end()
+                .queue("q11").capability("cpu", 2, "memory", "2Gi").end()
+                .job("ns/p16").queue("q10").pods(1, "cpu", 1, "memory", "3Gi").running("node-1").startedAt(0).end()
+                .job("ns/p18").queue("q11").pods(1, "cpu", 1, "memory", "1Gi").running("node-1").startedAt(0).end()
+                .job("ns/p17").queue("q10").pods(1, "cpu", 1, "memory", "1Gi").end();
+        assertEquals(java.util.Set.of("ns/p18-0"), reclaimed(c));
+        assertEquals(java.util.Set.of(), evictedBy(Shipped.RULES, c), "the shipped proportion policy asks for every resource");
+    }
+
+    @Test
+    void case6_aJobOverTheDeservedShareInEveryResourceItAsksForDoesNot() {
+        // "Cannot reclaim when allocated + req > deserved": q12 would hold 2 cpus of 1 and 3Gi of 2Gi.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(1, "cpu", 2, "memory", "4Gi")
+                .queue("q12").deserved("cpu", 1, "memory", "2Gi").capability("cpu", 4, "memory", "4Gi").end()
+                .queue("q13").capability("cpu", 2, "memory", "2Gi").end()
+                .job("ns/p19").queue("q12").pods(1, "cpu", 1, "memory", "1Gi").running("node-1").startedAt(0).end()
+                .job("ns/p21").queue("q13").pods(1, "cpu", 1, "memory", "1Gi").running("node-1").startedAt(0).end()
+                .job("ns/p20").queue("q12").pods(1, "cpu", 1, "memory", "2Gi").end();
+        assertEquals(java.util.Set.of(), reclaimed(c));
+    }
+
+    @Test
+    void case8_onlyAVictimInAResourceTheReclaimerNeedsGoes() {
+        // "Reclaimer dimensions considered": p30 asks 1 cpu and 1 GPU; q18 is over its cpu share with it but under its
+        // GPU share. Of q17's pods, p26 holds only memory (not needed), p27 a cpu q17 holds below its share; p28 the GPU.
+        ClusterBuilder c = ClusterBuilder.cluster().nodes(1, "cpu", 4, "memory", "8Gi", GPU, 1)
+                .queue("q17").deserved("cpu", 2, "memory", "2Gi").end()
+                .queue("q18").deserved("cpu", 2, "memory", "4Gi", GPU, 1).end()
+                .job("ns/p26").queue("q17").pods(1, "memory", "4Gi").running("node-1").startedAt(0).end()
+                .job("ns/p27").queue("q17").pods(1, "cpu", 1).running("node-1").startedAt(0).end()
+                .job("ns/p28").queue("q17").pods(1, GPU, 1).running("node-1").startedAt(0).end()
+                .job("ns/p29").queue("q18").pods(1, "cpu", 2, "memory", "4Gi").running("node-1").startedAt(0).end()
+                .job("ns/p30").queue("q18").pods(1, "cpu", 1, GPU, 1).end();
+        assertEquals(java.util.Set.of("ns/p28-0"), reclaimed(c));
+    }
+
+    private static java.util.Set<String> evictedBy(RuleBook rules, ClusterBuilder c) {
+        return Shipped.evicted(new Scheduler(rules, SchedulerConfig.simulatorDefault()).schedule(c.snapshot(1000), 1));
+    }
 }
