@@ -122,3 +122,55 @@ Feature: Order: who is served first
     And tenant A submits a job "small" of 1 pod with 8 GPUs each
     Then "small" is pending
     And 3 pods of "big" are running
+
+  Scenario: With the drf pack, a job takes a pod from the job that would still hold more than it
+    Volcano's drf preemptable rule: a victim's job, without the pod, must still hold at least the share the preemptor
+    would hold with it. "hog" holds 24 of 32 GPUs, "small" 8; "new" (already admitted) wants 8: one pod of "hog" goes,
+    none of "small". The shipped policy never preempts equal priority.
+    Given the policy pack "deploy/policies/drf"
+    And a cluster of 4 nodes with 8 GPUs each
+    And tenant A runs a job "hog" of 3 pods with 8 GPUs each, needing at least 1 pod
+    And tenant A runs a job "small" of 1 pod with 8 GPUs each
+    And a minute passes
+    When these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: new, namespace: tenanta}
+      spec: {minMember: 1}
+      status: {phase: Inqueue}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: new-0, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: new}}
+      spec:
+        schedulerName: volcano
+        containers: [{name: main, image: new, resources: {requests: {nvidia.com/gpu: "8"}}}]
+      """
+    Then "new" is running
+    And 1 pod of "hog" was evicted by preemption
+    And no pod of "small" was evicted
+
+  Scenario: With the drf pack, no job gives up a pod that would leave it below the preemptor's share
+    Given the policy pack "deploy/policies/drf"
+    And a cluster of 2 nodes with 8 GPUs each
+    And tenant A runs a job "hog" of 1 pod with 8 GPUs each
+    And tenant A runs a job "small" of 1 pod with 8 GPUs each
+    And a minute passes
+    When these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: PodGroup
+      metadata: {name: new, namespace: tenanta}
+      spec: {minMember: 1}
+      status: {phase: Inqueue}
+      ---
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: new-0, namespace: tenanta, annotations: {scheduling.k8s.io/group-name: new}}
+      spec:
+        schedulerName: volcano
+        containers: [{name: main, image: new, resources: {requests: {nvidia.com/gpu: "8"}}}]
+      """
+    Then "new" is pending because preempt: no job of queue "default" of lower priority runs, nor of this priority that would hold at least this job's share without one of its pods (drf)
+    And nothing was evicted

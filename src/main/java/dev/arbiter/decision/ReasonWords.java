@@ -147,6 +147,10 @@ public final class ReasonWords {
                     + quoted(b.queue());
         }
         if (r instanceof NothingRuns n) return "nothing runs in queue " + quoted(n.queue());
+        if (r instanceof NoShareGap n) {
+            return "no job of queue " + quoted(n.queue()) + " of lower priority runs, nor of this priority that would hold"
+                    + " at least this job's share without one of its pods (drf)";
+        }
         if (r instanceof NoLowerWork n) {
             return "no " + (n.lowerPriorityOnly() ? "lower-priority" : "other") + " work runs in queue "
                     + quoted(n.queue()) + " (priority " + n.priority() + ")";

@@ -132,6 +132,12 @@ public sealed interface Refusal {
     /** Nothing runs in the preemptor's queue. */
     record NothingRuns(String queue) implements Refusal {}
 
+    /**
+     * No job of lower priority runs in the queue, nor one of the preemptor's priority that would still hold at least the
+     * preemptor's dominant resource share without one of its pods (Volcano's {@code drf} preemptable rule).
+     */
+    record NoShareGap(String queue) implements Refusal {}
+
     /** No work of lower priority (or, {@code lowerPriorityOnly} false, no other work) runs in the queue. */
     record NoLowerWork(String queue, boolean lowerPriorityOnly, int priority) implements Refusal {}
 

@@ -87,6 +87,7 @@ class ReasonWordsTest {
                 new Refusal.NoDomainAllowed(NetworkTopology.tiers(true, 1), Refusal.Missing.ONE_DOMAIN),
                 new Refusal.BudgetSpent(1), new Refusal.QueueBudgetSpent(1, "q"), new Refusal.BudgetExceeded(1, 1, 0, "p", 0),
                 new Refusal.BudgetWouldPass(1, 1, 2), new Refusal.QueueBudgetWouldPass(1, "q"), new Refusal.NothingRuns("q"),
+                new Refusal.NoShareGap("q"),
                 new Refusal.NoLowerWork("q", false, 1),
                 new Refusal.AllProtected(new Refusal.AboveDeservedPods(List.of("b")), List.of(), -1),
                 new Refusal.VictimsRefused(List.of("x"), 0), new Refusal.HoldsDeserved("q", Resources.NONE),

@@ -72,6 +72,7 @@ public final class EvictionPhase {
             for (Task t : running) if (t.protection == null || !t.protection.coversPreemption()) candidates.add(t);
             // Why a job without running members finds no candidate depends only on its priority: worded once each.
             Map<Integer, Outcome> noCandidatesAt = new HashMap<>();
+            ShareGap gap = grant.shareGapOnly() ? new ShareGap(w.state.clusterTotal) : null;
             Map<Integer, TermsKey> keys = new HashMap<>();
             for (Job j : q.jobs) {
                 if (!starving(j)) continue;
@@ -79,23 +80,38 @@ public final class EvictionPhase {
                     reasons.refuse(j, "preempt", reasons.budgetSpent(), PER_CYCLE_SETTING);
                     continue;
                 }
-                int below = grant.lowerPriorityOnly() ? VictimPools.countBelow(candidates, j.priority) : candidates.size();
+                int below = grant.lowerPriorityOnly() ? VictimPools.countBelow(candidates, j.priority)
+                        : gap != null && j.priority < Integer.MAX_VALUE ? VictimPools.countBelow(candidates, j.priority + 1)
+                        : candidates.size();
                 List<Task> pool = candidates.subList(0, below);
+                double share = gap == null ? 0 : gap.preemptorShare(j);
+                if (gap != null) {
+                    List<Task> narrowing = new ArrayList<>();
+                    for (Task t : pool) {
+                        if (t.job != j && (t.job.priority < j.priority || gap.allows(share, t))) narrowing.add(t);
+                    }
+                    pool = narrowing;
+                }
                 Outcome o;
-                if (pool.isEmpty()) {
+                if (pool.isEmpty() && gap != null) {
+                    o = Outcome.refused(new Refusal.NoShareGap(q.name()), grant.rule());
+                } else if (pool.isEmpty()) {
                     o = j.running.isEmpty()
                             ? noCandidatesAt.computeIfAbsent(j.priority, p -> reasons.noCandidates(q, j, grant, running))
                             : reasons.noCandidates(q, j, grant, running);
                 } else if (budget.queueSpent(q.name())) {
                     o = Outcome.refused(reasons.queueBudgetSpent(q.name()), PER_QUEUE_SETTING);
                 } else {
-                    TermsKey key = keys.computeIfAbsent(grant.lowerPriorityOnly() ? j.priority : 0,
+                    TermsKey key = gap != null ? new TermsKey(List.of("preempt", q.name(), "share gap", j.id))
+                            : keys.computeIfAbsent(grant.lowerPriorityOnly() ? j.priority : 0,
                             p -> new TermsKey(List.of("preempt", q.name(), grant.lowerPriorityOnly() ? p : "any")));
                     // The same test as the pool, for tasks the search meets on a node: only this queue's unshielded
                     // tasks of strictly lower priority (when the grant says so), never the preemptor's own (the terms'
                     // own job).
                     java.util.function.Predicate<Task> eligible = t -> t.job.queueState == q
                             && (!grant.lowerPriorityOnly() || t.job.priority < j.priority)
+                            && (gap == null || t.job.priority < j.priority
+                                    || (t.job.priority == j.priority && gap.allows(share, t)))
                             && (t.protection == null || !t.protection.coversPreemption())
                             && !budget.queueSpent(t.job);
                     o = eviction.startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, Map.of(), q, q, false, key, j),
