@@ -31,7 +31,7 @@ public final class ReasonWords {
         String s = worded.get(r);
         if (s == null) {
             s = lastCycle.remove(r);
-            if (s == null) s = composite(r) ? compose(r) : words(r);
+            if (s == null) s = word(r);
             worded.put(r, s);
         }
         return s;
@@ -48,36 +48,18 @@ public final class ReasonWords {
         worded = spare;
     }
 
-    private static boolean composite(Refusal r) {
-        return r instanceof Also || r instanceof Attempted || r instanceof Because;
+    /** The words of {@code r}, null for null, worded afresh. */
+    public static String words(Refusal r) {
+        return new ReasonWords().of(r);
     }
 
-    /** A composite's words, its parts worded through {@link #of} (they are often shared). */
-    private String compose(Refusal r) {
+    /** The words of {@code r}; the refusals it holds are worded through {@link #of} (they are often shared). */
+    private String word(Refusal r) {
         if (r instanceof Also a) return of(a.first()) + "; " + of(a.then());
         if (r instanceof Attempted a) return a.action() + ": " + of(a.why());
-        Because b = (Because) r;
-        return of(b.what()) + ": " + of(b.cause());
-    }
-
-    /** The words of {@code r}, null for null. */
-    public static String words(Refusal r) {
-        if (r == null) return null;
+        if (r instanceof Because b) return of(b.what()) + ": " + of(b.cause());
         StringBuilder sb = new StringBuilder();
-        append(sb, r);
-        return sb.toString();
-    }
-
-    private static void append(StringBuilder sb, Refusal r) {
-        if (r instanceof Also a) {
-            append(sb, a.first());
-            append(sb.append("; "), a.then());
-        } else if (r instanceof Attempted a) {
-            append(sb.append(a.action()).append(": "), a.why());
-        } else if (r instanceof Because b) {
-            append(sb, b.what());
-            append(sb.append(": "), b.cause());
-        } else if (r instanceof GangShort g) {
+        if (r instanceof GangShort g) {
             sb.append("gang of ").append(g.minMember()).append(" needs ").append(Math.max(g.minMember(), 1))
                     .append(" tasks, ").append(g.placeable()).append(" placeable");
         } else if (r instanceof RoleShort g) {
@@ -92,10 +74,11 @@ public final class ReasonWords {
         } else {
             sb.append(simple(r));
         }
+        return sb.toString();
     }
 
-    /** The words of a refusal that holds no other. */
-    private static String simple(Refusal r) {
+    /** The words of a refusal worded in one sentence. */
+    private String simple(Refusal r) {
         if (r instanceof RuleSaid s) return s.words();
         if (r instanceof Never n) return "never: " + n.words();
         if (r instanceof NoAdmissionBudget b) {
@@ -124,7 +107,7 @@ public final class ReasonWords {
                             + " it stays pending rather than be bound blind";
         }
         if (r instanceof NoDomainTried d) {
-            return noDomain(d.want()) + "; " + room(d.room()) + ", but " + words(d.but());
+            return noDomain(d.want()) + "; " + room(d.room()) + ", but " + of(d.but());
         }
         if (r instanceof NoDomainClose d) return noDomain(d.want()) + "; closest " + room(d.closest());
         if (r instanceof NoDomainAllowed d) return noDomain(d.want()) + ": " + missing(d);
@@ -185,7 +168,7 @@ public final class ReasonWords {
         if (r instanceof NoSingleDomain d) {
             return "no single domain (" + d.want() + ") makes room for the whole gang with the victims allowed";
         }
-        if (r instanceof NoNodeSuits n) return "no node suits it: " + words(n.why());
+        if (r instanceof NoNodeSuits n) return "no node suits it: " + of(n.why());
         if (r instanceof NoVictimOnSuitableNode) return "no pod it may evict runs on a node that suits it";
         if (r instanceof RoomWithVictimsGone n) {
             return "node " + n.node() + " would have room with every allowed victim gone";
@@ -228,7 +211,7 @@ public final class ReasonWords {
      * e.g. {@code no set of victims makes room for ns/p: hysteresis spares queue "b" (it would qualify to take its pods
      * straight back); closest node node-3 lacks nvidia.com/gpu 4 with every allowed victim gone}.
      */
-    private static void noPlan(StringBuilder sb, NoPlan p) {
+    private void noPlan(StringBuilder sb, NoPlan p) {
         sb.append("no set of victims makes room for ").append(p.task());
         String sep = ": ";
         if (!p.wouldReturn().isEmpty()) {
@@ -260,7 +243,7 @@ public final class ReasonWords {
                     + " protected or was bound this cycle)");
             sep = "; ";
         }
-        append(sb.append(sep), p.closest());
+        sb.append(sep).append(of(p.closest()));
     }
 
     /**

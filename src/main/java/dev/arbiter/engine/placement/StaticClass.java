@@ -49,6 +49,8 @@ final class StaticClass {
     /** kube-scheduler's default weights of its NodeAffinity and TaintToleration scores (Volcano's nodeorder's too). */
     static final int NODE_AFFINITY_WEIGHT = 2, TAINT_TOLERATION_WEIGHT = 3;
     private List<NodeState> list;
+    /** Why a blocked pod fits no node, in words, as every node counts it ({@link #reason}); null when not blocked. */
+    private final String blockedWords;
 
     StaticClass(NodeStatics statics, Constraints c) {
         this.statics = statics;
@@ -62,6 +64,7 @@ final class StaticClass {
         eligible.and(tolerated);
         if (!tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) eligible.andNot(statics.unschedulable);
         if (c.blocked() != null) eligible.clear();
+        blockedWords = c.blocked() == null ? null : ReasonWords.words(c.blocked());
         if (c.within() != null) eligible.and(c.within().nodes);
         int[] intolerable = intolerablePreferNoSchedule(statics, c.tolerations(), eligible);
         if (c.affinity().preferred().isEmpty() && intolerable == null) {
@@ -144,7 +147,7 @@ final class StaticClass {
 
     /** Why {@code n} fails a static predicate, kube-scheduler's filters in their order; null when it passes. */
     String reason(NodeState n) {
-        if (c.blocked() != null) return ReasonWords.words(c.blocked());
+        if (blockedWords != null) return blockedWords;
         if (n.spec.unschedulable() && !tolerates(c.tolerations(), UNSCHEDULABLE_TAINT)) return UNSCHEDULABLE;
         if (!tolerated.get(n.index)) {
             for (Taint t : n.spec.taints()) {
