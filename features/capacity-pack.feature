@@ -137,3 +137,34 @@ Feature: The capacity policy pack: shares set per queue, borrowing up to a capab
       """
     Then "step" is pending
     And nothing was evicted
+
+  Scenario: A lender over its share gives back even if that leaves it below its share
+    The capacity plugin has no floor: a queue's task is a victim while the queue holds more than it deserves in a
+    resource the task asks for, so taking one job of 8 GPUs leaves "lender" at 8 of its 12. The default policy keeps
+    a lender at its deserved share, and "o-batch"'s last job would wait.
+    Given queue "lender" that deserves 12 GPUs
+    And queue "owner" that deserves 20 GPUs
+    And tenant L runs 2 jobs "l-batch" of 8 GPUs each in queue "lender"
+    And a minute passes
+    When tenant O submits 5 jobs "o-batch" of 4 GPUs each in queue "owner"
+    Then 1 pod of "l-batch" was evicted by reclaim
+    And queue "lender" holds 8 GPUs
+    And queue "owner" holds 20 GPUs
+
+  Scenario: A lender over its share keeps its whole guarantee
+    The capacity plugin takes a victim only while its queue keeps its guarantee in every resource the guarantee
+    names: "lender" deserves 4 GPUs but is guaranteed 16, so neither of its jobs goes.
+    Given these manifests are applied:
+      """
+      apiVersion: scheduling.volcano.sh/v1beta1
+      kind: Queue
+      metadata: {name: lender}
+      spec: {reclaimable: true, deserved: {nvidia.com/gpu: "4"}, guarantee: {resource: {nvidia.com/gpu: "16"}}}
+      """
+    And queue "owner" that deserves 20 GPUs
+    And tenant L runs 2 jobs "l-batch" of 8 GPUs each in queue "lender"
+    And a minute passes
+    When tenant O submits 5 jobs "o-batch" of 4 GPUs each in queue "owner"
+    Then nothing was evicted
+    And queue "lender" holds 16 GPUs
+    And queue "owner" holds 16 GPUs

@@ -4,10 +4,18 @@ package dev.arbiter.facts;
  * Jobs of {@code reclaimer} may evict running tasks of {@code victimQueue} while the reclaimer's allocation, with what
  * the job (and each task) asks, fits under {@code reclaimerCeiling} as {@code fit} says (in every dimension the job
  * asks for, or in one), and each eviction only while the victim queue's allocation still exceeds {@code victimFloor}
- * in some dimension. {@code rule} is the name of the rule that inserted it.
+ * in some dimension, or as {@code victims} says otherwise ({@link dev.arbiter.policy.VictimTest}). {@code rule} is the
+ * name of the rule that inserted it.
  */
 public record ReclaimGrant(String reclaimer, String victimQueue, dev.arbiter.model.Resources reclaimerCeiling,
-                           dev.arbiter.model.Resources victimFloor, String rule, dev.arbiter.policy.ReclaimFit fit) {
+                           dev.arbiter.model.Resources victimFloor, String rule, dev.arbiter.policy.ReclaimFit fit,
+                           dev.arbiter.policy.VictimTest victims) {
+    /** A grant whose victims are judged against the victim queue's floor (Volcano's proportion plugin). */
+    public ReclaimGrant(String reclaimer, String victimQueue, dev.arbiter.model.Resources reclaimerCeiling,
+                        dev.arbiter.model.Resources victimFloor, String rule, dev.arbiter.policy.ReclaimFit fit) {
+        this(reclaimer, victimQueue, reclaimerCeiling, victimFloor, rule, fit, dev.arbiter.policy.VictimTest.ABOVE_FLOOR);
+    }
+
     /** A grant whose job must fit under the ceiling in every dimension it asks for (Volcano's proportion plugin). */
     public ReclaimGrant(String reclaimer, String victimQueue, dev.arbiter.model.Resources reclaimerCeiling,
                         dev.arbiter.model.Resources victimFloor, String rule) {

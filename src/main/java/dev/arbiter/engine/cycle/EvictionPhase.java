@@ -137,7 +137,12 @@ public final class EvictionPhase {
             Map<String, ReclaimFit> fits = new HashMap<>();
             ReclaimFit fit = ReclaimFit.EVERY_NEEDED;
             Resources ceiling = grants.isEmpty() ? q.deserved() : Resources.NONE;
+            java.util.Set<String> overDeserved = java.util.Set.of();
             for (ReclaimGrant g : grants) {
+                if (g.victims() == dev.arbiter.policy.VictimTest.OVER_DESERVED) {
+                    if (overDeserved.isEmpty()) overDeserved = new java.util.HashSet<>();
+                    overDeserved.add(g.victimQueue());
+                }
                 floors.put(g.victimQueue(), g.victimFloor());
                 ceilings.put(g.victimQueue(), g.reclaimerCeiling());
                 fits.put(g.victimQueue(), g.fit());
@@ -163,7 +168,7 @@ public final class EvictionPhase {
                     o = EvictionReasons.holdsDeserved(q, ceiling, rule);
                 } else if ((o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, rule)) != null) {
                     // the gang could never start under the deserved share, whatever is reclaimed
-                } else if (!pools.anyAboveFloor(floors)) {
+                } else if (!pools.anyAboveFloor(floors, overDeserved)) {
                     o = EvictionReasons.downToFloors(floors.keySet(), rule);
                 } else if (budget.spent()) {
                     o = Outcome.refused(reasons.budgetSpent(), PER_CYCLE_SETTING);
@@ -184,7 +189,7 @@ public final class EvictionPhase {
                         java.util.function.Predicate<Task> eligible = t -> t.protection == null
                                 && VictimPools.usableQueue(t.job, usable, u.queues()) && !budget.queueSpent(t.job);
                         o = eviction.startInOneDomain(q, j, new VictimSelector.Terms(pool, eligible, usable, null, q, hysteresis,
-                                u.key()), ceiling, fit, "reclaim", rule);
+                                u.key(), null, overDeserved), ceiling, fit, "reclaim", rule);
                         o = reasons.noteRefused(j, o, t -> usable.containsKey(t.job.queue));
                     }
                 }

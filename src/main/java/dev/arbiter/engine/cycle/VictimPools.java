@@ -130,11 +130,17 @@ final class VictimPools {
         return false;
     }
 
-    /** Whether one of the victim queues holds more than its floor. */
-    boolean anyAboveFloor(Map<String, Resources> floors) {
+    /**
+     * Whether one of the victim queues holds more than its floor, or for those in {@code overDeserved}
+     * ({@link dev.arbiter.policy.VictimTest#OVER_DESERVED}) more than its deserved share in some resource (one the
+     * share does not name counts: its tasks go at once).
+     */
+    boolean anyAboveFloor(Map<String, Resources> floors, java.util.Set<String> overDeserved) {
         for (Map.Entry<String, Resources> f : floors.entrySet()) {
             QueueState vq = state.queues.get(f.getKey());
-            if (vq != null && !vq.allocated.fitsIn(f.getValue())) return true;
+            if (vq == null) continue;
+            Resources bound = overDeserved.contains(f.getKey()) ? vq.deserved() : f.getValue();
+            if (!vq.allocated.fitsIn(bound)) return true;
         }
         return false;
     }

@@ -118,6 +118,9 @@ final class OneNodePlan {
         Resources floor = terms.floors().get(queue);
         if (floor == null) return FLOOR_OK;
         QueueState victimQueue = unit.get(0).job.queueState; // the queue named queue
+        if (!terms.overDeserved().isEmpty() && terms.overDeserved().contains(queue)) {
+            return overDeservedAllows(victimQueue, unit);
+        }
         List<QueueState> path = floorPaths.get(victimQueue);
         if (path == null) {
             path = victimQueue.pathUpTo(QueueState.commonAncestor(victimQueue, terms.preemptorQueue()));
@@ -156,24 +159,71 @@ final class OneNodePlan {
             if (!wholeJob(unit) || !largerThan(freed, floor)) return FLOOR_BELOW;
             if (!owner.lastResort) return FLOOR_GANG;
         }
-        if (terms.hysteresis()) {
-            Resources back = comesBack(unit);
-            if (back != null) {
-                // What the victim queue holds once the unit is gone, plus what the unit's job needs to come back,
-                // still within its deserved share: it would reclaim its way straight back.
-                Resources now = allocatedNow(victimQueue);
-                Resources deserved = victimQueue.deserved();
-                boolean within = true;
-                for (int i = 0; i < back.size() && within; i++) {
-                    if (back.milliAt(i) <= 0) continue;
-                    String d = back.name(i);
-                    long after = Resources.subtractSaturated(now.milliInterned(d), freed.milliInterned(d));
-                    if (Resources.addSaturated(after, back.milliAt(i)) > deserved.milliInterned(d)) within = false;
-                }
-                if (within) return FLOOR_RETURNS;
+        return returns(victimQueue, unit, freed) ? FLOOR_RETURNS : FLOOR_OK;
+    }
+
+    /**
+     * With hysteresis, whether the victim queue would end up so low that what the unit's job needs to start again
+     * fits under its deserved share: it would reclaim its way straight back.
+     */
+    private boolean returns(QueueState victimQueue, List<Task> unit, Resources freed) {
+        if (!terms.hysteresis()) return false;
+        Resources back = comesBack(unit);
+        if (back == null) return false;
+        // What the victim queue holds once the unit is gone, plus what the unit's job needs to come back, still
+        // within its deserved share.
+        Resources now = allocatedNow(victimQueue);
+        Resources deserved = victimQueue.deserved();
+        for (int i = 0; i < back.size(); i++) {
+            if (back.milliAt(i) <= 0) continue;
+            String d = back.name(i);
+            long after = Resources.subtractSaturated(now.milliInterned(d), freed.milliInterned(d));
+            if (Resources.addSaturated(after, back.milliAt(i)) > deserved.milliInterned(d)) return false;
+        }
+        return true;
+    }
+
+    /**
+     * {@link dev.arbiter.policy.VictimTest#OVER_DESERVED}, the test of Volcano's capacity plugin, before taking
+     * {@code unit} (counting the units the plan has taken so far): the unit must free a resource the task needs; its
+     * queue must keep its whole guarantee once the unit is gone; and the queue must hold more than its deserved share
+     * in a resource the unit asks for that the deserved share names — unless the unit asks for none it names, when
+     * it goes at once. No ancestor is asked (the plugin's {@code ancestorReclaimLevel} 0), and nothing keeps the
+     * queue at its deserved share afterwards. Hysteresis, a churn setting, still applies.
+     */
+    private int overDeservedAllows(QueueState victimQueue, List<Task> unit) {
+        Resources freed = unit.get(0).share();
+        if (unit.size() > 1) {
+            Resources.Sum sum = new Resources.Sum();
+            for (Task t : unit) sum.add(t.share());
+            freed = sum.toResources();
+        }
+        Resources want = task.share();
+        boolean shares = false;
+        for (int i = 0; i < freed.size() && !shares; i++) {
+            shares = freed.milliAt(i) > 0 && want.milliInterned(freed.name(i)) != 0;
+        }
+        if (!shares) return FLOOR_REACHED;
+        Resources now = allocatedNow(victimQueue);
+        Resources guarantee = victimQueue.effectiveGuarantee;
+        for (int i = 0; i < guarantee.size(); i++) {
+            String d = guarantee.name(i);
+            if (Resources.subtractSaturated(now.milliInterned(d), freed.milliInterned(d)) < guarantee.milliAt(i)) {
+                return FLOOR_BELOW;
             }
         }
-        return FLOOR_OK;
+        Resources deserved = victimQueue.deserved();
+        boolean named = false;
+        for (int i = 0; i < freed.size(); i++) {
+            if (freed.milliAt(i) <= 0) continue;
+            String d = freed.name(i);
+            long share = deserved.milliInterned(d);
+            if (share <= 0) continue;
+            named = true;
+            if (now.milliInterned(d) > share) return returns(victimQueue, unit, freed) ? FLOOR_RETURNS : FLOOR_OK;
+        }
+        if (named) return FLOOR_REACHED;
+        return returns(victimQueue, unit, freed) ? FLOOR_RETURNS : FLOOR_OK;
     }
 
     /** Whether the unit is every live member of its job that the search has not taken. */

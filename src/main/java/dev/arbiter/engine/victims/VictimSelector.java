@@ -43,10 +43,18 @@ public final class VictimSelector {
      * identifying terms that always give the same answer for the same task shape, so a failed search is not repeated
      * until capacity changes, and the preemptor's own job ({@code own}: its running members are never its victims;
      * null when no job is left out). {@code eligible} does not test {@code own}, so that every job of a key shares
-     * what it allows ({@link #allowsAnyJob}).
+     * what it allows ({@link #allowsAnyJob}). {@code overDeserved} names the victim queues whose grant judges victims
+     * by {@link dev.arbiter.policy.VictimTest#OVER_DESERVED} instead of their floor.
      */
     public record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
-                 QueueState preemptorQueue, boolean hysteresis, Object key, Job own) {
+                 QueueState preemptorQueue, boolean hysteresis, Object key, Job own,
+                 java.util.Set<String> overDeserved) {
+        /** Terms whose victims are judged against their queues' floors. */
+        public Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
+              QueueState preemptorQueue, boolean hysteresis, Object key, Job own) {
+            this(pool, eligible, floors, capQueue, preemptorQueue, hysteresis, key, own, java.util.Set.of());
+        }
+
         /** Terms whose victims may come from any job ({@code own} null). */
         public Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
               QueueState preemptorQueue, boolean hysteresis, Object key) {
@@ -82,7 +90,7 @@ public final class VictimSelector {
         public Terms bindingCapabilityOf(QueueState q) {
             if (q == capQueue) return this;
             return new Terms(pool, eligible, floors, q, preemptorQueue, hysteresis,
-                    List.of(key, q == null ? "" : q.name()), own);
+                    List.of(key, q == null ? "" : q.name()), own, overDeserved);
         }
     }
 
