@@ -15,8 +15,19 @@ import java.util.Set;
  * the {@link LeaderElection} reads and renews its Lease.
  */
 public final class ApiPermissions {
-    /** One RBAC rule: API group ("" for core), resource (with "/subresource"), verbs. */
-    public record Rule(String group, String resource, Set<String> verbs) {}
+    /**
+     * One RBAC rule: API group ("" for core), resource (with "/subresource"), verbs, and the only object names they
+     * apply to ({@code names}; empty: every object).
+     */
+    public record Rule(String group, String resource, Set<String> verbs, Set<String> names) {
+        /** A rule for every object of the resource. */
+        public Rule(String group, String resource, Set<String> verbs) {
+            this(group, resource, verbs, Set.of());
+        }
+    }
+
+    /** The Lease's name unless {@code --lease-name} says otherwise (the Role grants reading and renewing only it). */
+    public static final String LEASE = "arbiter";
 
     /** Cluster-wide: the ClusterRole. */
     public static final List<Rule> CLUSTER = List.of(
@@ -34,9 +45,13 @@ public final class ApiPermissions {
             new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")),
             new Rule(VolcanoHyperNode.GROUP, "hypernodes", Set.of("list", "watch")));
 
-    /** In Arbiter's own namespace only: the Role for the leader-election Lease. */
+    /**
+     * In Arbiter's own namespace only: the Role for the leader-election Lease. Reading and renewing are limited to
+     * Arbiter's Lease; creating cannot be (RBAC does not limit {@code create} by name: the object does not exist yet).
+     */
     public static final List<Rule> NAMESPACE = List.of(
-            new Rule("coordination.k8s.io", "leases", Set.of("get", "create", "patch")));
+            new Rule("coordination.k8s.io", "leases", Set.of("create")),
+            new Rule("coordination.k8s.io", "leases", Set.of("get", "patch"), Set.of(LEASE)));
 
     private ApiPermissions() {}
 }

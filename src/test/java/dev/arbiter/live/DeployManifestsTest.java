@@ -142,15 +142,18 @@ class DeployManifestsTest {
 
     private static Set<String> expand(List<ApiPermissions.Rule> rules) {
         Set<String> out = new TreeSet<>();
-        for (ApiPermissions.Rule r : rules) for (String v : r.verbs()) out.add(r.group() + " " + r.resource() + " " + v);
+        for (ApiPermissions.Rule r : rules) for (String v : r.verbs()) {
+            out.add(r.group() + " " + r.resource() + " " + v + (r.names().isEmpty() ? "" : " " + new TreeSet<>(r.names())));
+        }
         return out;
     }
 
     private static Set<String> grants(List<PolicyRule> rules) {
         Set<String> out = new TreeSet<>();
         for (PolicyRule r : rules) {
+            List<String> names = r.getResourceNames() == null ? List.of() : r.getResourceNames();
             for (String g : r.getApiGroups()) for (String res : r.getResources()) for (String v : r.getVerbs()) {
-                out.add(g + " " + res + " " + v);
+                out.add(g + " " + res + " " + v + (names.isEmpty() ? "" : " " + new TreeSet<>(names)));
             }
         }
         return out;
@@ -161,6 +164,8 @@ class DeployManifestsTest {
             return s.filter(Files::isRegularFile)
                     .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
                     .filter(p -> !p.getFileName().toString().equals("kustomization.yaml"))
+                    // The Helm chart's files are templates and values (HelmChartTest renders them).
+                    .filter(p -> !p.startsWith(Path.of("deploy", "helm")))
                     // A policy pack's files are Arbiter's, not Kubernetes objects.
                     .filter(p -> !p.getFileName().toString().equals("pack.yaml") && !p.getFileName().toString().equals("policy.yaml"))
                     .sorted().toList();

@@ -2,6 +2,7 @@ package dev.arbiter.realcluster;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.arbiter.live.ApiPermissions;
 import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.LiveScheduler;
 import java.time.Duration;
@@ -21,10 +22,10 @@ class FrozenApiServerLeaderRealTest extends RealClusterTest {
     void theLeaderOfAFrozenApiServerStepsDownBeforeTheStandbyLeads() throws Exception {
         cluster.startSecondApiServer();
         closeAfter(cluster::stopSecondApiServer);
-        LiveScheduler a = runningScheduler(config("replica-a").withLeaderElection("arbiter-system", "frozen", TIMING));
+        LiveScheduler a = runningScheduler(config("replica-a").withLeaderElection("arbiter-system", ApiPermissions.LEASE, TIMING));
         await("replica-a leads", a::isLeader);
         LiveScheduler b = runningScheduler(cluster.arbiterClient(AGENT, cluster.secondUrl()),
-                config("replica-b").withLeaderElection("arbiter-system", "frozen", TIMING));
+                config("replica-b").withLeaderElection("arbiter-system", ApiPermissions.LEASE, TIMING));
 
         cluster.freezeApiServer();
         closeAfter(cluster::thawApiServer);

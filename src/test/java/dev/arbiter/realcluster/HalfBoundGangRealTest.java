@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.arbiter.live.ApiPermissions;
 import dev.arbiter.live.LeaderElection;
 import dev.arbiter.live.LiveScheduler;
 import dev.arbiter.live.VolcanoPodGroup;
@@ -86,7 +87,7 @@ class HalfBoundGangRealTest extends RealClusterTest {
         String ns = "half-lease";
         BindingWebhook hook = gangHeldAtItsLastMember(ns);
         LiveScheduler s = runningScheduler(config("replica-a").withPeriod(Duration.ofMillis(500))
-                .withLeaderElection("arbiter-system", "half-lease", TIMING));
+                .withLeaderElection("arbiter-system", ApiPermissions.LEASE, TIMING));
         await("replica-a leads", s::isLeader);
         applyUntilBound(ns, gang(ns), 3);
 
@@ -94,7 +95,7 @@ class HalfBoundGangRealTest extends RealClusterTest {
         // an update of what was read: one that meets replica-a's renewal in between is refused 409 and tried again.
         for (int attempt = 1; ; attempt++) {
             try {
-                admin.leases().inNamespace("arbiter-system").withName("half-lease").edit(l -> {
+                admin.leases().inNamespace("arbiter-system").withName(ApiPermissions.LEASE).edit(l -> {
                     l.getSpec().setHolderIdentity("replica-b");
                     l.getSpec().setLeaseDurationSeconds(600);
                     l.getSpec().setRenewTime(ZonedDateTime.now());
@@ -108,7 +109,7 @@ class HalfBoundGangRealTest extends RealClusterTest {
         await("replica-a stepped down", () -> !s.isLeader());
         hook.release("g-3");
         rolledBack(ns);
-        Lease l = admin.leases().inNamespace("arbiter-system").withName("half-lease").get();
+        Lease l = admin.leases().inNamespace("arbiter-system").withName(ApiPermissions.LEASE).get();
         assertEquals("replica-b", l.getSpec().getHolderIdentity(), "replica-a did not take the Lease back");
     }
 

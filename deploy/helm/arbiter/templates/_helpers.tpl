@@ -1,0 +1,17 @@
+{{/* The policy files the release mounts at /etc/arbiter/rules: a shipped pack's, or the user's own; empty for none. */}}
+{{- define "arbiter.policyFiles" -}}
+{{- if .Values.policy.files -}}
+{{- range $name, $content := .Values.policy.files }}
+{{ $name | quote }}: {{ $content | quote }}
+{{- end }}
+{{- else if .Values.policy.pack -}}
+{{- $glob := printf "policies/%s/*" .Values.policy.pack -}}
+{{- $files := .Files.Glob $glob -}}
+{{- if not $files -}}
+{{- fail (printf "policy.pack: no pack %q in this chart (packs: capacity, drf); for your own pack set policy.files" .Values.policy.pack) -}}
+{{- end -}}
+{{- range $path, $_ := $files }}
+{{ base $path | quote }}: {{ $.Files.Get $path | quote }}
+{{- end }}
+{{- end -}}
+{{- end -}}
