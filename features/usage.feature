@@ -36,7 +36,8 @@ Feature: Fairness by decayed past usage
     And "a-train" is pending
 
   # @differs-in-fair-usage: the pack ranks queues by their past usage, which is what this scenario shows is off.
-  @differs-in-fair-usage
+  # @differs-in-capacity: that pack shares by each queue's spec.deserved, which these queues do not set.
+  @differs-in-fair-usage @differs-in-capacity
   Scenario: Without a usage half-life, queues of equal share are served by name whatever they used before
     The same story with the shipped policy: "a" and "b" hold the same share, and "a" comes first by name.
     Given a cluster of 1 node with 8 GPUs each
