@@ -12,12 +12,16 @@ import java.util.Map;
  * should carry them, so that room is held for them. {@code wakeAt} is the earliest time (snapshot clock) at which
  * this cycle's decisions could change although nothing else does — while a job waits, the first end of a running
  * pod's protection, as the rule that protects it states it ({@code Protected.until}, e.g. the minimum runtime
- * passing) — or -1.
+ * passing) — or -1. {@code usage} holds the queues' decayed past usage sampled this cycle, to be stored where the
+ * next snapshot (and, live, the next process) reads it ({@link dev.arbiter.model.QueueUsage}); empty unless the policy
+ * sets {@code shares.usageHalfLife}.
  */
 public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                           List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
-                          Map<String, List<String>> rulesFired, List<Nomination> nominations, long wakeAt) {
+                          Map<String, List<String>> rulesFired, List<Nomination> nominations, long wakeAt,
+                          Map<String, dev.arbiter.model.QueueUsage> usage) {
     public CycleResult {
+        usage = Map.copyOf(usage);
         nominations = List.copyOf(nominations);
         bindings = List.copyOf(bindings);
         evictions = List.copyOf(evictions);
@@ -25,6 +29,14 @@ public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindi
         queues = List.copyOf(queues);
         phaseMillis = Map.copyOf(phaseMillis);
         rulesFired = Map.copyOf(rulesFired);
+    }
+
+    /** A result that samples no queue usage. */
+    public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
+                       List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
+                       Map<String, List<String>> rulesFired, List<Nomination> nominations, long wakeAt) {
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, rulesFired, nominations, wakeAt,
+                Map.of());
     }
 
     /** A result without rule traces, nominations or wake-up time (the reference scheduler's). */

@@ -184,6 +184,10 @@ public final class Actuator implements AutoCloseable {
         }
         Map<String, Integer> pods = allocatedPods(snapshot, result);
         for (QueueStatus q : result.queues()) writeQueueStatus(q, pods.getOrDefault(q.queue(), 0), writes);
+        // The queues' decayed past usage sampled this cycle, on the Queue, where a restarted scheduler reads it back.
+        result.usage().forEach((queue, u) -> {
+            if (cache.hasQueue(queue)) writes.track(status.queueUsage(queue, u, writes, cache::usageWritten));
+        });
         // 4. Why the rest still waits, and what could not be read.
         reportUnschedulable(snapshot, result, writes);
         reportUnreadable(writes);

@@ -39,7 +39,7 @@ public final class ApiPermissions {
             new Rule("", "pods/status", Set.of("patch")),
             new Rule("", "events", Set.of("create", "patch")),
             new Rule("scheduling.k8s.io", "priorityclasses", Set.of("list", "watch")),
-            new Rule(VolcanoQueue.GROUP, "queues", Set.of("list", "watch", "create")),
+            new Rule(VolcanoQueue.GROUP, "queues", Set.of("list", "watch", "create", "patch")),
             new Rule(VolcanoQueue.GROUP, "queues/status", Set.of("patch")),
             new Rule(VolcanoQueue.GROUP, "podgroups", Set.of("list", "watch", "patch")),
             new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")),

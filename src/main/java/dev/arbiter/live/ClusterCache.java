@@ -76,6 +76,14 @@ public final class ClusterCache implements AutoCloseable {
             Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
     private final Map<String, PodIdentity> podIdentities = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> queueStatuses = new ConcurrentHashMap<>();
+    /**
+     * The queues' decayed past usage: as their {@value dev.arbiter.model.QueueUsage#ANNOTATION} annotation says, or as
+     * this process last wrote it when the informer has not shown that write yet (the later sample wins).
+     */
+    private final Map<String, dev.arbiter.model.QueueUsage> queueUsage = new ConcurrentHashMap<>();
+    private final Map<String, dev.arbiter.model.QueueUsage> writtenUsage = new ConcurrentHashMap<>();
+    /** The last unreadable usage annotation reported per queue (said once per value, not once per event). */
+    private final Map<String, String> badUsage = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> podGroupStatuses = new ConcurrentHashMap<>();
     private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
     /** Nodes holding a running pod that could never be read, with those pods. */
@@ -454,7 +462,23 @@ public final class ClusterCache implements AutoCloseable {
             q = withDefault;
         }
         return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations,
-                namespaceLabels(), hyperNodes.frozen());
+                namespaceLabels(), hyperNodes.frozen()).withUsage(usage());
+    }
+
+    /** The queues' stored past usage, the later of the annotation and this process's last write. */
+    private Map<String, dev.arbiter.model.QueueUsage> usage() {
+        if (writtenUsage.isEmpty()) return queueUsage;
+        Map<String, dev.arbiter.model.QueueUsage> out = new java.util.HashMap<>(queueUsage);
+        writtenUsage.forEach((queue, w) -> {
+            if (!queues.contains(queue)) return;
+            out.merge(queue, w, (annotated, written) -> written.at() > annotated.at() ? written : annotated);
+        });
+        return out;
+    }
+
+    /** The actuator wrote {@code usage} to Queue {@code queue}: snapshots show it until the informer does. */
+    void usageWritten(String queue, dev.arbiter.model.QueueUsage usage) {
+        writtenUsage.put(queue, usage);
     }
 
     /** {@code list} with assumed pods rewritten: O(assumptions × log n), plus one copy when there are any. */
@@ -618,11 +642,36 @@ public final class ClusterCache implements AutoCloseable {
         String name = q.getMetadata().getName();
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
+        readUsage(name, q.getMetadata().getAnnotations());
         store(queues, "Queue", name, q, o -> translator.queue(map(o)));
+    }
+
+    /**
+     * A Queue's stored past usage; an annotation that cannot be read is one line (once per value), and the queue's
+     * usage starts from none (the next sample overwrites it).
+     */
+    private void readUsage(String queue, Map<String, String> annotations) {
+        String value = annotations == null ? null : annotations.get(dev.arbiter.model.QueueUsage.ANNOTATION);
+        if (value == null) {
+            queueUsage.remove(queue);
+            return;
+        }
+        try {
+            queueUsage.put(queue, dev.arbiter.model.QueueUsage.parse(value));
+            badUsage.remove(queue);
+        } catch (IllegalArgumentException e) {
+            queueUsage.remove(queue);
+            if (!value.equals(badUsage.put(queue, value))) {
+                LOG.warn("Queue {}: annotation {}: {}; its past usage starts from none", queue,
+                        dev.arbiter.model.QueueUsage.ANNOTATION, e.getMessage());
+            }
+        }
     }
 
     private void removeQueue(VolcanoQueue q) {
         queueStatuses.remove(q.getMetadata().getName());
+        queueUsage.remove(q.getMetadata().getName());
+        writtenUsage.remove(q.getMetadata().getName());
         forget(queues, "Queue", q.getMetadata().getName(), q);
     }
 

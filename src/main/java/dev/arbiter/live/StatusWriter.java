@@ -87,6 +87,21 @@ final class StatusWriter implements AutoCloseable {
         return submit(new Job("Queue", name, path, desired, cycle, new CompletableFuture<>()));
     }
 
+    /**
+     * Stores a queue's decayed past usage as the Queue's {@value dev.arbiter.model.QueueUsage#ANNOTATION} annotation (a
+     * merge patch of the object: the status schema would prune a field it does not declare); {@code written} hears of
+     * each success.
+     */
+    CompletableFuture<Boolean> queueUsage(String name, dev.arbiter.model.QueueUsage usage, CycleWrites cycle,
+                                          java.util.function.BiConsumer<String, dev.arbiter.model.QueueUsage> written) {
+        String path = "/apis/" + VolcanoQueue.GROUP + "/v1beta1/queues/" + name;
+        CompletableFuture<Boolean> done = submit(new Job("QueueUsage", name, path, usage, cycle, new CompletableFuture<>()));
+        return done.thenApply(ok -> {
+            if (ok) written.accept(name, usage);
+            return ok;
+        });
+    }
+
     private CompletableFuture<Boolean> submit(Job job) {
         String id = job.kind() + " " + job.key();
         if (failed.waiting("status", id)) {
@@ -130,6 +145,9 @@ final class StatusWriter implements AutoCloseable {
         ApiOutcome o = switch (job.kind()) {
             case "Pod" -> writePodCondition(job.key(), job.path(), (String) job.status());
             case "PodGroup" -> writePodGroup(job.path(), statusPatch(job.status()));
+            case "QueueUsage" -> backoff.run(() -> api.mergePatch(job.path(), java.util.Map.of("metadata", java.util.Map.of(
+                    "annotations", java.util.Map.of(dev.arbiter.model.QueueUsage.ANNOTATION,
+                            ((dev.arbiter.model.QueueUsage) job.status()).annotationValue())))), this::retry);
             default -> backoff.run(() -> api.jsonPatch(job.path() + "/status", statusPatch(job.status())), this::retry);
         };
         if (o.ok()) {

@@ -84,6 +84,13 @@ final class ManifestCollector {
         queues.add(queue);
     }
 
+    private final Map<String, dev.arbiter.model.QueueUsage> queueUsage = new java.util.TreeMap<>();
+
+    /** A Queue's stored past usage ({@link dev.arbiter.model.QueueUsage#ANNOTATION}). */
+    void addUsage(String queue, dev.arbiter.model.QueueUsage usage) {
+        queueUsage.put(queue, usage);
+    }
+
     void add(PriorityClassSpec priorityClass) {
         priorityClasses.add(priorityClass);
     }
@@ -139,6 +146,6 @@ final class ManifestCollector {
                 + "; the API server refuses such a pod, since a resource that cannot be overcommitted needs a limit equal"
                 + " to its request; simulated as if the limit were the request"));
         all.addAll(StartingState.notices(nodes, pods, firstSeenAt));
-        return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all, namespaceLabels, hyperNodes);
+        return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all, namespaceLabels, hyperNodes, queueUsage);
     }
 }

@@ -87,6 +87,21 @@ final class ObjectReader {
         }
     }
 
+    /**
+     * The past usage a Queue stores ({@link dev.arbiter.model.QueueUsage#ANNOTATION}); a value that is not one is a
+     * notice, and the queue starts from no usage, as live mode does.
+     */
+    private void usage(Field object, Metadata meta, String queue) {
+        String value = meta.annotations().get(dev.arbiter.model.QueueUsage.ANNOTATION);
+        if (value == null) return;
+        try {
+            out.addUsage(queue, dev.arbiter.model.QueueUsage.parse(value));
+        } catch (IllegalArgumentException e) {
+            out.notice(object.origin().location() + ": Queue " + queue + ": annotation " + dev.arbiter.model.QueueUsage.ANNOTATION
+                    + ": " + e.getMessage() + "; the queue's past usage starts from none");
+        }
+    }
+
     private void dispatch(Field object, String apiVersion, String kind, Metadata meta) {
         switch (apiVersion + " " + kind) {
             case NODE -> {
@@ -101,7 +116,9 @@ final class ObjectReader {
             }
             case QUEUE -> {
                 claim(object);
-                out.add(QueueReader.read(object, meta));
+                dev.arbiter.model.QueueSpec queue = QueueReader.read(object, meta);
+                out.add(queue);
+                usage(object, meta, queue.name());
             }
             case PRIORITY_CLASS -> {
                 claim(object);

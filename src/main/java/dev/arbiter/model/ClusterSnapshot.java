@@ -12,14 +12,26 @@ import java.util.List;
  * label); a namespace without an object has only the label every namespace carries, {@code kubernetes.io/metadata.name}.
  * {@code hyperNodes} are Volcano's HyperNode objects (network domains; see {@link HyperNodeSpec}).
  * {@code refusedVictims} maps running pods ({@code ns/name}) whose eviction the API server refused to the refusal:
- * the victim search passes over them until it ends (see {@link EvictionRefusal}).
+ * the victim search passes over them until it ends (see {@link EvictionRefusal}). {@code usage} maps queues to their
+ * decayed past usage as last stored ({@link QueueUsage}; read only when the policy sets {@code shares.usageHalfLife}).
  */
 public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                               List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
                               java.util.Map<String, String> nominations,
                               java.util.Map<String, java.util.Map<String, String>> namespaceLabels,
                               List<HyperNodeSpec> hyperNodes,
-                              java.util.Map<String, EvictionRefusal> refusedVictims) {
+                              java.util.Map<String, EvictionRefusal> refusedVictims,
+                              java.util.Map<String, QueueUsage> usage) {
+    /** A snapshot without stored queue usage. */
+    public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
+                           List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
+                           java.util.Map<String, String> nominations,
+                           java.util.Map<String, java.util.Map<String, String>> namespaceLabels,
+                           List<HyperNodeSpec> hyperNodes, java.util.Map<String, EvictionRefusal> refusedVictims) {
+        this(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, hyperNodes,
+                refusedVictims, java.util.Map.of());
+    }
+
     /** A snapshot without refused victims. */
     public ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<PodGroupSpec> podGroups,
                            List<QueueSpec> queues, List<PriorityClassSpec> priorityClasses, long now,
@@ -41,18 +53,25 @@ public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<Pod
     /** This snapshot with these HyperNodes. */
     public ClusterSnapshot withHyperNodes(List<HyperNodeSpec> h) {
         return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels, h,
-                refusedVictims);
+                refusedVictims, usage);
     }
 
     /** This snapshot with these refused victims (running pods the victim search passes over). */
     public ClusterSnapshot withRefusedVictims(java.util.Map<String, EvictionRefusal> r) {
         return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels,
-                hyperNodes, r);
+                hyperNodes, r, usage);
+    }
+
+    /** This snapshot with this stored queue usage ({@link QueueUsage}, by queue name). */
+    public ClusterSnapshot withUsage(java.util.Map<String, QueueUsage> u) {
+        return new ClusterSnapshot(nodes, pods, podGroups, queues, priorityClasses, now, nominations, namespaceLabels,
+                hyperNodes, refusedVictims, u);
     }
 
     public ClusterSnapshot {
         hyperNodes = List.copyOf(hyperNodes);
         refusedVictims = java.util.Map.copyOf(refusedVictims);
+        usage = java.util.Map.copyOf(usage);
         nominations = java.util.Map.copyOf(nominations);
         namespaceLabels = java.util.Map.copyOf(namespaceLabels);
         nodes = List.copyOf(nodes);
@@ -98,7 +117,8 @@ public record ClusterSnapshot(List<NodeSpec> nodes, List<PodSpec> pods, List<Pod
         return same(nodes, other.nodes) && same(pods, other.pods) && same(podGroups, other.podGroups)
                 && same(queues, other.queues) && same(priorityClasses, other.priorityClasses)
                 && same(hyperNodes, other.hyperNodes) && same(nominations, other.nominations)
-                && same(namespaceLabels, other.namespaceLabels) && same(refusedVictims, other.refusedVictims);
+                && same(namespaceLabels, other.namespaceLabels) && same(refusedVictims, other.refusedVictims)
+                && same(usage, other.usage);
     }
 
     private static boolean same(Object a, Object b) {

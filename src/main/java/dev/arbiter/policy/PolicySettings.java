@@ -93,9 +93,27 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
         }
     }
 
-    public record Shares(Set<String> ignoredResources) {
+    /**
+     * {@code ignoredResources}: dimensions queue shares leave out. {@code usageHalfLife}: how fast a queue's past
+     * usage is forgotten (Kueue's admission fair sharing {@code usageHalfLifeTime}, KAI's time-based fairshare
+     * half-life); null: past usage is not tracked (the queue order key {@code usage} needs it).
+     * {@code usageSamplingInterval}: how often each queue's decayed usage is sampled and stored (on the Queue, live).
+     */
+    public record Shares(Set<String> ignoredResources, Duration usageHalfLife, Duration usageSamplingInterval) {
+        public static final Duration DEFAULT_SAMPLING_INTERVAL = Duration.ofMinutes(5);
+
         public Shares {
             ignoredResources = Set.copyOf(ignoredResources);
+        }
+
+        /** Without tracking past usage. */
+        public Shares(Set<String> ignoredResources) {
+            this(ignoredResources, null, DEFAULT_SAMPLING_INTERVAL);
+        }
+
+        /** Whether queues' decayed past usage is tracked. */
+        public boolean tracksUsage() {
+            return usageHalfLife != null;
         }
     }
 

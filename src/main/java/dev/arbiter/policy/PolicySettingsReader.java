@@ -43,7 +43,7 @@ import org.yaml.snakeyaml.nodes.Tag;
  * victims:  {order: [surplus first, ...], breakingGang: evict whole gang, gangBelowFloor: spare,
  *            nonPreemptibleFrom: off}
  * scoring:  {mode: binpack, weights: {nvidia.com/gpu: 10, cpu: 1}}
- * shares:   {ignoredResources: [pods]}
+ * shares:   {ignoredResources: [pods], usageHalfLife: off, usageSamplingInterval: 5m}
  * cycle:    {admission: interleaved, nominatedFirst: true, evictions: [preempt, reclaim]}
  * limits:   {firingsPerFact: 20, minFirings: 200000, deadline: 30s}
  * topology: {levels: [block, rack], choice: best fit, preferFullerDomains: true}
@@ -83,7 +83,7 @@ public final class PolicySettingsReader {
 
     private PolicySettings settings(Node root, PolicySettings base) {
         Map<String, Node> top = mapping(root, "", List.of("churn", "order", "victims", "scoring", "shares", "cycle", "limits", "topology"));
-        return new PolicySettings(
+        PolicySettings read = new PolicySettings(
                 churn(top.get("churn"), base.churn()),
                 orders(top.get("order"), base.orders()),
                 victims(top.get("victims"), base.victims()),
@@ -92,6 +92,19 @@ public final class PolicySettingsReader {
                 cycle(top.get("cycle"), base.cycle()),
                 limits(top.get("limits"), base.limits()),
                 topology(top.get("topology"), base.topology()));
+        checkUsageOrder(read, top);
+        return read;
+    }
+
+    /** The queue order key {@code usage} ranks by decayed past usage: without a half-life there is none. */
+    private void checkUsageOrder(PolicySettings read, Map<String, Node> top) {
+        if (read.shares().tracksUsage()) return;
+        for (OrderKey<QueueKey> k : read.orders().queues()) {
+            if (k.key() != QueueKey.USAGE) continue;
+            Node at = top.containsKey("order") ? top.get("order") : top.get("shares");
+            throw error(at, "order.queues", "the key usage ranks queues by their decayed past usage, which is tracked only"
+                    + " with a half-life: set shares.usageHalfLife (e.g. 1h)");
+        }
     }
 
     private Topology topology(Node n, Topology b) {
@@ -176,10 +189,23 @@ public final class PolicySettingsReader {
 
     private Shares shares(Node n, Shares b) {
         if (n == null) return b;
-        Map<String, Node> m = mapping(n, "shares", List.of("ignoredResources"));
-        if (!m.containsKey("ignoredResources")) return b;
-        Set<String> ignored = new LinkedHashSet<>(list(m.get("ignoredResources"), "shares.ignoredResources", t -> t));
-        return new Shares(ignored);
+        Map<String, Node> m = mapping(n, "shares", List.of("ignoredResources", "usageHalfLife", "usageSamplingInterval"));
+        Set<String> ignored = m.containsKey("ignoredResources")
+                ? new LinkedHashSet<>(list(m.get("ignoredResources"), "shares.ignoredResources", t -> t)) : b.ignoredResources();
+        Duration halfLife = b.usageHalfLife();
+        if (m.containsKey("usageHalfLife")) {
+            Node h = m.get("usageHalfLife");
+            halfLife = "off".equals(scalar(h, "shares.usageHalfLife").trim()) ? null : duration(h, "shares.usageHalfLife");
+            if (halfLife != null && halfLife.toSeconds() < 1) {
+                throw error(h, "shares.usageHalfLife", "must be at least 1s, or off");
+            }
+        }
+        Duration sampling = b.usageSamplingInterval();
+        if (m.containsKey("usageSamplingInterval")) {
+            sampling = duration(m.get("usageSamplingInterval"), "shares.usageSamplingInterval");
+            if (sampling.toSeconds() < 1) throw error(m.get("usageSamplingInterval"), "shares.usageSamplingInterval", "must be at least 1s");
+        }
+        return new Shares(ignored, halfLife, sampling);
     }
 
     private Cycle cycle(Node n, Cycle b) {

@@ -25,7 +25,8 @@ import org.yaml.snakeyaml.Yaml;
  * <p>Only what scheduling reads is kept, so a snapshot can be shared: no env, no volumes, no images, no secrets, no
  * managedFields, no {@code kubectl.kubernetes.io/last-applied-configuration} (which would carry all of those), and of
  * status only what scheduling needs (pod phase and start time, node allocatable/capacity, PodGroup phase, Queue
- * state). Pod annotations are limited to the ones the scheduler reads. Queue and PodGroup specs are kept whole: they
+ * state). Pod annotations are limited to the ones the scheduler reads (a Queue's: its stored past usage,
+ * {@code arbiter.dev/usage}). Queue and PodGroup specs are kept whole: they
  * hold nothing but scheduling terms, and new terms (a dequeue strategy, an explicit deserved share) come along.
  *
  * <p>The loader gives objects their creation order by position, so pods and PodGroups are written oldest first
@@ -70,7 +71,7 @@ public final class LiveSnapshot {
         List<String> notes = new ArrayList<>();
         List<GenericKubernetesResource> queues = volcano(() -> client.genericKubernetesResources(QUEUES).list().getItems(),
                 "Queues", notes);
-        for (GenericKubernetesResource q : sortedByName(queues)) docs.add(queue(json(client, q)));
+        for (GenericKubernetesResource q : sortedByName(queues)) docs.add(queue(json(client, q), taken));
         for (GenericKubernetesResource h : sortedByName(hyperNodes(client, notes))) docs.add(hyperNode(json(client, h)));
         List<Dated> workload = new ArrayList<>();
         for (GenericKubernetesResource g : volcano(() -> client.genericKubernetesResources(POD_GROUPS).inAnyNamespace()
@@ -154,8 +155,24 @@ public final class LiveSnapshot {
         return out;
     }
 
-    static Map<String, Object> queue(Map<String, Object> q) {
-        Map<String, Object> out = header("scheduling.volcano.sh/v1beta1", "Queue", meta(q, false, Set.of()));
+    /**
+     * A Queue: its spec whole, its state, and its stored past usage ({@code arbiter.dev/usage}) with the sampling time
+     * rebased as pods' start times are (an unreadable value is left as it is: the loader says so, once).
+     */
+    static Map<String, Object> queue(Map<String, Object> q, Instant taken) {
+        Map<String, Object> meta = meta(q, false, Set.of(dev.arbiter.model.QueueUsage.ANNOTATION));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> ann = (Map<String, Object>) meta.get("annotations");
+        if (ann != null && ann.get(dev.arbiter.model.QueueUsage.ANNOTATION) instanceof String v) {
+            try {
+                dev.arbiter.model.QueueUsage u = dev.arbiter.model.QueueUsage.parse(v);
+                long at = Duration.between(taken, Instant.ofEpochSecond(u.at())).getSeconds();
+                ann.put(dev.arbiter.model.QueueUsage.ANNOTATION, new dev.arbiter.model.QueueUsage(u.amounts(), at).annotationValue());
+            } catch (IllegalArgumentException unreadable) {
+                // kept as it is
+            }
+        }
+        Map<String, Object> out = header("scheduling.volcano.sh/v1beta1", "Queue", meta);
         out.put("spec", map(q, "spec"));
         Map<String, Object> status = pick(map(q, "status"), "state");
         if (!status.isEmpty()) out.put("status", status);

@@ -120,6 +120,8 @@ public final class Simulator {
         private final Map<String, String> evictedFrom = new LinkedHashMap<>();
         /** Room made for pending pods by the last cycle's evictions, held for them in the next cycle only. */
         private Map<String, String> nominations = Map.of();
+        /** The queues' decayed past usage as last sampled (the Queues' annotation, live), by queue. */
+        private final Map<String, dev.arbiter.model.QueueUsage> usage = new java.util.TreeMap<>();
         private final Map<String, String> groupPhase = new HashMap<>();
         private final java.util.Set<String> overcommittedAtStart;
 
@@ -130,6 +132,7 @@ public final class Simulator {
             this.m = m;
             this.cycleSeconds = cycleSeconds;
             this.recreateEvicted = recreateEvicted;
+            usage.putAll(m.queueUsage());
             for (PodSpec p : m.pods()) {
                 PodSpec created = p.withCreationOrder(createdAt(p.arrivalCycle(), p.creationOrder()));
                 if (created.isBound() && created.startedAt() == PodSpec.UNKNOWN_START) created = created.withStartedAt(0);
@@ -146,7 +149,7 @@ public final class Simulator {
                     .map(g -> withPhase(g, groupPhase.get(g.key()))).toList();
             return new ClusterSnapshot(nodes, ps, groups,
                     m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses(),
-                    cycle * cycleSeconds, nominations, m.namespaceLabels(), m.hyperNodes());
+                    cycle * cycleSeconds, nominations, m.namespaceLabels(), m.hyperNodes()).withUsage(usage);
         }
 
         /** An object that arrives later was created later, whatever its place in the files. */
@@ -160,6 +163,8 @@ public final class Simulator {
 
         /** Carries the cycle's nominations into the next snapshot; true if there are any (the world is not settled). */
         boolean nominate(CycleResult r) {
+            usage.putAll(r.usage()); // stored as the actuator stores it on the Queue; a new sample is no change
+
             Map<String, String> next = new HashMap<>();
             for (dev.arbiter.decision.Nomination n : r.nominations()) next.put(n.pod(), n.node());
             nominations = next;

@@ -90,6 +90,12 @@ public final class ClusterSteps {
         world().add(QueueDef.named(name).weight(weight).parent(parent));
     }
 
+    /** A queue whose stored decayed past usage is {@code gpus} GPUs at the story's start (read with a usage half-life). */
+    @Given("queue {string} with weight {int} whose past usage is {int} GPU(s)")
+    public void usedQueue(String name, int weight, int gpus) {
+        world().add(new UsedQueue(QueueDef.named(name).weight(weight), gpus));
+    }
+
     @Given("queue {string} that deserves {int} GPU(s)")
     public void deservingQueue(String name, int gpus) {
         world().add(QueueDef.named(name).deserved(gpus));

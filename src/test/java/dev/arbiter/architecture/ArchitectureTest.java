@@ -58,14 +58,16 @@ class ArchitectureTest {
             .layer("placement").definedBy(ENGINE + ".placement..")
             .layer("victims").definedBy(ENGINE + ".victims..")
             .layer("rules").definedBy(ENGINE + ".rules..")
+            .layer("usage").definedBy(ENGINE + ".usage..")
             .layer("kept").definedBy(ENGINE + ".kept..")
             .layer("cycle").definedBy(ENGINE + ".cycle..")
             .whereLayer("cycle").mayNotBeAccessedByAnyLayer()
             .whereLayer("kept").mayOnlyBeAccessedByLayers("cycle")
+            .whereLayer("usage").mayOnlyBeAccessedByLayers("cycle")
             .whereLayer("rules").mayOnlyBeAccessedByLayers("kept", "cycle")
             .whereLayer("victims").mayOnlyBeAccessedByLayers("kept", "cycle")
             .whereLayer("placement").mayOnlyBeAccessedByLayers("victims", "kept", "cycle")
-            .whereLayer("state").mayOnlyBeAccessedByLayers("placement", "victims", "rules", "kept", "cycle");
+            .whereLayer("state").mayOnlyBeAccessedByLayers("placement", "victims", "rules", "usage", "kept", "cycle");
 
     /** What is kept across cycles is reached through methods of its face, never through its fields. */
     static final ArchRule KEPT_MEMORY_BEHIND_ITS_FACE = fields().that().areDeclaredInClassesThat()

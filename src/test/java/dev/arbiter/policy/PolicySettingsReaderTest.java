@@ -31,7 +31,7 @@ class PolicySettingsReaderTest {
                 order: {queues: [name desc], jobs: [name desc], tasks: [name desc]}
                 victims: {order: [oldest first], breakingGang: spare}
                 scoring: {mode: spread, weights: {cpu: 3}}
-                shares: {ignoredResources: []}
+                shares: {ignoredResources: [], usageHalfLife: 1h, usageSamplingInterval: 1m}
                 cycle: {admission: queue by queue, nominatedFirst: false, evictions: [reclaim]}
                 limits: {firingsPerFact: 1, minFirings: 1, deadline: 1s}
                 """);
@@ -74,6 +74,16 @@ class PolicySettingsReaderTest {
         assertEquals(List.of(EvictionAction.PREEMPT), read("cycle: {evictions: [preempt]}").cycle().evictions());
     }
 
+    @Test
+    void aUsageHalfLifeIsOffByDefaultAndTurnsOnWithADuration() {
+        assertEquals(null, BASE.shares().usageHalfLife());
+        PolicySettings s = read("shares: {usageHalfLife: 24h}\norder: {queues: [priority desc, usage asc, share asc, name asc]}");
+        assertEquals(Duration.ofHours(24), s.shares().usageHalfLife());
+        assertEquals(Duration.ofMinutes(5), s.shares().usageSamplingInterval(), "Kueue's default sampling interval");
+        assertEquals(Set.of("pods"), s.shares().ignoredResources(), "what the file does not state stays");
+        assertEquals(null, read("shares: {usageHalfLife: off}").shares().usageHalfLife());
+    }
+
     @ParameterizedTest(name = "{1}")
     @CsvSource(delimiter = '|', value = {
             "churn:\\n  minRuntime: soon                 | p/policy.yaml:2: churn.minRuntime:",
@@ -88,7 +98,11 @@ class PolicySettingsReaderTest {
             "limits:\\n  firingsPerFact: 0               | p/policy.yaml:",
             "flavour: vanilla                            | p/policy.yaml:1: flavour: unknown setting",
             "churn: [1, 2]                               | p/policy.yaml:1: churn:",
-            "churn:\\n  minRuntime: 1m\\n  minRuntime: 2m | p/policy.yaml:3: churn.minRuntime: stated twice"})
+            "churn:\\n  minRuntime: 1m\\n  minRuntime: 2m | p/policy.yaml:3: churn.minRuntime: stated twice",
+            "shares:\\n  usageHalfLife: soon            | p/policy.yaml:2: shares.usageHalfLife: must be a duration",
+            "shares:\\n  usageHalfLife: 0s              | p/policy.yaml:2: shares.usageHalfLife: must be at least 1s, or off",
+            "shares:\\n  usageSamplingInterval: 0      | p/policy.yaml:2: shares.usageSamplingInterval: must be at least 1s",
+            "order:\\n  queues: [usage asc, name asc]  | p/policy.yaml:2: order.queues: the key usage ranks queues by their decayed past usage"})
     void aMistakeIsOneLineWithFileLineAndField(String yaml, String expected) {
         PolicySettingsReader.SettingsException e = assertThrows(PolicySettingsReader.SettingsException.class,
                 () -> read(yaml.replace("\\n", "\n")));

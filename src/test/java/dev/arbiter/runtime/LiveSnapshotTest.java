@@ -49,6 +49,9 @@ class LiveSnapshotTest {
     @TempDir
     Path dir;
 
+    /** When the snapshot is taken: a day after the Queue's usage was sampled. */
+    private static final java.time.Instant TAKEN = java.time.Instant.parse("2026-12-05T20:46:00Z");
+
     @BeforeAll
     static void aSmallGpuCluster() {
         for (String n : List.of("gpu-1", "gpu-2")) {
@@ -62,7 +65,9 @@ class LiveSnapshotTest {
         client.scheduling().v1().priorityClasses().resource(new PriorityClassBuilder().withNewMetadata().withName("high")
                 .endMetadata().withValue(1000).withDescription("important").build()).create();
         client.genericKubernetesResources(LiveSnapshot.QUEUES).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("scheduling.volcano.sh/v1beta1").withKind("Queue").withNewMetadata().withName("team").endMetadata()
+                .withApiVersion("scheduling.volcano.sh/v1beta1").withKind("Queue").withNewMetadata().withName("team")
+                .addToAnnotations("arbiter.dev/usage", "2026-12-04T20:46:00Z nvidia.com/gpu=4").addToAnnotations("example.com/other", "x")
+                .endMetadata()
                 .addToAdditionalProperties("spec", Map.of("weight", 2, "reclaimable", true, "dequeueStrategy", "fifo",
                         "deserved", Map.of("nvidia.com/gpu", "8")))
                 .addToAdditionalProperties("status", Map.of("state", "Open", "running", 1)).build()).create();
@@ -135,7 +140,7 @@ class LiveSnapshotTest {
 
     @Test
     void theSnapshotLoadsAndSimulatesLikeTheCluster() {
-        Manifests m = ManifestLoader.parse(LiveSnapshot.write(client), "snapshot");
+        Manifests m = ManifestLoader.parse(LiveSnapshot.write(client, TAKEN), "snapshot");
         assertEquals(List.of("gpu-1", "gpu-2"), m.nodes().stream().map(n -> n.name()).toList());
         assertEquals(8_000, m.nodes().get(0).allocatable().milli("nvidia.com/gpu"));
         assertEquals(32_000, m.nodes().get(0).allocatable().milli("cpu"));
@@ -149,6 +154,9 @@ class LiveSnapshotTest {
         assertTrue(m.podGroups().get(0).creationOrder() < m.pods().get(0).creationOrder(), "oldest first");
         dev.arbiter.model.QueueSpec team = m.queues().stream().filter(q -> q.name().equals("team")).findFirst().orElseThrow();
         assertEquals(2, team.weight());
+        // Its stored past usage comes along, its time rebased as start times are (other annotations are dropped).
+        assertEquals(Map.of("team", new dev.arbiter.model.QueueUsage(Map.of("nvidia.com/gpu", 4000.0),
+                java.time.Instant.parse("2026-12-04T20:46:00Z").getEpochSecond() - TAKEN.getEpochSecond())), m.queueUsage());
         assertEquals("fifo", team.dequeueStrategy());
         assertEquals(Resources.of("nvidia.com/gpu", 8), team.deserved());
         assertEquals("Open", team.state());

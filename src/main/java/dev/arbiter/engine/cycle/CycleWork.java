@@ -38,6 +38,8 @@ public final class CycleWork {
     /** The cycle's network domains (HyperNodes and the policy's label levels). */
     final NetworkDomains domains;
     final Comparator<QueueState> queueOrder;
+    /** The queues' decayed past usage this cycle, or null when the policy does not track it. */
+    final dev.arbiter.engine.usage.UsageRanks usage;
     final List<Binding> bindings = new ArrayList<>();
     final List<Eviction> evictions = new ArrayList<>();
     final List<Nomination> nominations = new ArrayList<>();
@@ -49,15 +51,16 @@ public final class CycleWork {
     final List<Task> refusedRunning = new ArrayList<>();
 
     CycleWork(WorkingCluster state, Policy policy, SchedulerConfig config) {
-        this(state, policy, config, null, Map.of(), Map.of());
+        this(state, policy, config, null, Map.of(), Map.of(), null);
     }
 
     /**
      * The work of a cycle of a scheduler that keeps its working copy ({@code copy}; null: it does not), whose snapshot
-     * asks for {@code nominations} and lists {@code refused} victims (protected for the cycle, see {@link RefusedVictims}).
+     * asks for {@code nominations} and lists {@code refused} victims (protected for the cycle, see {@link RefusedVictims}),
+     * and whose queues' past usage is {@code usage} (null when the policy does not track it).
      */
     CycleWork(WorkingCluster state, Policy policy, SchedulerConfig config, WorkingCopy copy, Map<String, String> nominations,
-              Map<String, dev.arbiter.model.EvictionRefusal> refused) {
+              Map<String, dev.arbiter.model.EvictionRefusal> refused, dev.arbiter.engine.usage.UsageRanks usage) {
         this.state = state;
         this.policy = policy;
         dev.arbiter.policy.PolicySettings settings = policy.settings;
@@ -67,7 +70,9 @@ public final class CycleWork {
         this.domains = new NetworkDomains(state.nodes, state.hyperNodes, settings.topology());
         fitter.useDomains(domains);
         this.victims = new VictimSelector(state, fitter, settings.victims());
-        this.queueOrder = Orders.queues(settings.orders().queues());
+        this.usage = usage;
+        this.queueOrder = usage == null ? Orders.queues(settings.orders().queues())
+                : Orders.queues(settings.orders().queues(), usage::rank);
         List<dev.arbiter.policy.OrderKey<dev.arbiter.policy.JobKey>> jobKeys = settings.orders().jobs();
         Comparator<Job> jobOrder = Orders.jobs(jobKeys, Orders.readsShares(jobKeys)
                 ? Orders.dominantShares(state.jobs.values(), state.clusterTotal) : j -> 0);

@@ -8,6 +8,7 @@ import dev.arbiter.engine.rules.RuleTrace;
 import dev.arbiter.engine.rules.RulesSession;
 import dev.arbiter.engine.rules.SessionHook;
 import dev.arbiter.engine.state.WorkingCluster;
+import dev.arbiter.engine.usage.UsageRanks;
 
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.PodGroupStatus;
@@ -215,7 +216,11 @@ public final class Scheduler {
         long t2 = lap(timings, "rules", t1);
 
         trace.gangPolicy(state.jobs.values(), policy);
-        CycleWork w = new CycleWork(state, policy, config, copy, snapshot.nominations(), snapshot.refusedVictims());
+        // The queues' past usage, decayed to now, before anything this cycle starts (when the policy tracks it).
+        dev.arbiter.policy.PolicySettings.Shares shares = policy.settings.shares();
+        UsageRanks usage = shares.tracksUsage()
+                ? new UsageRanks(state.queues.values(), snapshot.usage(), snapshot.now(), state.clusterTotal, shares) : null;
+        CycleWork w = new CycleWork(state, policy, config, copy, snapshot.nominations(), snapshot.refusedVictims(), usage);
         // 3. Admit.
         new Admission(w).admit();
         long t3 = lap(timings, "enqueue", t2);
@@ -241,7 +246,7 @@ public final class Scheduler {
         List<QueueStatus> queues = report.queueStatuses(groups);
         lap(timings, "status", t5);
         return new CycleResult(cycle, rules.generation(), w.bindings, w.evictions, groups, queues, timings, trace.fired(),
-                w.nominations, report.wakeAt(snapshot.now()));
+                w.nominations, report.wakeAt(snapshot.now()), usage == null ? Map.of() : usage.samples());
     }
 
     private static long lap(Map<String, Double> timings, String phase, long since) {

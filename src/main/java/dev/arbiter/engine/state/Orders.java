@@ -12,9 +12,18 @@ public final class Orders {
     private Orders() {}
 
     public static Comparator<QueueState> queues(List<OrderKey<QueueKey>> keys) {
+        return queues(keys, q -> 0);
+    }
+
+    /**
+     * The queue order; {@code usage} gives a queue's decayed past usage rank ({@link QueueKey#USAGE}) when a key asks
+     * for it.
+     */
+    public static Comparator<QueueState> queues(List<OrderKey<QueueKey>> keys, java.util.function.ToDoubleFunction<QueueState> usage) {
         return build(keys, k -> switch (k) {
             case PRIORITY -> Comparator.comparingInt(q -> q.spec.priority());
             case SHARE -> Comparator.comparingDouble(QueueState::share);
+            case USAGE -> Comparator.comparingDouble(usage);
             case NAME -> Comparator.comparing(QueueState::name);
         }, Comparator.comparing(QueueState::name));
     }
