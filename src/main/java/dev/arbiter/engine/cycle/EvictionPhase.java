@@ -1,6 +1,7 @@
 package dev.arbiter.engine.cycle;
 
 import dev.arbiter.decision.Refusal;
+import dev.arbiter.engine.victims.OverDeserved;
 import dev.arbiter.policy.ReclaimFit;
 import dev.arbiter.engine.cycle.EvictionReasons.Outcome;
 import dev.arbiter.engine.cycle.VictimPools.Reach;
@@ -137,18 +138,19 @@ public final class EvictionPhase {
             Map<String, ReclaimFit> fits = new HashMap<>();
             ReclaimFit fit = ReclaimFit.EVERY_NEEDED;
             Resources ceiling = grants.isEmpty() ? q.deserved() : Resources.NONE;
-            java.util.Set<String> overDeserved = java.util.Set.of();
+            java.util.Set<String> overDeservedQueues = new java.util.HashSet<>();
+            int levels = 0;
             for (ReclaimGrant g : grants) {
-                if (g.victims() == dev.arbiter.policy.VictimTest.OVER_DESERVED) {
-                    if (overDeserved.isEmpty()) overDeserved = new java.util.HashSet<>();
-                    overDeserved.add(g.victimQueue());
-                }
+                if (g.victims() == dev.arbiter.policy.VictimTest.OVER_DESERVED) overDeservedQueues.add(g.victimQueue());
+                levels = Math.max(levels, g.ancestorLevels());
                 floors.put(g.victimQueue(), g.victimFloor());
                 ceilings.put(g.victimQueue(), g.reclaimerCeiling());
                 fits.put(g.victimQueue(), g.fit());
                 if (g.fit() == ReclaimFit.SOME_NEEDED) fit = ReclaimFit.SOME_NEEDED;
                 ceiling = ceiling.max(g.reclaimerCeiling());
             }
+            OverDeserved overDeserved = overDeservedQueues.isEmpty() && levels == 0 ? OverDeserved.NONE
+                    : new OverDeserved(overDeservedQueues, levels);
             String rule = grants.isEmpty() ? null : grants.get(0).rule();
             boolean hysteresis = policy.settings.churn().hysteresis();
             Map<java.util.Set<String>, List<Task>> poolOf = new HashMap<>();
@@ -162,20 +164,20 @@ public final class EvictionPhase {
                 Resources need = null;
                 if (grants.isEmpty()) {
                     if (queueRefusal == null) queueRefusal = Outcome.refused(reasons.noGrantReason(q), null);
-                    o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, rule);
+                    o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, 0, rule);
                     if (o == null) o = queueRefusal;
-                } else if (q.reached(ceiling)) {
+                } else if (AncestorShares.reached(q, ceiling, levels)) {
                     o = EvictionReasons.holdsDeserved(q, ceiling, rule);
-                } else if ((o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, rule)) != null) {
+                } else if ((o = reasons.tooLarge(q, need = j.startNeed(), ceiling, fit, levels, rule)) != null) {
                     // the gang could never start under the deserved share, whatever is reclaimed
-                } else if (!pools.anyAboveFloor(floors, overDeserved)) {
+                } else if (!pools.anyAboveFloor(floors, overDeserved.queues())) {
                     o = EvictionReasons.downToFloors(floors.keySet(), rule);
                 } else if (budget.spent()) {
                     o = Outcome.refused(reasons.budgetSpent(), PER_CYCLE_SETTING);
                 } else {
                     // Each grant has its own ceiling: a victim queue gives back only to a job that starts under the
                     // ceiling of the grant that names it (the loosest grant's ceiling bounds the job as a whole).
-                    Reach reach = VictimPools.reach(q, need, victimQueues, floors, ceilings, fits, reaches);
+                    Reach reach = VictimPools.reach(q, need, victimQueues, floors, ceilings, fits, levels, reaches);
                     Map<String, Resources> usable = reach.usable;
                     java.util.TreeSet<String> usableNames = reach.names;
                     if (reach.pool == null) reach.pool = poolOf.computeIfAbsent(usableNames, pools::runningUnprotected);

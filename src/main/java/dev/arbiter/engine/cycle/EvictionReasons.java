@@ -170,8 +170,9 @@ final class EvictionReasons {
      * asks for ({@code fit} EVERY_NEEDED), or in every one ({@code SOME_NEEDED}): no eviction could start it. Null when
      * it fits.
      */
-    Outcome tooLarge(QueueState q, Resources need, Resources ceiling, dev.arbiter.policy.ReclaimFit fit, String rule) {
-        if (fit.admits(q.allocated, need, ceiling)) return null;
+    Outcome tooLarge(QueueState q, Resources need, Resources ceiling, dev.arbiter.policy.ReclaimFit fit, int levels,
+                     String rule) {
+        if (AncestorShares.admits(fit, q, need, ceiling, levels)) return null;
         return tooLargeRefusals.computeIfAbsent(new TooLarge(q, q.allocated, ceiling, rule, need),
                 k -> tooLargeRefusal(q, need, ceiling, rule));
     }

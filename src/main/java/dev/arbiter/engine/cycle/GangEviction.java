@@ -134,7 +134,7 @@ final class GangEviction {
             int index = i;
             if (t.placed) continue;
             if (CycleWork.gangSatisfied(j, gang, tx)) break;
-            if (reclaim && !fit.admits(q.allocated, t.share(), ceiling)) {
+            if (reclaim && !AncestorShares.admits(fit, q, t.share(), ceiling, terms.overDeserved().levels())) {
                 refusal = wouldPassDeserved(q, ceiling, rule);
                 break;
             }

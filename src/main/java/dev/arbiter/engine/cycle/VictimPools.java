@@ -71,13 +71,13 @@ final class VictimPools {
      * starving jobs, few sets. {@code victimQueues} is {@code floors}'s keys in its order.
      */
     static Reach reach(QueueState q, Resources need, String[] victimQueues, Map<String, Resources> floors,
-                       Map<String, Resources> ceilings, Map<String, dev.arbiter.policy.ReclaimFit> fits,
+                       Map<String, Resources> ceilings, Map<String, dev.arbiter.policy.ReclaimFit> fits, int levels,
                        Map<Long, Reach> reaches) {
         boolean bits = victimQueues.length <= Long.SIZE;
         long set = 0;
         Map<String, Resources> usable = bits ? null : new HashMap<>();
         for (int i = 0; i < victimQueues.length; i++) {
-            if (!fits.get(victimQueues[i]).admits(q.allocated, need, ceilings.get(victimQueues[i]))) continue;
+            if (!AncestorShares.admits(fits.get(victimQueues[i]), q, need, ceilings.get(victimQueues[i]), levels)) continue;
             if (bits) set |= 1L << i;
             else usable.put(victimQueues[i], floors.get(victimQueues[i]));
         }

@@ -118,7 +118,7 @@ final class OneNodePlan {
         Resources floor = terms.floors().get(queue);
         if (floor == null) return FLOOR_OK;
         QueueState victimQueue = unit.get(0).job.queueState; // the queue named queue
-        if (!terms.overDeserved().isEmpty() && terms.overDeserved().contains(queue)) {
+        if (terms.overDeserved().contains(queue)) {
             return overDeservedAllows(victimQueue, unit);
         }
         List<QueueState> path = floorPaths.get(victimQueue);
@@ -188,8 +188,11 @@ final class OneNodePlan {
      * {@code unit} (counting the units the plan has taken so far): the unit must free a resource the task needs; its
      * queue must keep its whole guarantee once the unit is gone; and the queue must hold more than its deserved share
      * in a resource the unit asks for that the deserved share names — unless the unit asks for none it names, when
-     * it goes at once. No ancestor is asked (the plugin's {@code ancestorReclaimLevel} 0), and nothing keeps the
-     * queue at its deserved share afterwards. Hysteresis, a churn setting, still applies.
+     * it goes at once. With ancestor levels ({@link OverDeserved#levels}), each ancestor of the victim's queue up to
+     * that many levels that the reclaiming queue does not share at the same level must pass the same test (or be
+     * asked for nothing it names); and a unit that would go at once is spared when the two queues share an ancestor
+     * within those levels and the task asks for nothing its own queue's deserved share names (no real contention
+     * there). Nothing keeps the queue at its deserved share afterwards. Hysteresis, a churn setting, still applies.
      */
     private int overDeservedAllows(QueueState victimQueue, List<Task> unit) {
         Resources freed = unit.get(0).share();
@@ -199,11 +202,7 @@ final class OneNodePlan {
             freed = sum.toResources();
         }
         Resources want = task.share();
-        boolean shares = false;
-        for (int i = 0; i < freed.size() && !shares; i++) {
-            shares = freed.milliAt(i) > 0 && want.milliInterned(freed.name(i)) != 0;
-        }
-        if (!shares) return FLOOR_REACHED;
+        if (!names(want, freed)) return FLOOR_REACHED;
         Resources now = allocatedNow(victimQueue);
         Resources guarantee = victimQueue.effectiveGuarantee;
         for (int i = 0; i < guarantee.size(); i++) {
@@ -212,18 +211,61 @@ final class OneNodePlan {
                 return FLOOR_BELOW;
             }
         }
-        Resources deserved = victimQueue.deserved();
-        boolean named = false;
-        for (int i = 0; i < freed.size(); i++) {
-            if (freed.milliAt(i) <= 0) continue;
-            String d = freed.name(i);
-            long share = deserved.milliInterned(d);
-            if (share <= 0) continue;
-            named = true;
-            if (now.milliInterned(d) > share) return returns(victimQueue, unit, freed) ? FLOOR_RETURNS : FLOOR_OK;
+        boolean atOnce = !names(victimQueue.deserved(), freed);
+        if (!atOnce && !overIn(now, victimQueue.deserved(), freed)) return FLOOR_REACHED;
+        int levels = terms.overDeserved().levels();
+        if (levels > 0) {
+            QueueState reclaimer = terms.preemptorQueue();
+            if (atOnce && sharesAncestorWithin(reclaimer, victimQueue, levels) && !names(reclaimer.deserved(), want)) {
+                return FLOOR_REACHED;
+            }
+            for (int level = 1; level <= levels; level++) {
+                QueueState a = ancestorAt(victimQueue, level);
+                if (a == null || a == ancestorAt(reclaimer, level) || !names(a.deserved(), freed)) continue;
+                if (!overIn(allocatedNow(a), a.deserved(), freed)) return FLOOR_REACHED;
+            }
         }
-        if (named) return FLOOR_REACHED;
         return returns(victimQueue, unit, freed) ? FLOOR_RETURNS : FLOOR_OK;
+    }
+
+    /** Whether {@code asked} asks for a resource {@code named} holds some of. */
+    private static boolean names(Resources named, Resources asked) {
+        for (int i = 0; i < asked.size(); i++) {
+            if (asked.milliAt(i) > 0 && named.milliInterned(asked.name(i)) > 0) return true;
+        }
+        return false;
+    }
+
+    /** Whether {@code held} is more than {@code deserved} in a resource {@code asked} asks for and it names. */
+    private static boolean overIn(Resources held, Resources deserved, Resources asked) {
+        for (int i = 0; i < asked.size(); i++) {
+            if (asked.milliAt(i) <= 0) continue;
+            String d = asked.name(i);
+            long share = deserved.milliInterned(d);
+            if (share > 0 && held.milliInterned(d) > share) return true;
+        }
+        return false;
+    }
+
+    /** The queue's ancestor {@code level} levels up (1: its parent); null past the top (the implicit root). */
+    private static QueueState ancestorAt(QueueState q, int level) {
+        QueueState a = q;
+        for (int i = 0; i < level && a != null; i++) a = a.parent;
+        return a;
+    }
+
+    /** Whether the two queues share an ancestor (not the implicit root) within {@code levels} levels of each. */
+    private static boolean sharesAncestorWithin(QueueState a, QueueState b, int levels) {
+        for (int i = 1; i <= levels; i++) {
+            QueueState x = ancestorAt(a, i);
+            if (x == null) break;
+            for (int k = 1; k <= levels; k++) {
+                QueueState y = ancestorAt(b, k);
+                if (y == null) break;
+                if (x == y) return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the unit is every live member of its job that the search has not taken. */

@@ -47,12 +47,11 @@ public final class VictimSelector {
      * by {@link dev.arbiter.policy.VictimTest#OVER_DESERVED} instead of their floor.
      */
     public record Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
-                 QueueState preemptorQueue, boolean hysteresis, Object key, Job own,
-                 java.util.Set<String> overDeserved) {
+                 QueueState preemptorQueue, boolean hysteresis, Object key, Job own, OverDeserved overDeserved) {
         /** Terms whose victims are judged against their queues' floors. */
         public Terms(List<Task> pool, Predicate<Task> eligible, Map<String, Resources> floors, QueueState capQueue,
               QueueState preemptorQueue, boolean hysteresis, Object key, Job own) {
-            this(pool, eligible, floors, capQueue, preemptorQueue, hysteresis, key, own, java.util.Set.of());
+            this(pool, eligible, floors, capQueue, preemptorQueue, hysteresis, key, own, OverDeserved.NONE);
         }
 
         /** Terms whose victims may come from any job ({@code own} null). */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * deploy/policies/capacity: explicit deserved shares, capability as hard maximum, and reclaim as Volcano's capacity plugin
  * (flat queues): who may reclaim and which victims, from capacity_test.go's Test_capacityPlugin_OnSessionOpenWithoutHierarchy
- * (its reclaim cases: 2, 3, 5 to 10).
+ * (its reclaim cases: 2, 3, 5 to 10). Queue trees: CapacityHierarchyTest.
  */
 class CapacityPackTest {
     private static final String GPU = "nvidia.com/gpu";
