@@ -618,11 +618,19 @@ public final class ClusterCache implements AutoCloseable {
         String name = q.getMetadata().getName();
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
-        store(queues, "Queue", name, q, o -> translator.queue(map(o)));
+        store(queues, "Queue", name, q, o -> translator.queue(map(o), line -> queueNotice(name, line)));
+    }
+
+    /** The last notice logged about each Queue: a doubtful value is logged once, not again at every status write. */
+    private final Map<String, String> queueNotices = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private void queueNotice(String queue, String line) {
+        if (!line.equals(queueNotices.put(queue, line))) LOG.warn("{}", line);
     }
 
     private void removeQueue(VolcanoQueue q) {
         queueStatuses.remove(q.getMetadata().getName());
+        queueNotices.remove(q.getMetadata().getName());
         forget(queues, "Queue", q.getMetadata().getName(), q);
     }
 

@@ -101,7 +101,7 @@ final class ObjectReader {
             }
             case QUEUE -> {
                 claim(object);
-                out.add(QueueReader.read(object, meta));
+                out.add(QueueReader.read(object, meta, out::notice));
             }
             case PRIORITY_CLASS -> {
                 claim(object);
