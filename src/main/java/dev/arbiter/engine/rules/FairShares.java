@@ -32,11 +32,10 @@ import java.util.Map;
  * <p>Lending limits ({@link LendingLimit}, Kueue's {@code lendingLimit}): a lender's <em>kept</em> share is the share
  * it would deserve were it busy (its nominal share: a first water-filling in which every lender, with its ancestors,
  * asks for everything and every other queue for what it asks; a stated share as stated), less its limit, in the resources the limit names. In the water-filling the
- * lender then takes part as if it asked at least for its kept share, so no other queue deserves it; and the room it
- * keeps but does not use leaves every queue outside its own branch of the tree (neither the lender, nor its ancestors,
- * nor its descendants) a smaller real capability, so no one queue grows into it. Example: weights 1:1 on 32 GPUs,
- * lender A idle with a limit of 4 GPUs: A's nominal share 16, kept 12; B, asking for everything, deserves 20 and may
- * hold no more than 20. Without lending limits nothing of this runs.
+ * lender then takes part as if it asked at least for its kept share, so no other queue deserves it (allocation keeps
+ * what the lender does not use out of other queues' growth past their shares: {@code cycle.KeptRoom}). Example:
+ * weights 1:1 on 32 GPUs, lender A idle with a limit of 4 GPUs: A's nominal share 16, kept 12; B, asking for
+ * everything, deserves 20. Without lending limits nothing of this runs.
  */
 final class FairShares {
     private final WorkingCluster state;
@@ -99,25 +98,6 @@ final class FairShares {
         }
     }
 
-    /**
-     * The room lenders keep but do not use, outside {@code q}'s own branch: the bound it puts on {@code q}'s real
-     * capability (the cluster less that room, in its dimensions), or null when there is none.
-     */
-    private Caps keptFromOthers(QueueState q) {
-        Resources idle = Resources.NONE;
-        for (Map.Entry<QueueState, Resources> e : kept.entrySet()) {
-            QueueState l = e.getKey();
-            if (l == q || q.isWithin(l) || l.isWithin(q)) continue;
-            idle = idle.add(e.getValue().subtract(l.allocated).clampNonNegative());
-        }
-        if (idle.isEmpty()) return null;
-        Map<String, Long> bounds = new java.util.TreeMap<>();
-        for (int i = 0; i < idle.size(); i++) {
-            bounds.put(idle.name(i), Math.max(0, state.clusterTotal.milli(idle.name(i)) - idle.milliAt(i)));
-        }
-        return Caps.ofMilli(bounds);
-    }
-
     private Map<QueueState, QueueShare> compute() {
         List<QueueState> top = new ArrayList<>();
         for (QueueState q : state.queues.values()) if (q.parent == null) top.add(q);
@@ -136,10 +116,6 @@ final class FairShares {
                 r = Caps.of(shareable.add(guarantee(q)));
                 if (t != null && t.capability() != null) r = r.intersect(t.capability());
                 deserved.put(q, Resources.NONE);
-            }
-            if (!kept.isEmpty()) {
-                Caps others = keptFromOthers(q);
-                if (others != null) r = r.intersect(others);
             }
             real.put(q, r);
         }
