@@ -117,6 +117,21 @@ class LendingLimitTest {
         }
     }
 
+    @Test
+    void theBorrowerSaysWhoseKeptRoomStopsItAndByHowMuch() {
+        CycleResult r = Shipped.cycle(ClusterBuilder.cluster().nodes(1, "cpu", 15)
+                .queue("lender").weight(10).lendingLimit("cpu", 3).end()
+                .queue("borrower").weight(5).end()
+                .job("eng/existing").queue("borrower").pods(1, "cpu", 5).running("node-1").startedAt(OLD).end()
+                .job("eng/pending").queue("borrower").pods(1, "cpu", 4).end()
+                .snapshot(NOW));
+        Refusal.KeptByLenders k = Shipped.part(Shipped.why(r, "eng/pending"), Refusal.KeptByLenders.class);
+        assertEquals(new Refusal.KeptByLenders("borrower", List.of("lender"), dev.arbiter.model.Resources.of("cpu", 1)), k,
+                "Kueue: insufficient unused quota for cpu, 1 more needed");
+        assertEquals("queue \"borrower\" may not borrow the room \"lender\" keeps under a lending limit: short of {cpu: 1}",
+                dev.arbiter.decision.ReasonWords.words(k));
+    }
+
     // ---- the same clusters without the limit: as before ---------------------------------------------------------
 
     @Test
