@@ -110,6 +110,11 @@ public final class ClusterSteps {
         world().add(QueueDef.named(name).deserved(gpus).capability(capability));
     }
 
+    @Given("queue {string} that deserves {int} GPU(s) and lends at most {int}")
+    public void deservingLendingQueue(String name, int gpus, int lends) {
+        world().add(QueueDef.named(name).deserved(gpus).lendingLimit("GPU=" + lends));
+    }
+
     @Given("the policy pack {string}")
     public void policyPack(String folder) {
         world().usePolicy(folder);

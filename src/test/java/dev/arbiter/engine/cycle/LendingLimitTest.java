@@ -231,6 +231,26 @@ class LendingLimitTest {
         assertEquals(20_000, queue(r.queues(), "q").allocated().milli(GPU), "q stays out of the 4 p keeps idle");
     }
 
+    // ---- the capacity pack: the nominal share is spec.deserved --------------------------------------------------------
+
+    private static final dev.arbiter.engine.rules.RuleBook CAPACITY =
+            dev.arbiter.engine.rules.RuleBook.load(java.nio.file.Path.of("deploy/policies/capacity"));
+
+    private static CycleResult capacity(boolean limit) {
+        ClusterBuilder.QueueBuilder a = ClusterBuilder.cluster().nodes(4, GPU, 8).queue("a").deserved(GPU, 16);
+        if (limit) a.lendingLimit(GPU, 4);
+        return new Scheduler(CAPACITY, SchedulerConfig.simulatorDefault()).schedule(a.end()
+                .queue("b").deserved(GPU, 16).capability(GPU, 32).end()
+                .job("b/batch").queue("b").pods(32, GPU, 1).minMember(1).end()
+                .snapshot(NOW), 1);
+    }
+
+    @Test
+    void underTheCapacityPackALenderKeepsItsDeservedLessItsLimit() {
+        assertEquals(20, capacity(true).bindings().size(), "b borrows 4 of a's 16, up to its capability no further");
+        assertEquals(32, capacity(false).bindings().size(), "without the limit b borrows all of a's 16");
+    }
+
     // ---- reclaimable at once -------------------------------------------------------------------------------------
 
     /** b's young pods fill the cluster; a (with or without a limit of 4 GPUs) wants one node. */
