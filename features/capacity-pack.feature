@@ -23,6 +23,24 @@ Feature: The capacity policy pack: shares set per queue, borrowing up to a capab
     Then queue "research" holds 24 GPUs
     And 8 GPUs are idle
 
+  Scenario: A queue with a lending limit lends at most that much of its deserved share
+    Kueue's lendingLimit: "inference" keeps 16 - 4 = 12 GPUs idle for itself; "research" borrows the other 4.
+    Given queue "inference" that deserves 16 GPUs and lends at most 4
+    And queue "research" that deserves 16 GPUs and may borrow up to 32
+    When tenant R submits 32 jobs "r-batch" of 1 GPU each in queue "research"
+    Then queue "research" holds 20 GPUs
+    And 12 GPUs are idle
+    When tenant I submits 12 jobs "i-serve" of 1 GPU each in queue "inference"
+    Then "i-serve" is running
+    And nothing was evicted
+
+  Scenario: Without a lending limit a queue lends all of its deserved share it does not use
+    Given queue "inference" that deserves 16 GPUs
+    And queue "research" that deserves 16 GPUs and may borrow up to 32
+    When tenant R submits 32 jobs "r-batch" of 1 GPU each in queue "research"
+    Then queue "research" holds 32 GPUs
+    And 0 GPUs are idle
+
   Scenario: A queue below its share takes back down to the lender's deserved share
     Given queue "lender" that deserves 8 GPUs
     And queue "owner" that deserves 24 GPUs

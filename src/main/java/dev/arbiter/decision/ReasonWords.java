@@ -99,6 +99,11 @@ public final class ReasonWords {
         if (r instanceof CapabilityReached c) {
             return "queue " + quoted(c.queue()) + " capability reached: short of " + c.shortOf();
         }
+        if (r instanceof KeptByLenders k) {
+            return "queue " + quoted(k.queue()) + " may not borrow the room " + k.lenders().stream().map(ReasonWords::quoted)
+                    .collect(java.util.stream.Collectors.joining(", ")) + " keep" + (k.lenders().size() == 1 ? "s" : "")
+                    + " under a lending limit: short of " + k.shortOf();
+        }
         if (r instanceof Blocked b) {
             return b.block() == Block.SCHEDULING_GATES
                     ? "pod " + b.pod() + " is waiting for its scheduling gates to be removed: "

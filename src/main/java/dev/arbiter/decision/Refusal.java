@@ -76,6 +76,12 @@ public sealed interface Refusal {
     record CapabilityReached(String queue, Resources shortOf) implements Refusal {}
 
     /**
+     * The free room left is what lending queues keep for themselves ({@code lenders}, by name): the task would take its
+     * queue past its deserved share into it, short by {@code shortOf}.
+     */
+    record KeptByLenders(String queue, List<String> lenders, Resources shortOf) implements Refusal {}
+
+    /**
      * No node holds the pod: of {@code nodes}, how many failed each filter, in kube-scheduler's words for the filter
      * (each node counted under the first it fails).
      */

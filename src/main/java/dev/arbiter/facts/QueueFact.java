@@ -29,15 +29,18 @@ public final class QueueFact {
     private final Resources inqueue;
     private final DequeueStrategy dequeueStrategy;
     private final Resources explicitDeserved;
+    private final Caps lendingLimit;
 
     /**
      * {@code parent} is the parent's name ({@code root} for a top-level queue); {@code open} is false for a queue
      * that is not Open or that the queue tree cut loose; {@code explicitDeserved} is {@code spec.deserved} (null when
-     * unset).
+     * unset); {@code lendingLimit} is the most of its share it lends, per named resource (the Queue's
+     * {@code arbiter.dev/lending-limit} annotation; null when unset).
      */
     public QueueFact(String name, String parent, int weight, int priority, QueuePhase phase, boolean open,
                      boolean reclaimable, Caps capability, Resources guarantee, Resources request, Resources allocated,
-                     Resources inqueue, DequeueStrategy dequeueStrategy, Resources explicitDeserved) {
+                     Resources inqueue, DequeueStrategy dequeueStrategy, Resources explicitDeserved,
+                     Caps lendingLimit) {
         this.name = name;
         this.parent = parent;
         this.weight = weight;
@@ -52,6 +55,7 @@ public final class QueueFact {
         this.inqueue = inqueue;
         this.dequeueStrategy = dequeueStrategy;
         this.explicitDeserved = explicitDeserved;
+        this.lendingLimit = lendingLimit;
     }
 
     public String getName() { return name; }
@@ -70,6 +74,8 @@ public final class QueueFact {
     public Resources getInqueue() { return inqueue; }
     public DequeueStrategy getDequeueStrategy() { return dequeueStrategy; }
     public Resources getExplicitDeserved() { return explicitDeserved; }
+    /** The most of its share the queue lends, per named resource; null when it lends all it does not use. */
+    public Caps getLendingLimit() { return lendingLimit; }
 
     @Override
     public String toString() {
@@ -94,11 +100,12 @@ public final class QueueFact {
                 && Objects.equals(allocated, o.allocated)
                 && Objects.equals(inqueue, o.inqueue)
                 && Objects.equals(dequeueStrategy, o.dequeueStrategy)
-                && Objects.equals(explicitDeserved, o.explicitDeserved);
+                && Objects.equals(explicitDeserved, o.explicitDeserved)
+                && Objects.equals(lendingLimit, o.lendingLimit);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, parent, weight, priority, phase, open, reclaimable, capability, guarantee, request, allocated, inqueue, dequeueStrategy, explicitDeserved);
+        return Objects.hash(name, parent, weight, priority, phase, open, reclaimable, capability, guarantee, request, allocated, inqueue, dequeueStrategy, explicitDeserved, lendingLimit);
     }
 }

@@ -9,7 +9,9 @@ import java.util.Objects;
  * {@link DeservedShare} facts, inserted before the policy rules fire: what it {@code deserved}s, the most it could
  * ever deserve ({@code realCapability}: its capability within what other queues' guarantees leave), whether its
  * allocation covers its share in every dimension ({@code overused}: Volcano's overused, it may not reclaim) and
- * whether it holds more than its share in some dimension ({@code aboveDeserved}: others may reclaim that).
+ * whether it holds more than its share in some dimension ({@code aboveDeserved}: others may reclaim that), and what of
+ * its share it keeps for itself ({@code kept}: the share it would deserve asking for everything, less its
+ * {@link LendingLimit}, in the resources the limit names; empty for a queue without one).
  */
 public final class QueueShare {
     private final String queue;
@@ -17,8 +19,15 @@ public final class QueueShare {
     private final Caps realCapability;
     private final boolean overused;
     private final boolean aboveDeserved;
+    private final Resources kept;
 
     public QueueShare(String queue, Resources deserved, Caps realCapability, boolean overused, boolean aboveDeserved) {
+        this(queue, deserved, realCapability, overused, aboveDeserved, Resources.NONE);
+    }
+
+    public QueueShare(String queue, Resources deserved, Caps realCapability, boolean overused, boolean aboveDeserved,
+                      Resources kept) {
+        this.kept = kept;
         this.queue = queue;
         this.deserved = deserved;
         this.realCapability = realCapability;
@@ -31,6 +40,8 @@ public final class QueueShare {
     public Caps getRealCapability() { return realCapability; }
     public boolean isOverused() { return overused; }
     public boolean isAboveDeserved() { return aboveDeserved; }
+    /** What of its share the queue keeps for itself and never lends; empty without a lending limit. */
+    public Resources getKept() { return kept; }
 
     @Override
     public String toString() {
@@ -46,11 +57,13 @@ public final class QueueShare {
                 && Objects.equals(deserved, o.deserved)
                 && Objects.equals(realCapability, o.realCapability)
                 && overused == o.overused
-                && aboveDeserved == o.aboveDeserved;
+                && aboveDeserved == o.aboveDeserved
+                && Objects.equals(kept, o.kept);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(queue, deserved, realCapability, overused, aboveDeserved);
+        int h = Objects.hash(queue, deserved, realCapability, overused, aboveDeserved);
+        return kept.isEmpty() ? h : 31 * h + kept.hashCode();
     }
 }

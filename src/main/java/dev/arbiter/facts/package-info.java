@@ -16,13 +16,13 @@
  *       which sentence of policy caused it:
  *       <ul>
  *         <li>{@code classify}: {@link PriorityOf}, {@link PriorityFromPods};</li>
- *         <li>{@code fair-share}: {@link ShareTerms} or {@link DeservedShare}, from which Java computes the
- *             {@link QueueShare}s;</li>
+ *         <li>{@code fair-share}: {@link ShareTerms} or {@link DeservedShare}, and {@link LendingLimit}, from which
+ *             Java computes the {@link QueueShare}s;</li>
  *         <li>{@code policy}: {@link AdmissionBudget}, {@link AdmissionDenied}, {@link AdmissionGrant},
  *             {@link AllocationLimit}, {@link GangPolicy}, {@link GangRequirement}, {@link DequeuePolicy},
  *             {@link PreemptGrant}, {@link ReclaimGrant}, {@link Protected} and {@link NoPreemption}, which the Java
- *             mechanism obeys; and {@link LowestRunningPriority}, a step of the rules' own reasoning that the engine
- *             does not read.</li>
+ *             mechanism obeys; and {@link LowestRunningPriority} and {@link ReclaimAtOnce}, steps of the rules' own
+ *             reasoning that the engine does not read.</li>
  *       </ul></li>
  * </ul>
  * Facts never reference nodes: no rule joins pods with nodes; node fitting is Java.

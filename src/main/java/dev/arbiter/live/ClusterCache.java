@@ -643,7 +643,14 @@ public final class ClusterCache implements AutoCloseable {
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
         readUsage(name, q.getMetadata().getAnnotations());
-        store(queues, "Queue", name, q, o -> translator.queue(map(o)));
+        store(queues, "Queue", name, q, o -> translator.queue(map(o), line -> queueNotice(name, line)));
+    }
+
+    /** The last notice logged about each Queue: a doubtful value is logged once, not again at every status write. */
+    private final Map<String, String> queueNotices = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private void queueNotice(String queue, String line) {
+        if (!line.equals(queueNotices.put(queue, line))) LOG.warn("{}", line);
     }
 
     /**
@@ -672,6 +679,7 @@ public final class ClusterCache implements AutoCloseable {
         queueStatuses.remove(q.getMetadata().getName());
         queueUsage.remove(q.getMetadata().getName());
         writtenUsage.remove(q.getMetadata().getName());
+        queueNotices.remove(q.getMetadata().getName());
         forget(queues, "Queue", q.getMetadata().getName(), q);
     }
 

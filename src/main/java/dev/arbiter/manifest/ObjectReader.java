@@ -116,7 +116,7 @@ final class ObjectReader {
             }
             case QUEUE -> {
                 claim(object);
-                dev.arbiter.model.QueueSpec queue = QueueReader.read(object, meta);
+                dev.arbiter.model.QueueSpec queue = QueueReader.read(object, meta, out::notice);
                 out.add(queue);
                 usage(object, meta, queue.name());
             }

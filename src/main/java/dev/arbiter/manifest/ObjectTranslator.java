@@ -45,10 +45,18 @@ public final class ObjectTranslator {
         return new NodeSpec(n.name(), n.labels(), n.taints(), n.unschedulable(), n.allocatable(), 0);
     }
 
-    /** A {@code scheduling.volcano.sh/v1beta1} Queue, with {@code status.state} as its state. */
+    /** A {@code scheduling.volcano.sh/v1beta1} Queue, with {@code status.state} as its state; notices are dropped. */
     public QueueSpec queue(Map<String, Object> object) {
+        return queue(object, line -> { });
+    }
+
+    /**
+     * A {@code scheduling.volcano.sh/v1beta1} Queue, with {@code status.state} as its state; a legal but doubtful value
+     * (a lending limit that does not read) gives {@code notices} one line and is read as unset.
+     */
+    public QueueSpec queue(Map<String, Object> object, java.util.function.Consumer<String> notices) {
         Field queue = root(object, "Queue", name(object));
-        return QueueReader.read(queue, Metadata.read(queue)).withArrivalCycle(0);
+        return QueueReader.read(queue, Metadata.read(queue), notices).withArrivalCycle(0);
     }
 
     /** A {@code scheduling.volcano.sh/v1beta1} PodGroup, with {@code status.phase} as its phase. */

@@ -203,6 +203,7 @@ public final class ClusterBuilder {
         private int arrival;
         private String dequeue = QueueSpec.TRAVERSE;
         private Resources deserved;
+        private dev.arbiter.model.Caps lendingLimit;
 
         QueueBuilder(ClusterBuilder parent, String name) {
             this.parent = parent;
@@ -222,10 +223,12 @@ public final class ClusterBuilder {
         public QueueBuilder dequeue(String strategy) { this.dequeue = strategy; return this; }
         /** An explicit deserved share ({@code spec.deserved}, for the capacity policy pack). */
         public QueueBuilder deserved(Object... r) { this.deserved = Resources.of(r); return this; }
+        /** A lending limit (the {@code arbiter.dev/lending-limit} annotation): name, amount pairs; a zero lends none. */
+        public QueueBuilder lendingLimit(Object... r) { this.lendingLimit = dev.arbiter.model.Caps.of(r); return this; }
 
         public ClusterBuilder end() {
             return parent.queueSpec(new QueueSpec(name, weight, priority, capability, guarantee, reclaimable, state,
-                    parentQueue, arrival, dequeue, deserved));
+                    parentQueue, arrival, dequeue, deserved, lendingLimit));
         }
     }
 

@@ -80,6 +80,16 @@ public final class ClusterSteps {
         world().add(QueueDef.named(name).weight(weight).guarantee(gpus));
     }
 
+    @Given("queue {string} with weight {int} that lends at most {int} GPU(s)")
+    public void lendingQueue(String name, int weight, int gpus) {
+        world().add(QueueDef.named(name).weight(weight).lendingLimit("GPU=" + gpus));
+    }
+
+    @Given("queue {string} with weight {int} and the lending limit {string}")
+    public void lendingQueueAsWritten(String name, int weight, String value) {
+        world().add(QueueDef.named(name).weight(weight).lendingLimit(value));
+    }
+
     @Given("queue {string} with weight {int} and priority {int}")
     public void prioritisedQueue(String name, int weight, int priority) {
         world().add(QueueDef.named(name).weight(weight).priority(priority));
@@ -104,6 +114,11 @@ public final class ClusterSteps {
     @Given("queue {string} that deserves {int} GPU(s) and may borrow up to {int}")
     public void deservingCappedQueue(String name, int gpus, int capability) {
         world().add(QueueDef.named(name).deserved(gpus).capability(capability));
+    }
+
+    @Given("queue {string} that deserves {int} GPU(s) and lends at most {int}")
+    public void deservingLendingQueue(String name, int gpus, int lends) {
+        world().add(QueueDef.named(name).deserved(gpus).lendingLimit("GPU=" + lends));
     }
 
     @Given("the policy pack {string}")

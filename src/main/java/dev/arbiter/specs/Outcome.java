@@ -49,6 +49,11 @@ final class Outcome {
         return result;
     }
 
+    /** The one-line notices reading the scenario's manifests gave. */
+    List<String> notices() {
+        return manifests.notices();
+    }
+
     // ---- lookups -------------------------------------------------------------------------------------------------
 
     /** The workload called {@code ref} ({@code name} or {@code namespace/name}). */

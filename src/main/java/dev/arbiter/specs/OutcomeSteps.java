@@ -303,6 +303,14 @@ public final class OutcomeSteps {
         if (milli != gpus * 1000L) fail(gpus + " GPUs should be idle, not " + Outcome.gpus(milli), o.describeQueues());
     }
 
+    @Then("reading the manifests gave a notice containing {string}")
+    public void notice(String text) {
+        Outcome o = outcome();
+        if (o.notices().stream().noneMatch(n -> n.contains(text))) {
+            fail("a notice should contain \"" + text + "\"; the notices were " + o.notices(), o.describeQueues());
+        }
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------------------------
 
     private static Set<String> podKeys(Outcome.Found w) {

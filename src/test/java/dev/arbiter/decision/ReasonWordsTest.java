@@ -80,6 +80,7 @@ class ReasonWordsTest {
                 new Refusal.QueueNotOpen("q"), new Refusal.Overused("q", Resources.NONE, Resources.NONE),
                 new Refusal.NoGangRule(), new Refusal.GangShort(1, 0), new Refusal.RoleShort("w", 2, 1),
                 new Refusal.CapabilityReached("q", Resources.NONE), new Refusal.NoNodeFits(0, Map.of()),
+                new Refusal.KeptByLenders("q", List.of("a"), Resources.of("nvidia.com/gpu", 1)),
                 new Refusal.Blocked("ns/p", Refusal.Block.SCHEDULING_GATES, List.of("g")),
                 new Refusal.NoDomainTried(NetworkTopology.tiers(true, 1),
                         new Refusal.DomainRoom("r", GPU, 0, 0, 0), new Refusal.GangShort(1, 0)),

@@ -49,6 +49,7 @@ public final class Allocation {
     }
 
     void allocate() {
+        kept = KeptRoom.of(state);
         if (policy.settings.cycle().nominatedFirst()) startNominatedJobs();
         PriorityQueue<QueueState> order = new PriorityQueue<>(queueOrder);
         for (QueueState q : state.queues.values()) {
@@ -82,6 +83,9 @@ public final class Allocation {
             order.add(q);
         }
     }
+
+    /** The room lenders keep idle (null: no queue keeps any, and nothing is checked). */
+    private KeptRoom kept;
 
     /** Set while {@link #withinShares} runs: no task may take its queue past its deserved share (the ceiling). */
     private boolean withinShare;
@@ -258,6 +262,13 @@ public final class Allocation {
             if (blocker != null) {
                 if (firstFailure == null) firstFailure = capabilityReached(blocker, t);
                 continue;
+            }
+            if (kept != null) {
+                Refusal lent = kept.refuses(q, t);
+                if (lent != null) {
+                    if (firstFailure == null) firstFailure = lent;
+                    continue;
+                }
             }
             tx.place(t, n);
         }

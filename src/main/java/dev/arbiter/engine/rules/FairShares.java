@@ -4,6 +4,7 @@ import dev.arbiter.engine.state.WorkingCluster;
 import dev.arbiter.engine.state.QueueState;
 
 import dev.arbiter.facts.DeservedShare;
+import dev.arbiter.facts.LendingLimit;
 import dev.arbiter.facts.QueueShare;
 import dev.arbiter.facts.ShareTerms;
 import dev.arbiter.model.Caps;
@@ -27,6 +28,14 @@ import java.util.Map;
  * total less each queue's larger of deserved and guarantee; rounds stop when nothing remains, or when a round changed
  * neither what remains nor which queues are unmet. Example: weights 1:3 on 32 GPUs, both asking for everything:
  * 8 and 24.
+ *
+ * <p>Lending limits ({@link LendingLimit}, Kueue's {@code lendingLimit}): a lender's <em>kept</em> share is the share
+ * it would deserve were it busy (its nominal share: a first water-filling in which every lender, with its ancestors,
+ * asks for everything and every other queue for what it asks; a stated share as stated), less its limit, in the resources the limit names. In the water-filling the
+ * lender then takes part as if it asked at least for its kept share, so no other queue deserves it (allocation keeps
+ * what the lender does not use out of other queues' growth past their shares: {@code cycle.KeptRoom}). Example:
+ * weights 1:1 on 32 GPUs, lender A idle with a limit of 4 GPUs: A's nominal share 16, kept 12; B, asking for
+ * everything, deserves 20. Without lending limits nothing of this runs.
  */
 final class FairShares {
     private final WorkingCluster state;
@@ -34,17 +43,59 @@ final class FairShares {
     private final Map<String, DeservedShare> stated;
     private final Map<QueueState, Resources> deserved = new HashMap<>();
     private final Map<QueueState, Caps> real = new HashMap<>();
+    /** The nominal pass: the lenders ask for everything (the others what they ask); null otherwise. */
+    private final java.util.Set<QueueState> askingEverything;
+    /** What each lender keeps (empty without lending limits), and what the water-filling adds to a request for it. */
+    private Map<QueueState, Resources> kept = Map.of();
+    private Map<QueueState, Resources> raised = Map.of();
 
-    private FairShares(WorkingCluster state, Map<String, ShareTerms> terms, Map<String, DeservedShare> stated) {
+    private FairShares(WorkingCluster state, Map<String, ShareTerms> terms, Map<String, DeservedShare> stated,
+                       java.util.Set<QueueState> askingEverything) {
         this.state = state;
         this.terms = terms;
         this.stated = stated;
+        this.askingEverything = askingEverything;
     }
 
     /** Every queue's share, by queue. */
     static Map<QueueState, QueueShare> compute(WorkingCluster state, Map<String, ShareTerms> terms,
                                                Map<String, DeservedShare> stated) {
-        return new FairShares(state, terms, stated).compute();
+        return compute(state, terms, stated, Map.of());
+    }
+
+    /** Every queue's share, by queue, with the lenders' {@code lending} limits (by queue name) kept out of others'. */
+    static Map<QueueState, QueueShare> compute(WorkingCluster state, Map<String, ShareTerms> terms,
+                                               Map<String, DeservedShare> stated, Map<String, LendingLimit> lending) {
+        FairShares f = new FairShares(state, terms, stated, null);
+        if (!lending.isEmpty()) f.keep(lending);
+        return f.compute();
+    }
+
+    /**
+     * Each lender's kept share (its nominal share less its limit, in the dimensions the limit names), and what its
+     * request and its ancestors' are raised by so that the water-filling holds that share for it.
+     */
+    private void keep(Map<String, LendingLimit> lending) {
+        java.util.Set<QueueState> lenders = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (QueueState q : state.queues.values()) {
+            if (lending.containsKey(q.name())) for (QueueState a = q; a != null; a = a.parent) lenders.add(a);
+        }
+        FairShares nominal = new FairShares(state, terms, stated, lenders);
+        nominal.compute();
+        kept = new HashMap<>();
+        raised = new HashMap<>();
+        for (QueueState q : state.queues.values()) {
+            LendingLimit l = lending.get(q.name());
+            if (l == null || l.limit() == null) continue;
+            Resources n = nominal.deserved.get(q);
+            Map<String, Long> k = new java.util.TreeMap<>();
+            l.limit().asMilliMap().forEach((dim, limit) -> k.put(dim, Math.max(0, Resources.subtractSaturated(n.milli(dim), limit))));
+            Resources keep = Resources.ofMilli(k);
+            if (keep.isEmpty()) continue;
+            kept.put(q, keep);
+            Resources more = keep.subtract(q.request).clampNonNegative();
+            for (QueueState a = q; a != null && !more.isEmpty(); a = a.parent) raised.merge(a, more, Resources::add);
+        }
     }
 
     private Map<QueueState, QueueShare> compute() {
@@ -72,7 +123,8 @@ final class FairShares {
         Map<QueueState, QueueShare> out = new HashMap<>();
         for (QueueState q : state.queues.values()) {
             Resources d = deserved.get(q);
-            out.put(q, new QueueShare(q.name(), d, real.get(q), d.fitsIn(q.allocated), !q.allocated.fitsIn(d)));
+            out.put(q, new QueueShare(q.name(), d, real.get(q), d.fitsIn(q.allocated), !q.allocated.fitsIn(d),
+                    kept.getOrDefault(q, Resources.NONE)));
         }
         return out;
     }
@@ -118,8 +170,11 @@ final class FairShares {
         return real.get(q).cap(from.add(more)).min(request(q)).clampNonNegative().max(guarantee(q));
     }
 
+    /** What the queue's subtree asks for: everything for a lender in the nominal pass; raised to a lender's kept share. */
     private Resources request(QueueState q) {
-        return q.request;
+        if (askingEverything != null && askingEverything.contains(q)) return state.clusterTotal;
+        Resources more = raised.get(q);
+        return more == null ? q.request : q.request.add(more);
     }
 
     /** What a level holds back before the first round: guarantees, and shares stated outright. */

@@ -8,6 +8,7 @@ import dev.arbiter.engine.state.Task;
 import dev.arbiter.facts.Clock;
 import dev.arbiter.facts.ClusterFact;
 import dev.arbiter.facts.DeservedShare;
+import dev.arbiter.facts.LendingLimit;
 import dev.arbiter.facts.JobFact;
 import dev.arbiter.facts.PriorityClassFact;
 import dev.arbiter.facts.PriorityFromPods;
@@ -87,8 +88,10 @@ public final class PolicyEvaluation {
             Map<String, ShareTerms> terms = (Map<String, ShareTerms>) (Map<String, ?>) collect(session, ShareTerms.class, conflicts);
             @SuppressWarnings("unchecked")
             Map<String, DeservedShare> stated = (Map<String, DeservedShare>) (Map<String, ?>) collect(session, DeservedShare.class, conflicts);
+            @SuppressWarnings("unchecked")
+            Map<String, LendingLimit> lending = (Map<String, LendingLimit>) (Map<String, ?>) collect(session, LendingLimit.class, conflicts);
             Map<String, QueueShare> shares = new java.util.LinkedHashMap<>();
-            FairShares.compute(state, terms, stated).forEach((q, share) -> {
+            FairShares.compute(state, terms, stated, lending).forEach((q, share) -> {
                 q.fairShare = share;
                 shares.put(q.name(), share);
             });
@@ -99,7 +102,7 @@ public final class PolicyEvaluation {
             for (PolicyKinds.Kind<?> kind : PolicyKinds.all()) {
                 if (kind.combine() == PolicyKinds.Combine.DERIVED) continue;
                 decisions.put(kind.type(), kind.phase() == Phase.POLICY ? collect(session, kind.type(), conflicts)
-                        : decisionsOf(kind.type(), decided, fromPods, terms, stated));
+                        : decisionsOf(kind.type(), decided, fromPods, terms, stated, lending));
             }
             Policy policy = new Policy(settings, decisions, conflicts, fired);
             if (!s.isKept()) hook.closing(session, policy.conflicts);
@@ -111,8 +114,10 @@ public final class PolicyEvaluation {
 
     /** The decisions of the earlier phases, already combined. */
     private static Map<String, Object> decisionsOf(Class<?> type, Map<String, Object> decided, PriorityFromPods fromPods,
-                                                   Map<String, ShareTerms> terms, Map<String, DeservedShare> stated) {
+                                                   Map<String, ShareTerms> terms, Map<String, DeservedShare> stated,
+                                                   Map<String, LendingLimit> lending) {
         if (type == PriorityOf.class) return decided;
+        if (type == LendingLimit.class) return new HashMap<>(lending);
         if (type == PriorityFromPods.class) return fromPods == null ? Map.of() : Map.of("", fromPods);
         if (type == ShareTerms.class) return new HashMap<>(terms);
         return new HashMap<>(stated);
@@ -215,7 +220,7 @@ public final class PolicyEvaluation {
             s.put(queues, q.name(), new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(),
                     QueuePhase.of(q.spec.state()), q.open(), q.spec.reclaimable(), q.spec.capability(),
                     q.effectiveGuarantee, q.request, q.allocated, t.inqueue(),
-                    DequeueStrategy.of(q.spec.dequeueStrategy()), q.spec.deserved()));
+                    DequeueStrategy.of(q.spec.dequeueStrategy()), q.spec.deserved(), q.spec.lendingLimit()));
             n++;
         }
         s.sweep(queues);

@@ -62,7 +62,7 @@ public final class RulesSession implements AutoCloseable {
             PriorityLookup.class, PriorityOf.class, PriorityFromPods.class);
     private static final Set<Class<?>> FAIR_SHARE_READS = Set.of(PolicySettings.class, PriorityClassFact.class,
             PriorityLookup.class, PriorityOf.class, PriorityFromPods.class, ClusterFact.class, Clock.class, QueueFact.class,
-            JobFact.class, TaskFact.class, ShareTerms.class, DeservedShare.class);
+            JobFact.class, TaskFact.class, ShareTerms.class, DeservedShare.class, dev.arbiter.facts.LendingLimit.class);
     private static final Map<Object, Boolean> KEEPABLE = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     final KieSession session;
