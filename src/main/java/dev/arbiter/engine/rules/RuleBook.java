@@ -159,12 +159,18 @@ public final class RuleBook {
 
     /**
      * Where the shipped policy is installed: {@code $ARBITER_HOME/rules} (the image sets it to {@code /opt/arbiter}; the
-     * {@code ./arbiter} launcher to the repository), else {@code ./rules}. A pack that says {@code extends: shipped}
-     * overlays it, so the same pack works in the repository, on a laptop and in the cluster.
+     * {@code ./arbiter} launcher to the repository), else {@code ./rules} when that is a folder (a checkout), else the
+     * copy the jar carries ({@link ShippedRules}, unpacked once per release): {@code java -jar arbiter.jar} runs from
+     * any folder. A pack that says {@code extends: shipped} overlays it, so the same pack works in the repository, on a
+     * laptop and in the cluster.
      */
     public static Path shippedFolder() {
         String home = System.getenv("ARBITER_HOME");
-        return home != null && !home.isBlank() ? Path.of(home, "rules") : Path.of("rules");
+        if (home != null && !home.isBlank()) return Path.of(home, "rules");
+        Path local = Path.of("rules");
+        if (Files.isDirectory(local)) return local;
+        Path inJar = ShippedRules.folder();
+        return inJar != null ? inJar : local;
     }
 
     /** The folders {@code folder}'s policy reads: the folder, and for a pack each base it extends. */
