@@ -231,7 +231,8 @@ final class RunCommand implements Callable<Integer> {
                 stopWhileStarting.join();
                 scheduler.watchRules(rules.folder, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
-                        + config.identity() + " (rules " + book.generation() + ", metrics on " + metricsBindAddress + ":"
+                        + config.identity() + " (rules " + rules.folder.toAbsolutePath().normalize() + " generation "
+                        + book.generation() + ", metrics on " + metricsBindAddress + ":"
                         + http.port() + ")");
                 spec.commandLine().getErr().flush();
                 stop.await();
