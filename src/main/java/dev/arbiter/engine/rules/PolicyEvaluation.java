@@ -158,7 +158,7 @@ public final class PolicyEvaluation {
 
     /**
      * Every task takes its pod's {@code spec.priority}, else its class's decided value; every job its PodGroup's
-     * class's, or (a PodGroup naming none, when the rules say so) the highest of its pods'. A name no rule decided
+     * {@code spec.priority} (an upstream PodGroup's, {@link Job#podGroupPriority}), else its PodGroup's class's, or (a PodGroup naming none, when the rules say so) the highest of its pods'. A name no rule decided
      * counts as zero. A task kept from the last cycle ({@link WorkingCluster#newTasks}) keeps its priority while the
      * classes' decided values are the same as then.
      */
@@ -184,6 +184,10 @@ public final class PolicyEvaluation {
         state.sameJobPriorities = state.samePriorities && java.util.Objects.equals(fromPods, state.keptFromPods);
         state.fromPods = fromPods;
         for (Job j : state.sameJobPriorities ? state.jobsWithNewTasks : state.jobs.values()) {
+            if (j.podGroupPriority != null) {
+                j.priority = j.podGroupPriority;
+                continue;
+            }
             if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
                 j.priority = value(decided, j.priorityClassName);
                 continue;
@@ -265,7 +269,7 @@ public final class PolicyEvaluation {
         for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
         return new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
                 JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
-                j.priority, never, j.preemptable);
+                j.priority, never, j.preemptable, j.neverPreempts);
     }
 
     /**
