@@ -39,6 +39,11 @@ public final class Job {
      * {@code spec.priority} does; null for a Volcano PodGroup, an implicit gang, or a PodGroup without one.
      */
     public final Integer podGroupPriority;
+    /**
+     * Its PodGroup is the upstream Workload API's: the group's priority is its pods' too (kube-scheduler refuses a
+     * group whose pods differ, and ranks its victims by the group's).
+     */
+    public final boolean workloadApi;
     /** The upstream PodGroup says {@code preemptionPolicy: Never}: the job waits rather than evicting anyone. */
     public final boolean neverPreempts;
     /**
@@ -83,6 +88,7 @@ public final class Job {
         this.preemptable = pg.preemptable();
         dev.arbiter.model.WorkloadApiTerms w = pg.workloadApi();
         this.podGroupPriority = w == null ? null : w.priority();
+        this.workloadApi = w != null;
         this.neverPreempts = w != null && w.neverPreempts();
         this.disruptAll = w != null && w.disruptAll();
         this.specMinResources = pg.minResources();
