@@ -186,7 +186,7 @@ final class StatusViews {
         out.put("type", INITIALLY_SCHEDULED);
         out.put("status", scheduled ? "True" : "False");
         out.put("reason", scheduled ? SCHEDULED : UNSCHEDULABLE);
-        out.put("message", scheduled ? m.scheduled() + "/" + s.minMember() + " pods scheduled" : message);
+        out.put("message", scheduled ? m.scheduled() + " pods scheduled (minCount " + s.minMember() + ")" : message);
         Map<String, Object> before = condition(current, INITIALLY_SCHEDULED);
         boolean sameTransition = before != null && Objects.equals(before.get("status"), out.get("status"))
                 && before.get("lastTransitionTime") != null;
