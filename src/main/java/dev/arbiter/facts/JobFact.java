@@ -9,7 +9,8 @@ import java.util.Objects;
  * A job: a PodGroup, or the implicit gang of one of a pod without one. Immutable. {@code priority} is what the
  * priority rules decided for it; {@code phase} is the PodGroup's phase at the start of the cycle;
  * {@code pendingNeverPreempt} counts pending pods whose {@code preemptionPolicy} is Never; {@code preemptable} is its
- * PodGroup's {@code volcano.sh/preemptable} (null: it says nothing, and its pods' markers decide).
+ * PodGroup's {@code volcano.sh/preemptable} (null: it says nothing, and its pods' markers decide); {@code neverPreempts}
+ * is true when its PodGroup (the upstream Workload API's) says {@code preemptionPolicy: Never}.
  */
 public final class JobFact {
     private final String id;
@@ -26,10 +27,20 @@ public final class JobFact {
     private final int priority;
     private final int pendingNeverPreempt;
     private final Boolean preemptable;
+    private final boolean neverPreempts;
 
     public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
                    String priorityClassName, JobPhase phase, boolean implicit, int pendingTasks, int runningTasks,
                    long creationOrder, int priority, int pendingNeverPreempt, Boolean preemptable) {
+        this(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks,
+                runningTasks, creationOrder, priority, pendingNeverPreempt, preemptable, false);
+    }
+
+    public JobFact(String id, String queue, int minMember, Map<String, Integer> minTaskMember, Resources minResources,
+                   String priorityClassName, JobPhase phase, boolean implicit, int pendingTasks, int runningTasks,
+                   long creationOrder, int priority, int pendingNeverPreempt, Boolean preemptable,
+                   boolean neverPreempts) {
+        this.neverPreempts = neverPreempts;
         this.id = id;
         this.queue = queue;
         this.minMember = minMember;
@@ -60,6 +71,8 @@ public final class JobFact {
     public long getCreationOrder() { return creationOrder; }
     public int getPriority() { return priority; }
     public int getPendingNeverPreempt() { return pendingNeverPreempt; }
+    /** Its PodGroup says {@code preemptionPolicy: Never} (the upstream Workload API's field). */
+    public boolean isNeverPreempts() { return neverPreempts; }
     /** Its PodGroup is marked {@code volcano.sh/preemptable: "true"}: its pods may be victims, whatever they say. */
     public boolean isMarkedPreemptable() { return Boolean.TRUE.equals(preemptable); }
     /** Its PodGroup is marked {@code volcano.sh/preemptable: "false"}: no pod of it is a victim. */
@@ -90,12 +103,13 @@ public final class JobFact {
                 && creationOrder == o.creationOrder
                 && priority == o.priority
                 && pendingNeverPreempt == o.pendingNeverPreempt
-                && Objects.equals(preemptable, o.preemptable);
+                && Objects.equals(preemptable, o.preemptable)
+                && neverPreempts == o.neverPreempts;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(id, queue, minMember, minTaskMember, minResources, priorityClassName, phase, implicit, pendingTasks, runningTasks, creationOrder, priority, pendingNeverPreempt,
-                preemptable);
+                preemptable, neverPreempts);
     }
 }

@@ -146,7 +146,7 @@ public final class Actuator implements AutoCloseable {
     public CycleWrites execute(ClusterSnapshot snapshot, CycleResult result) {
         // 0. Gangs bound below minMember that never ran whole (a failed rollback, a shutdown or lost Lease mid-gang, here
         //    or in another replica): after their grace cycles, evict their bound members, bind none of them.
-        StrandedGangs.Plan strandedPlan = stranded.review(snapshot, g -> StatusViews.ranWhole(cache.podGroupStatus(g)),
+        StrandedGangs.Plan strandedPlan = stranded.review(snapshot, cache::ranWhole,
                 assumed::isEvicting);
         List<Eviction> evictions = distinctEvictions(result.evictions());
         Map<String, List<Binding>> gangs = gangs(result.bindings(), strandedPlan.holdBindings());
@@ -269,7 +269,7 @@ public final class Actuator implements AutoCloseable {
     private Map<String, List<String>> boundBefore(ClusterSnapshot snapshot, Set<String> groups) {
         Map<String, List<String>> out = new HashMap<>();
         Set<String> neverWhole = new HashSet<>();
-        for (String g : groups) if (cache.hasPodGroup(g) && !StatusViews.ranWhole(cache.podGroupStatus(g))) neverWhole.add(g);
+        for (String g : groups) if (cache.hasPodGroup(g) && !cache.ranWhole(g)) neverWhole.add(g);
         if (neverWhole.isEmpty()) return out;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() || p.terminating() || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
@@ -360,6 +360,7 @@ public final class Actuator implements AutoCloseable {
             if (p != null) pods.add(p);
         }
         StatusViews.Members counted = StatusViews.members(pods, assumed::isBindingAccepted);
+        if (cache.isWorkloadPodGroup(key)) return writeWorkloadCondition(s, counted, writes);
         VolcanoPodGroup.Status current = cache.podGroupStatus(key);
         VolcanoPodGroup.Status desired = StatusViews.podGroup(s, counted, current, Instant.now());
         if (StatusViews.samePodGroup(desired, current)) {
@@ -368,6 +369,24 @@ public final class Actuator implements AutoCloseable {
         }
         if (StatusViews.samePodGroup(desired, status.writtenPodGroup(key))) return CompletableFuture.completedFuture(false);
         return status.podGroup(key, desired, writes);
+    }
+
+    /**
+     * An upstream ({@code scheduling.k8s.io}) PodGroup's {@code PodGroupInitiallyScheduled} condition, as
+     * kube-scheduler writes it ({@link StatusViews#initiallyScheduledCondition}), when it differs from what the object
+     * shows and from what was last written.
+     */
+    private CompletableFuture<Boolean> writeWorkloadCondition(PodGroupStatus s, StatusViews.Members counted, CycleWrites writes) {
+        String key = s.podGroup();
+        List<Map<String, Object>> current = cache.workloadConditions(key);
+        Map<String, Object> desired = StatusViews.initiallyScheduledCondition(s, counted, current, Instant.now());
+        if (desired == null) return CompletableFuture.completedFuture(false);
+        if (StatusViews.sameCondition(desired, StatusViews.sameType(current, desired))) {
+            status.conditionShows(key);
+            return CompletableFuture.completedFuture(false);
+        }
+        if (StatusViews.sameCondition(desired, status.writtenCondition(key))) return CompletableFuture.completedFuture(false);
+        return status.workloadPodGroupCondition(key, desired, writes);
     }
 
     private void writeQueueStatus(QueueStatus q, int allocatedPods, CycleWrites writes) {

@@ -7,11 +7,13 @@ import java.util.Set;
  * Every API call live mode makes, as RBAC rules: the single list {@code deploy/arbiter/clusterrole.yaml} (and the
  * Lease role) must grant, no more and no less. A test compares the manifests with this list; change both together.
  *
- * <p>Who calls what: the {@link ClusterCache} informers list and watch (HyperNodes too, when their CRD is installed); the {@link Actuator}'s writers create
+ * <p>Who calls what: the {@link ClusterCache} informers list and watch (HyperNodes too, when their CRD is installed, and the Workload API's {@code scheduling.k8s.io}
+ * PodGroups, when the API server serves them); the {@link Actuator}'s writers create
  * bindings, evictions, events and the {@code default} Queue, read a pod back after a 409 on its binding when the
  * answer does not name its node (and before first setting its PodScheduled condition), patch the PodScheduled=False
  * condition of pods they cannot place, patch an Event's count when they aggregate, and patch PodGroup and Queue status
- * (PodGroup status through the main resource when the installed CRD, e.g. Volcano's, has no status subresource);
+ * (PodGroup status through the main resource when the installed CRD, e.g. Volcano's, has no status subresource;
+ * a {@code scheduling.k8s.io} PodGroup's PodGroupInitiallyScheduled condition through its status subresource);
  * the {@link LeaderElection} reads and renews its Lease.
  */
 public final class ApiPermissions {
@@ -43,7 +45,9 @@ public final class ApiPermissions {
             new Rule(VolcanoQueue.GROUP, "queues/status", Set.of("patch")),
             new Rule(VolcanoQueue.GROUP, "podgroups", Set.of("list", "watch", "patch")),
             new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")),
-            new Rule(VolcanoHyperNode.GROUP, "hypernodes", Set.of("list", "watch")));
+            new Rule(VolcanoHyperNode.GROUP, "hypernodes", Set.of("list", "watch")),
+            new Rule(WorkloadPodGroup.GROUP, "podgroups", Set.of("list", "watch")),
+            new Rule(WorkloadPodGroup.GROUP, "podgroups/status", Set.of("patch")));
 
     /**
      * In Arbiter's own namespace only: the Role for the leader-election Lease. Reading and renewing are limited to

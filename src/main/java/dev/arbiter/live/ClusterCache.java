@@ -99,6 +99,21 @@ public final class ClusterCache implements AutoCloseable {
     /** Set once the HyperNode list failed (no CRD, or no permission): the cluster is treated as having none. */
     private volatile String hyperNodesAbsent;
     private volatile Duration hyperNodeReprobe = Duration.ofSeconds(30);
+    /**
+     * The upstream Workload API's PodGroups ({@code scheduling.k8s.io/v1beta1}). Their informer is optional like the
+     * HyperNodes': a cluster that does not serve them (the {@code GenericWorkload} gate is off) has none
+     * ({@link #startWorkloadPodGroups}). Keyed {@code namespace/name} as Volcano's: where both kinds have one name,
+     * the Volcano PodGroup is the gang and the other is left out, said once ({@link #clashes}).
+     */
+    private final RecordIndex<PodGroupSpec> workloadPodGroups = new RecordIndex<>(
+            Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
+    private final Map<String, List<Map<String, Object>>> workloadConditions = new ConcurrentHashMap<>();
+    private SharedIndexInformer<WorkloadPodGroup> workloadPodGroupInformer;
+    /** Set once their list failed (not served, or no permission): the cluster is treated as having none. */
+    private volatile String workloadPodGroupsAbsent;
+    /** Keys of upstream PodGroups left out for a Volcano PodGroup of the same name, said once each. */
+    private final Set<String> clashes = ConcurrentHashMap.newKeySet();
+    private List<PodGroupSpec> lastVolcanoGroups, lastWorkloadGroups, lastMergedGroups;
     private volatile StartupTimeline startup;
     /** Each informer's name (nodes, pods, ...), for the start-up timeline. */
     private final Map<SharedIndexInformer<?>, String> informerNames = new ConcurrentHashMap<>();
@@ -142,6 +157,7 @@ public final class ClusterCache implements AutoCloseable {
         this.outages = new Outages(client.getMasterUrl().toString(), () -> closed);
         for (RecordIndex<?> r : informed) handled.put(r, ConcurrentHashMap.newKeySet());
         handled.put(hyperNodes, ConcurrentHashMap.newKeySet());
+        handled.put(workloadPodGroups, ConcurrentHashMap.newKeySet());
     }
 
     /**
@@ -206,7 +222,10 @@ public final class ClusterCache implements AutoCloseable {
         first.remove(podGroupInformer);
         if (!awaitListed(first) || !awaitListed(List.of(podGroupInformer))) return;
         synchronized (this) {
-            if (!closed) startHyperNodes();
+            if (!closed) {
+                startHyperNodes();
+                startWorkloadPodGroups();
+            }
         }
     }
 
@@ -276,7 +295,7 @@ public final class ClusterCache implements AutoCloseable {
                 hyperNodeInformer.start().whenComplete((ok, failure) -> {
                     if (failure != null) {
                         hyperNodesAbsent("cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): "
-                                + whyNot(failure));
+                                + whyNot(failure, "the HyperNode CRD is not installed"));
                     } else {
                         if (hyperNodesAbsent != null) {
                             LOG.info("HyperNodes ({}/v1alpha1) can be listed now: network domains come from them from now on",
@@ -299,16 +318,30 @@ public final class ClusterCache implements AutoCloseable {
      * HyperNodes (said once per cause) and the list is tried again every {@link #reprobeHyperNodesEvery}.
      */
     private boolean awaitHyperNodesListable() {
+        return awaitListable(() -> client.resources(VolcanoHyperNode.class).list(one()),
+                e -> "cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): " + whyNot(e, "the HyperNode CRD is not installed"),
+                this::hyperNodesAbsent);
+    }
+
+    private static io.fabric8.kubernetes.api.model.ListOptions one() {
+        return new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build();
+    }
+
+    /**
+     * Runs {@code listOne} until it works (true) or the cache closes (false); while it fails, {@code absent} is told
+     * why, once per cause, and the list is tried again every {@link #reprobeHyperNodesEvery}.
+     */
+    private boolean awaitListable(Runnable listOne, Function<RuntimeException, String> why,
+                                  Consumer<String> absent) {
         String said = null;
         while (true) {
             try {
-                client.resources(VolcanoHyperNode.class)
-                        .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+                listOne.run();
                 return true;
             } catch (RuntimeException e) {
-                String why = "cannot list HyperNodes (" + VolcanoHyperNode.GROUP + "/v1alpha1): " + whyNot(e);
-                if (!why.equals(said)) hyperNodesAbsent(why);
-                said = why;
+                String now = why.apply(e);
+                if (!now.equals(said)) absent.accept(now);
+                said = now;
             }
             synchronized (this) {
                 if (closed) return false;
@@ -321,6 +354,122 @@ public final class ClusterCache implements AutoCloseable {
                 if (closed) return false;
             }
         }
+    }
+
+    /**
+     * The upstream Workload API's PodGroup informer ({@code scheduling.k8s.io/v1beta1 podgroups}), started as the
+     * HyperNodes' is: when the API server does not serve them (Kubernetes before 1.37, or the {@code GenericWorkload}
+     * feature gate or the {@code scheduling.k8s.io/v1beta1} runtime config off) or the ServiceAccount may not list them,
+     * the cluster has none, the log says so once, and the list is asked again every 30 s. It neither blocks the
+     * first sync nor makes the cache unhealthy.
+     */
+    private void startWorkloadPodGroups() {
+        Thread probe = new Thread(() -> {
+            String api = WorkloadPodGroup.GROUP + "/" + WorkloadPodGroup.VERSION;
+            if (!awaitListable(() -> client.resources(WorkloadPodGroup.class).inAnyNamespace().list(one()),
+                    e -> "cannot list PodGroups (" + api + "): " + whyNot(e, "the API server does not serve them"),
+                    this::workloadPodGroupsAbsent)) {
+                return;
+            }
+            synchronized (this) {
+                if (closed) return;
+                workloadPodGroupInformer = client.resources(WorkloadPodGroup.class).inAnyNamespace().runnableInformer(0);
+                workloadPodGroupInformer.exceptionHandler(outages.handler("workload podgroups", workloadPodGroupInformer));
+                workloadPodGroupInformer.addEventHandler(handler(this::putWorkloadPodGroup, this::removeWorkloadPodGroup));
+                workloadPodGroupInformer.start().whenComplete((ok, failure) -> {
+                    if (failure != null) {
+                        workloadPodGroupsAbsent("cannot list PodGroups (" + api + "): " + whyNot(failure, "the API server does not serve them"));
+                    } else {
+                        if (workloadPodGroupsAbsent != null) {
+                            LOG.info("PodGroups ({}) can be listed now: the Workload API's gangs are scheduled from now on", api);
+                        }
+                        workloadPodGroupsAbsent = null;
+                        onChange.run();
+                    }
+                });
+            }
+        }, "arbiter-workload-podgroups");
+        probe.setDaemon(true);
+        probe.start();
+    }
+
+    private void workloadPodGroupsAbsent(String why) {
+        workloadPodGroupsAbsent = why + "; running without the Workload API's PodGroups (pods naming one wait); asking"
+                + " again every " + hyperNodeReprobe.toSeconds() + " s";
+        LOG.warn(workloadPodGroupsAbsent);
+        onChange.run();
+    }
+
+    /** Why the cluster is treated as having no Workload-API PodGroups (their list failed), or null while they are read. */
+    public String workloadPodGroupsAbsent() {
+        return workloadPodGroupsAbsent;
+    }
+
+    private boolean workloadPodGroupsSynced() {
+        if (workloadPodGroupsAbsent != null) return true;
+        SharedIndexInformer<WorkloadPodGroup> i = workloadPodGroupInformer;
+        return i != null && i.hasSynced() && handled.get(workloadPodGroups).size() >= i.getStore().list().size();
+    }
+
+    private void putWorkloadPodGroup(WorkloadPodGroup g) {
+        String key = key(g);
+        if (g.getStatus() != null && g.getStatus().conditions != null) workloadConditions.put(key, g.getStatus().conditions);
+        else workloadConditions.remove(key);
+        store(workloadPodGroups, "PodGroup", key, g, o -> translator.workloadPodGroup(map(o), creationOrder(g)));
+    }
+
+    private void removeWorkloadPodGroup(WorkloadPodGroup g) {
+        workloadConditions.remove(key(g));
+        clashes.remove(key(g));
+        forget(workloadPodGroups, "PodGroup", key(g), g);
+    }
+
+    /** Whether {@code key} is a PodGroup of the upstream Workload API (and no Volcano PodGroup has its name). */
+    public boolean isWorkloadPodGroup(String key) {
+        return workloadPodGroups.contains(key) && !podGroups.contains(key);
+    }
+
+    /** The {@code status.conditions} an upstream PodGroup carries now (empty when none, or no such object). */
+    public List<Map<String, Object>> workloadConditions(String key) {
+        return workloadConditions.getOrDefault(key, List.of());
+    }
+
+    /**
+     * Whether the gang has run whole, as its object says: a Volcano PodGroup's Scheduled=True condition, an upstream
+     * PodGroup's PodGroupInitiallyScheduled=True.
+     */
+    public boolean ranWhole(String key) {
+        if (isWorkloadPodGroup(key)) return StatusViews.initiallyScheduled(workloadConditions(key));
+        return StatusViews.ranWhole(podGroupStatuses.get(key));
+    }
+
+    /**
+     * Volcano's PodGroups, with the upstream ones whose name no Volcano PodGroup has, in creation order; the list is
+     * rebuilt only when either changed.
+     */
+    private synchronized List<PodGroupSpec> allPodGroups() {
+        List<PodGroupSpec> volcano = podGroups.frozen();
+        List<PodGroupSpec> upstream = workloadPodGroups.frozen();
+        if (upstream.isEmpty()) return volcano;
+        if (volcano == lastVolcanoGroups && upstream == lastWorkloadGroups) return lastMergedGroups;
+        List<PodGroupSpec> merged = new ArrayList<>(volcano.size() + upstream.size());
+        merged.addAll(volcano);
+        for (PodGroupSpec g : upstream) {
+            if (podGroups.contains(g.key())) {
+                if (clashes.add(g.key())) {
+                    LOG.warn("PodGroup {} ({}/{}) is left out: a Volcano PodGroup (scheduling.volcano.sh) has its namespace"
+                            + " and name, and is the gang its pods join; rename one", g.key(), WorkloadPodGroup.GROUP,
+                            WorkloadPodGroup.VERSION);
+                }
+                continue;
+            }
+            merged.add(g);
+        }
+        merged.sort(Comparator.comparingLong(PodGroupSpec::creationOrder).thenComparing(PodGroupSpec::key));
+        lastVolcanoGroups = volcano;
+        lastWorkloadGroups = upstream;
+        lastMergedGroups = List.copyOf(merged);
+        return lastMergedGroups;
     }
 
     /** Marks on {@code timeline} when each informer has listed (set before {@link #start}). */
@@ -341,10 +490,10 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     /** A failed list in a few words: the missing CRD and a refused permission are the usual causes. */
-    private static String whyNot(Throwable t) {
+    private static String whyNot(Throwable t, String notFound) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof io.fabric8.kubernetes.client.KubernetesClientException k) {
-                if (k.getCode() == 404) return "the HyperNode CRD is not installed (404)";
+                if (k.getCode() == 404) return notFound + " (404)";
                 if (k.getCode() == 403) return "forbidden (403): the ServiceAccount may not list them";
                 if (k.getCode() > 0) return "HTTP " + k.getCode();
             }
@@ -390,7 +539,7 @@ public final class ClusterCache implements AutoCloseable {
         for (int i = 0; i < informers.size(); i++) {
             if (handled.get(informed.get(i)).size() < informers.get(i).getStore().list().size()) return false;
         }
-        synced = hyperNodesSynced();
+        synced = hyperNodesSynced() && workloadPodGroupsSynced();
         StartupTimeline t = startup;
         if (synced && t != null) t.mark("caches filled");
         return synced;
@@ -429,7 +578,8 @@ public final class ClusterCache implements AutoCloseable {
         informers.clear();
         running = List.of();
         if (hyperNodeInformer != null) hyperNodeInformer.stop();
-        notifyAll(); // the HyperNode probe, waiting to ask again
+        if (workloadPodGroupInformer != null) workloadPodGroupInformer.stop();
+        notifyAll(); // the HyperNode and PodGroup probes, waiting to ask again
     }
 
     // ---- the snapshot ---------------------------------------------------------------------------------------
@@ -461,7 +611,7 @@ public final class ClusterCache implements AutoCloseable {
             withDefault.sort(Comparator.comparing(QueueSpec::name));
             q = withDefault;
         }
-        return new ClusterSnapshot(n, p, podGroups.frozen(), q, priorityClasses.frozen(), now, nominations,
+        return new ClusterSnapshot(n, p, allPodGroups(), q, priorityClasses.frozen(), now, nominations,
                 namespaceLabels(), hyperNodes.frozen()).withUsage(usage());
     }
 
@@ -539,7 +689,7 @@ public final class ClusterCache implements AutoCloseable {
     }
 
     public boolean hasPodGroup(String key) {
-        return podGroups.contains(key);
+        return podGroups.contains(key) || workloadPodGroups.contains(key);
     }
 
     /** The status the Queue object carries now, or null when there is no such object. */

@@ -153,6 +153,60 @@ final class StatusViews {
         return out;
     }
 
+    /** kube-scheduler's condition on a {@code scheduling.k8s.io} PodGroup: its gang has been scheduled once. */
+    static final String INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled";
+
+    /** True when an upstream PodGroup's conditions hold {@code PodGroupInitiallyScheduled=True}. */
+    static boolean initiallyScheduled(List<Map<String, Object>> conditions) {
+        Map<String, Object> c = condition(conditions, INITIALLY_SCHEDULED);
+        return c != null && "True".equals(c.get("status"));
+    }
+
+    private static Map<String, Object> condition(List<Map<String, Object>> conditions, String type) {
+        if (conditions == null) return null;
+        for (Map<String, Object> c : conditions) if (type.equals(c.get("type"))) return c;
+        return null;
+    }
+
+    /**
+     * The {@code PodGroupInitiallyScheduled} condition an upstream ({@code scheduling.k8s.io}) PodGroup should carry,
+     * as kube-scheduler's {@code updatePodGroupCondition} writes it: True, reason {@code Scheduled}, once the API server
+     * holds {@code minCount} of its members placed; False, reason {@code Unschedulable}, with the one-line reason
+     * ({@link #unschedulableMessage}) while the cycle cannot start it. Null when there is nothing to write: the
+     * condition is True already (it never goes back to False), or its placed members' bindings are not yet accepted.
+     * A condition whose status does not change keeps its {@code lastTransitionTime}.
+     */
+    static Map<String, Object> initiallyScheduledCondition(PodGroupStatus s, Members m, List<Map<String, Object>> current,
+                                                           Instant now) {
+        if (initiallyScheduled(current)) return null;
+        String message = unschedulableMessage(s);
+        boolean scheduled = m.scheduled() > 0 && m.scheduled() >= s.minMember();
+        if (!scheduled && message == null) return null;
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("type", INITIALLY_SCHEDULED);
+        out.put("status", scheduled ? "True" : "False");
+        out.put("reason", scheduled ? SCHEDULED : UNSCHEDULABLE);
+        out.put("message", scheduled ? m.scheduled() + " pods scheduled (minCount " + s.minMember() + ")" : message);
+        Map<String, Object> before = condition(current, INITIALLY_SCHEDULED);
+        boolean sameTransition = before != null && Objects.equals(before.get("status"), out.get("status"))
+                && before.get("lastTransitionTime") != null;
+        out.put("lastTransitionTime", sameTransition ? before.get("lastTransitionTime")
+                : now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+        return out;
+    }
+
+    /** Whether two conditions say the same: type, status, reason and message (not when they changed). */
+    static boolean sameCondition(Map<String, Object> a, Map<String, Object> b) {
+        if (a == null || b == null) return a == b;
+        for (String k : List.of("type", "status", "reason", "message")) if (!Objects.equals(a.get(k), b.get(k))) return false;
+        return true;
+    }
+
+    /** The condition of {@code desired}'s type among {@code current}, or null. */
+    static Map<String, Object> sameType(List<Map<String, Object>> current, Map<String, Object> desired) {
+        return condition(current, String.valueOf(desired.get("type")));
+    }
+
     /** True when {@code status} (as the API server holds it) says the gang has run whole: a Scheduled=True condition. */
     static boolean ranWhole(VolcanoPodGroup.Status status) {
         if (status == null || status.conditions == null) return false;

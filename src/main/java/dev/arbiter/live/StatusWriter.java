@@ -44,6 +44,8 @@ final class StatusWriter implements AutoCloseable {
     private final Map<String, Job> waiting = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> writtenPodGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> writtenQueues = new ConcurrentHashMap<>();
+    /** An upstream PodGroup's condition last written. */
+    private final Map<String, Map<String, Object>> writtenConditions = new ConcurrentHashMap<>();
     /** Writes that failed for a reason that passes (no answer, 429, 5xx) since the last success: logged once. */
     private final java.util.concurrent.atomic.AtomicInteger passingFailures = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -80,6 +82,28 @@ final class StatusWriter implements AutoCloseable {
         String[] id = key.split("/", 2);
         String path = "/apis/" + VolcanoQueue.GROUP + "/v1beta1/namespaces/" + id[0] + "/podgroups/" + id[1];
         return submit(new Job("PodGroup", key, path, desired, cycle, new CompletableFuture<>()));
+    }
+
+    /**
+     * Sets one condition of an upstream ({@code scheduling.k8s.io/v1beta1}) PodGroup, as kube-scheduler's
+     * {@code PatchPodGroupStatus} does: a strategic merge patch of its {@code status} subresource, the condition merged
+     * by type, the others left as they are.
+     */
+    CompletableFuture<Boolean> workloadPodGroupCondition(String key, Map<String, Object> condition, CycleWrites cycle) {
+        String[] id = key.split("/", 2);
+        String path = "/apis/" + WorkloadPodGroup.GROUP + "/" + WorkloadPodGroup.VERSION + "/namespaces/" + id[0]
+                + "/podgroups/" + id[1];
+        return submit(new Job("WorkloadPodGroup", key, path, condition, cycle, new CompletableFuture<>()));
+    }
+
+    /** The condition last written on the upstream PodGroup, or null. */
+    Map<String, Object> writtenCondition(String key) {
+        return writtenConditions.get(key);
+    }
+
+    /** The upstream PodGroup already shows what was written. */
+    void conditionShows(String key) {
+        writtenConditions.remove(key);
     }
 
     CompletableFuture<Boolean> queue(String name, VolcanoQueue.Status desired, CycleWrites cycle) {
@@ -148,6 +172,8 @@ final class StatusWriter implements AutoCloseable {
             case "QueueUsage" -> backoff.run(() -> api.mergePatch(job.path(), java.util.Map.of("metadata", java.util.Map.of(
                     "annotations", java.util.Map.of(dev.arbiter.model.QueueUsage.ANNOTATION,
                             ((dev.arbiter.model.QueueUsage) job.status()).annotationValue())))), this::retry);
+            case "WorkloadPodGroup" -> backoff.run(() -> api.strategicMergePatch(job.path() + "/status",
+                    api.json().asJson(Map.of("status", Map.of("conditions", List.of(job.status()))))), this::retry);
             default -> backoff.run(() -> api.jsonPatch(job.path() + "/status", statusPatch(job.status())), this::retry);
         };
         if (o.ok()) {
@@ -156,6 +182,7 @@ final class StatusWriter implements AutoCloseable {
             failed.succeeded("status", id);
             if (job.status() instanceof VolcanoPodGroup.Status s) writtenPodGroups.put(job.key(), s);
             else if (job.status() instanceof VolcanoQueue.Status q) writtenQueues.put(job.key(), q);
+            else if (job.kind().equals("WorkloadPodGroup")) writtenConditions.put(job.key(), asCondition(job.status()));
             if (o.code() != 204) job.cycle().statusWrites.incrementAndGet();
             job.done().complete(true);
             return;
@@ -269,9 +296,15 @@ final class StatusWriter implements AutoCloseable {
         return api.json().asJson(List.of(Map.of("op", "add", "path", "/status", "value", status)));
     }
 
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asCondition(Object o) {
+        return (Map<String, Object>) o;
+    }
+
     /** Forgets what was written for objects that no longer exist. */
     void prune(Predicate<String> podGroupExists, Predicate<String> queueExists) {
         writtenPodGroups.keySet().removeIf(k -> !podGroupExists.test(k));
+        writtenConditions.keySet().removeIf(k -> !podGroupExists.test(k));
         writtenQueues.keySet().removeIf(k -> !queueExists.test(k));
     }
 
@@ -279,6 +312,7 @@ final class StatusWriter implements AutoCloseable {
     java.util.Set<String> remembered() {
         java.util.Set<String> out = new java.util.TreeSet<>();
         writtenPodGroups.keySet().forEach(k -> out.add("PodGroup " + k));
+        writtenConditions.keySet().forEach(k -> out.add("PodGroup " + k));
         writtenQueues.keySet().forEach(k -> out.add("Queue " + k));
         return out;
     }

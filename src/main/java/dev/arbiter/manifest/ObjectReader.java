@@ -21,9 +21,14 @@ final class ObjectReader {
     private static final String BATCH_JOB = "batch/v1 Job";
     private static final String MPI_JOB = "kubeflow.org/v2beta1 MPIJob";
     private static final String HYPER_NODE = "topology.volcano.sh/v1alpha1 HyperNode";
+    private static final String WORKLOAD_POD_GROUP = "scheduling.k8s.io/v1beta1 PodGroup";
+    private static final String WORKLOAD_POD_GROUP_ALPHA = "scheduling.k8s.io/v1alpha3 PodGroup";
+    private static final String WORKLOAD = "scheduling.k8s.io/v1beta1 Workload";
+    private static final String WORKLOAD_ALPHA = "scheduling.k8s.io/v1alpha3 Workload";
     private static final Set<String> CLUSTER_SCOPED = Set.of(NODE, PRIORITY_CLASS, QUEUE, NAMESPACE, HYPER_NODE);
     private static final Set<String> KNOWN = Set.of(NODE, POD, PRIORITY_CLASS, QUEUE, POD_GROUP, PYTORCH_JOB,
-            LEADER_WORKER_SET, NAMESPACE, VOLCANO_JOB, BATCH_JOB, MPI_JOB, HYPER_NODE);
+            LEADER_WORKER_SET, NAMESPACE, VOLCANO_JOB, BATCH_JOB, MPI_JOB, HYPER_NODE, WORKLOAD_POD_GROUP,
+            WORKLOAD_POD_GROUP_ALPHA, WORKLOAD, WORKLOAD_ALPHA);
 
     private final ManifestCollector out;
 
@@ -133,6 +138,28 @@ final class ObjectReader {
                 out.add(pod.toSpec(creationOrder));
             }
             case POD_GROUP -> out.add(PodGroupReader.read(object, meta, claim(object)));
+            case WORKLOAD_POD_GROUP, WORKLOAD_POD_GROUP_ALPHA -> {
+                long order;
+                try {
+                    order = claim(object);
+                } catch (ManifestException clash) {
+                    throw new ManifestException(clash.getMessage() + "; a Volcano PodGroup and a " + apiVersion
+                            + " PodGroup of one namespace and name would be one gang to Arbiter: rename one");
+                }
+                dev.arbiter.model.PodGroupSpec g = WorkloadPodGroupReader.read(object, meta, order);
+                if (g.workloadApi().ignored() != null) {
+                    out.notice(object.origin().location() + ": " + object.origin().subject() + ": "
+                            + g.workloadApi().ignored() + " not honoured: Arbiter schedules the group as a gang of "
+                            + g.minMember() + " without it");
+                }
+                out.add(g);
+            }
+            case WORKLOAD, WORKLOAD_ALPHA -> {
+                claim(object);
+                out.notice(object.origin().location() + ": skipped " + apiVersion + " Workload " + object.origin().id()
+                        + ": Arbiter, as kube-scheduler, schedules the PodGroups made from its templates (write them"
+                        + " as PodGroups; no controller makes them in a simulation)");
+            }
             case PYTORCH_JOB -> {
                 claim(object);
                 PyTorchJobExpander.expand(object, meta, out);

@@ -66,6 +66,13 @@ public final class ObjectTranslator {
         return g.withArrival(0, g.creationOrder());
     }
 
+    /** A {@code scheduling.k8s.io/v1beta1} PodGroup of the upstream Workload API ({@link WorkloadPodGroupReader}). */
+    public PodGroupSpec workloadPodGroup(Map<String, Object> object, long creationOrder) {
+        Field podGroup = root(object, "PodGroup", namespacedId(object));
+        PodGroupSpec g = WorkloadPodGroupReader.read(podGroup, Metadata.read(podGroup), creationOrder);
+        return g.withArrival(0, g.creationOrder());
+    }
+
     /**
      * A {@code v1} Namespace's labels (with {@code kubernetes.io/metadata.name}, which the API server always sets): pod
      * affinity terms select namespaces by them.

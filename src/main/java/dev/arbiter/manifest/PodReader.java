@@ -26,6 +26,7 @@ final class PodReader {
         d.name = meta.name();
         d.labels = meta.labels();
         d.annotations = meta.annotations();
+        schedulingGroup(spec.get("schedulingGroup", "podGroupName"), d.annotations);
         d.arrivalCycle = meta.arrivalCycle();
         d.terminating = pod.get("metadata", "deletionTimestamp").isPresent();
         d.schedulerName = spec.get("schedulerName").string(defaultScheduler);
@@ -42,6 +43,23 @@ final class PodReader {
         d.tolerations = tolerations(spec.get("tolerations"));
         d.placement = PlacementReader.read(spec);
         return d;
+    }
+
+    /**
+     * A pod's {@code spec.schedulingGroup.podGroupName} (the upstream Workload API) names its PodGroup as the
+     * {@code scheduling.k8s.io/group-name} annotation names a Volcano one: it is kept as that annotation, so both
+     * kinds of PodGroup are found the same way ({@link dev.arbiter.model.PodSpec#groupName}). A pod whose annotation
+     * names another group is an error.
+     */
+    private static void schedulingGroup(Field podGroupName, Map<String, String> annotations) {
+        String name = podGroupName.string();
+        if (name == null) return;
+        String annotated = annotations.get(dev.arbiter.model.PodSpec.GROUP_ANNOTATION);
+        if (annotated != null && !annotated.equals(name)) {
+            throw podGroupName.error("names PodGroup " + name + " but the pod's annotation "
+                    + dev.arbiter.model.PodSpec.GROUP_ANNOTATION + " names " + annotated + "; a pod joins one group");
+        }
+        annotations.put(dev.arbiter.model.PodSpec.GROUP_ANNOTATION, name);
     }
 
     /** {@code status.startTime} (RFC 3339) in epoch seconds, or {@link PodSpec#UNKNOWN_START} when absent. */

@@ -103,7 +103,8 @@ final class AddBack {
     /**
      * The add-back's order, for a gang's victims and for the cycle's: victim jobs in {@code evicted} (eviction order)
      * newest first; all the pods a job lost are offered to {@code restore} together, and if they cannot all stay, each
-     * of them, the last first, while the job would keep its minimum with one more back.
+     * of them, the last first, while the job would keep its minimum with one more back (never for a job disrupted whole,
+     * {@link Job#disruptAll}).
      */
     private static <T> void addBack(List<T> evicted, java.util.function.Function<T, Job> jobOf,
                                     java.util.function.Predicate<List<T>> restore) {
@@ -115,8 +116,9 @@ final class AddBack {
             if (restore.test(lost) || lost.size() < 2) continue;
             Job v = jobs.get(k);
             for (int i = lost.size() - 1; i >= 0; i--) {
-                // One pod back: the job must keep its minimum (no broken gang) with the others still gone.
-                if (v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
+                // One pod back: the job must keep its minimum (no broken gang) with the others still gone; a job
+                // disrupted whole (disruptionMode all) comes back whole or not at all.
+                if (v.disruptAll || v.liveMembers() + 1 < Math.max(1, v.minMember)) break;
                 restore.test(List.of(lost.get(i)));
             }
         }

@@ -163,8 +163,8 @@ public final class PolicyEvaluation {
 
     /**
      * Every task takes its pod's {@code spec.priority}, else its class's decided value; every job its PodGroup's
-     * class's, or (a PodGroup naming none, when the rules say so) the highest of its pods'. A name no rule decided
-     * counts as zero. A task kept from the last cycle ({@link WorkingCluster#newTasks}) keeps its priority while the
+     * {@code spec.priority} (an upstream PodGroup's, {@link Job#podGroupPriority}), else its PodGroup's class's, or (a PodGroup naming none, when the rules say so) the highest of its pods'. A name no rule decided
+     * counts as zero. The tasks of an upstream PodGroup ({@link Job#workloadApi}) then take their job's priority. A task kept from the last cycle ({@link WorkingCluster#newTasks}) keeps its priority while the
      * classes' decided values are the same as then.
      */
     private static void assignPriorities(WorkingCluster state, Map<String, Object> decided, PriorityFromPods fromPods) {
@@ -189,6 +189,10 @@ public final class PolicyEvaluation {
         state.sameJobPriorities = state.samePriorities && java.util.Objects.equals(fromPods, state.keptFromPods);
         state.fromPods = fromPods;
         for (Job j : state.sameJobPriorities ? state.jobsWithNewTasks : state.jobs.values()) {
+            if (j.podGroupPriority != null) {
+                j.priority = j.podGroupPriority;
+                continue;
+            }
             if (j.priorityClassName != null || fromPods == null || (j.running.isEmpty() && j.pending.isEmpty())) {
                 j.priority = value(decided, j.priorityClassName);
                 continue;
@@ -197,6 +201,12 @@ public final class PolicyEvaluation {
             for (Task t : j.running) max = Math.max(max, t.priority);
             for (Task t : j.pending) max = Math.max(max, t.priority);
             j.priority = max;
+        }
+        // An upstream (scheduling.k8s.io) PodGroup's priority is its pods' too, as victims and in admission.
+        for (Job j : state.sameJobPriorities ? state.jobsWithNewTasks : state.jobs.values()) {
+            if (!j.workloadApi) continue;
+            for (Task t : j.running) t.priority = j.priority;
+            for (Task t : j.pending) t.priority = j.priority;
         }
     }
 
@@ -270,7 +280,7 @@ public final class PolicyEvaluation {
         for (Task t : j.pending) if ("Never".equals(t.pod.preemptionPolicy())) never++;
         return new JobFact(j.id, j.queue, j.minMember, j.minTaskMember, j.minResources, j.priorityClassName,
                 JobPhase.of(j.initialPhase), j.implicit, j.pending.size(), j.running.size(), j.creationOrder,
-                j.priority, never, j.preemptable);
+                j.priority, never, j.preemptable, j.neverPreempts);
     }
 
     /**

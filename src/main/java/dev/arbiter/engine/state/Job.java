@@ -34,6 +34,23 @@ public final class Job {
     public final dev.arbiter.model.NetworkTopology networkTopology;
     /** The PodGroup's {@code volcano.sh/preemptable}, or null when it says nothing ({@link PodGroupSpec#preemptable}). */
     public final Boolean preemptable;
+    /**
+     * The upstream PodGroup's integer {@code spec.priority}, which wins over its class's value as a pod's
+     * {@code spec.priority} does; null for a Volcano PodGroup, an implicit gang, or a PodGroup without one.
+     */
+    public final Integer podGroupPriority;
+    /**
+     * Its PodGroup is the upstream Workload API's: the group's priority is its pods' too (kube-scheduler refuses a
+     * group whose pods differ, and ranks its victims by the group's).
+     */
+    public final boolean workloadApi;
+    /** The upstream PodGroup says {@code preemptionPolicy: Never}: the job waits rather than evicting anyone. */
+    public final boolean neverPreempts;
+    /**
+     * The upstream PodGroup says {@code disruptionMode: all}: its members are disrupted together, so every member is
+     * needed to keep it whole as a victim ({@link #victimFloor}).
+     */
+    public final boolean disruptAll;
     /** Some pending task of the job had room held for it on its nominated node when the cycle began. */
     public boolean nominated;
     /** The network domain the job started in this cycle (bound or pipelined there), or null. */
@@ -69,6 +86,11 @@ public final class Job {
         this.minResources = pg.minResources();
         this.networkTopology = pg.networkTopology();
         this.preemptable = pg.preemptable();
+        dev.arbiter.model.WorkloadApiTerms w = pg.workloadApi();
+        this.podGroupPriority = w == null ? null : w.priority();
+        this.workloadApi = w != null;
+        this.neverPreempts = w != null && w.neverPreempts();
+        this.disruptAll = w != null && w.disruptAll();
         this.specMinResources = pg.minResources();
     }
 
@@ -175,6 +197,15 @@ public final class Job {
     public int bound;
 
     /** Members that will be running after this cycle: running and not evicted, plus bound this cycle. */
+    /**
+     * How many live members the job must keep for an eviction to leave it whole, for the victim search: its
+     * {@code minMember}, or (disruptionMode all) every member, so that any eviction takes all of it (or, under
+     * {@code victims.breakingGang: spare}, none).
+     */
+    public int victimFloor() {
+        return disruptAll ? Integer.MAX_VALUE : minMember;
+    }
+
     public int liveMembers() {
         return liveRunning() + bound;
     }

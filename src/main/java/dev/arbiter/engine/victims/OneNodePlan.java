@@ -69,13 +69,13 @@ final class OneNodePlan {
     }
 
     boolean isSurplus(Task t) {
-        return t.job.liveMembers() - takenFrom(t.job) > t.job.minMember;
+        return t.job.liveMembers() - takenFrom(t.job) > t.job.victimFloor();
     }
 
     /** The task alone, or its whole remaining gang if taking it would break the gang; null if that is not allowed. */
     List<Task> unitFor(Task t) {
         int remaining = t.job.liveMembers() - takenFrom(t.job);
-        if (remaining - 1 >= t.job.minMember) return List.of(t);
+        if (remaining - 1 >= t.job.victimFloor()) return List.of(t);
         // The member would break its gang: as the policy says, it is spared, or the whole gang goes.
         if (owner.breakingGang == BreakingGang.SPARE) return null;
         if (remaining <= 1) return List.of(t);
@@ -467,7 +467,8 @@ final class OneNodePlan {
     }
 
     /**
-     * Whether the gangs of {@code unit} stay whole (all their members running, or at least minMember) if it is
+     * Whether the gangs of {@code unit} stay whole (all their members running, or at least minMember; every member
+     * for disruptionMode all, {@link Job#victimFloor}) if it is
      * given back. Every unit leaves its gangs whole, so only the gangs of the unit given back need a look.
      */
     private boolean gangsWholeWithout(List<Task> unit, Map<Job, Integer> count) {
@@ -484,6 +485,6 @@ final class OneNodePlan {
     private static boolean wholeWith(Job j, int taken) {
         if (taken == 0) return true;
         int left = j.liveMembers() - taken;
-        return left <= 0 || left >= j.minMember;
+        return left <= 0 || left >= j.victimFloor();
     }
 }

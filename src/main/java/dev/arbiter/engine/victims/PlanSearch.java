@@ -357,7 +357,7 @@ final class PlanSearch {
      */
     private int leastUnit(Task t) {
         int live = t.job.liveMembers();
-        if (live - 1 >= t.job.minMember) return 1;
+        if (live - 1 >= t.job.victimFloor()) return 1;
         if (breakingGang == BreakingGang.SPARE) return Integer.MAX_VALUE;
         if (live <= 1) return 1;
         return t.job.bound > 0 ? Integer.MAX_VALUE : live;
