@@ -195,8 +195,24 @@ public final class Explainer {
             return new Verdict("Pending", "not scheduled by Arbiter: spec.schedulerName is \"" + pod.schedulerName() + "\"",
                     null, last);
         }
-        String reason = status == null ? "not yet seen by a cycle" : status.reason();
+        String elsewhere = status == null ? dev.arbiter.manifest.Mistakes.podGroupElsewhere(pod, replay.start().podGroups()) : null;
+        if (elsewhere != null) return new Verdict("Pending", elsewhere, null, last);
+        String reason = status == null ? "not yet seen by a cycle" : withQueueSuggestion(replay, replay.queueOf(pod), status.reason());
         return new Verdict("Pending", withClosest(reason, closest), status == null ? null : status.rule(), last);
+    }
+
+    /**
+     * {@code reason} with a "did you mean" for a queue that does not exist: after the words saying so, or before the
+     * reason when it does not say so; unchanged when the queue exists or no queue is clearly meant.
+     */
+    private static String withQueueSuggestion(ClusterReplay replay, String queue, String reason) {
+        if (queue == null || reason == null) return reason;
+        List<String> names = replay.start().queues().stream().map(dev.arbiter.model.QueueSpec::name).toList();
+        if (names.contains(queue)) return reason;
+        String hint = dev.arbiter.manifest.Mistakes.queueSuggestion(queue, names);
+        if (hint.isEmpty()) return reason;
+        String missing = "queue \"" + queue + "\" does not exist";
+        return reason.contains(missing) ? reason.replace(missing, missing + hint) : missing + hint + "; " + reason;
     }
 
     private static Verdict groupVerdict(ClusterReplay replay, String job, List<Step> steps, PodGroupStatus status,
@@ -209,7 +225,8 @@ public final class Explainer {
         String outcome = phase + ": " + gang.running() + " of " + gang.members() + " running, minMember " + gang.minMember();
         if (status != null && status.reason() != null) {
             int cycle = !madeRoom.isEmpty() ? madeRoom.get(madeRoom.size() - 1).cycle() : last;
-            return new Verdict(outcome, withClosest(status.reason(), closest), status.rule(), cycle);
+            String reason = withQueueSuggestion(replay, replay.group(job) == null ? null : replay.group(job).queue(), status.reason());
+            return new Verdict(outcome, withClosest(reason, closest), status.rule(), cycle);
         }
         if (!evictedMembers.isEmpty()) {
             Step e = evictedMembers.get(evictedMembers.size() - 1);

@@ -108,9 +108,22 @@ public final class ExplanationText {
      * "rulesFired":{subject:[rule]}}}, amounts as Kubernetes quantity strings.
      */
     public static String json(Explanation e) {
+        return json(e, null);
+    }
+
+    /**
+     * {@link #json(Explanation)} with {@code "notices":[...]} after {@code "cycle"} (the manifests' notice lines, as
+     * {@code simulate} prints them); without it when {@code notices} is null.
+     */
+    public static String json(Explanation e, List<String> notices) {
         JsonWriter w = JsonWriter.compact().startObject().field("subject", e.subject()).field("podGroup", e.podGroup())
                 .field("queue", e.queue()).field("outcome", e.outcome()).field("reason", e.reason()).field("rule", e.rule())
                 .field("cycle", e.cycle());
+        if (notices != null) {
+            w.nextLine(1).name("notices").startArray();
+            for (String n : notices) w.nextLine(2).value(n);
+            w.endArray();
+        }
         Explanation.Gang g = e.gang();
         w.nextLine(1).name("gang").startObject().field("minMember", g.minMember()).field("members", g.members())
                 .field("running", g.running()).field("placeable", g.placeable()).endObject();

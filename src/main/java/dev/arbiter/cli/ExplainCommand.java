@@ -74,7 +74,12 @@ final class ExplainCommand implements Callable<Integer> {
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
         Main.warnIfUnsettled(spec, result, sim.maxCycles);
         Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
-        spec.commandLine().getOut().print(output.equals("json") ? ExplanationText.json(e) : ExplanationText.render(e));
+        if (output.equals("json")) {
+            spec.commandLine().getOut().print(ExplanationText.json(e, manifests.notices()));
+        } else {
+            for (String n : manifests.notices()) spec.commandLine().getOut().println("notice: " + dev.arbiter.sim.TerminalText.safe(n));
+            spec.commandLine().getOut().print(ExplanationText.render(e));
+        }
         spec.commandLine().getOut().flush();
         return 0;
     }

@@ -74,6 +74,10 @@ final class Field {
         return node instanceof MappingNode;
     }
 
+    boolean isList() {
+        return node instanceof SequenceNode;
+    }
+
     /** The line of this node, or of the nearest present ancestor when absent. */
     int line() {
         return line;

@@ -146,6 +146,7 @@ final class ManifestCollector {
                 + "; the API server refuses such a pod, since a resource that cannot be overcommitted needs a limit equal"
                 + " to its request; simulated as if the limit were the request"));
         all.addAll(StartingState.notices(nodes, pods, firstSeenAt));
+        all.addAll(Mistakes.crossReferences(pods, podGroups, allQueues.stream().map(QueueSpec::name).toList()));
         return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all, namespaceLabels, hyperNodes, queueUsage);
     }
 }

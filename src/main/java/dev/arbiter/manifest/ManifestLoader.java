@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -41,10 +43,11 @@ public final class ManifestLoader {
     /**
      * Reads the given files and directories in order. A directory is walked recursively for {@code *.yaml} and
      * {@code *.yml} files, sorted by path so the result is deterministic; hidden files and directories (name starting
-     * with ".") below it are ignored. A file named explicitly is read whatever its extension.
+     * with ".") below it are ignored, and the other files skipped are named in one notice per kind of file (extension,
+     * or "binary"), with a count. A file named explicitly is read whatever its extension.
      *
-     * @throws ManifestException on a missing path ({@code <path>: no such file or directory}), unreadable file or
-     *     invalid manifest
+     * @throws ManifestException on a missing path ({@code <path>: no such file or directory}), a path that holds no
+     *     Kubernetes object (no document with apiVersion and kind), an unreadable file or an invalid manifest
      */
     public static Manifests load(List<Path> paths) {
         ManifestLoader loader = new ManifestLoader();
@@ -63,13 +66,17 @@ public final class ManifestLoader {
 
     /** Adds a file, or every YAML file under a directory (see {@link #load}); returns this loader. */
     public ManifestLoader addPath(Path path) {
-        if (Files.isDirectory(path)) {
-            List<Path> files = yamlFilesUnder(path);
-            if (files.isEmpty()) collector.notice(path + ": no *.yaml or *.yml files");
+        int before = reader.objectsRead();
+        boolean folder = Files.isDirectory(path);
+        if (folder) {
+            Map<String, Integer> skipped = new TreeMap<>();
+            List<Path> files = yamlFilesUnder(path, skipped);
             files.forEach(this::addFile);
+            skipped.forEach((kind, n) -> collector.notice(Mistakes.skippedFiles(path, kind, n)));
         } else {
             addFile(path);
         }
+        if (reader.objectsRead() == before) throw Mistakes.noObject(path, folder);
         return this;
     }
 
@@ -99,15 +106,32 @@ public final class ManifestLoader {
         addText(text, file.toString());
     }
 
-    private static List<Path> yamlFilesUnder(Path dir) {
+    /** The YAML files under {@code dir}, sorted; counts the other (not hidden) files in {@code skipped} by kind. */
+    private static List<Path> yamlFilesUnder(Path dir, Map<String, Integer> skipped) {
         try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(p -> !isHiddenBelow(dir, p))
-                    .filter(p -> Files.isRegularFile(p) && isYaml(p))
-                    .sorted()
-                    .toList();
+            List<Path> files = walk.filter(p -> !isHiddenBelow(dir, p)).filter(Files::isRegularFile).sorted().toList();
+            List<Path> yaml = new java.util.ArrayList<>();
+            for (Path f : files) {
+                if (isYaml(f)) yaml.add(f);
+                else skipped.merge(kindOf(f), 1, Integer::sum);
+            }
+            return yaml;
         } catch (IOException | UncheckedIOException e) {
             throw new ManifestException(dir + ": cannot read directory: " + e.getMessage(), e);
         }
+    }
+
+    /** {@code binary} for a file with a NUL byte in its first 8 KiB, else its extension ({@code .json}), or "". */
+    private static String kindOf(Path file) {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] head = in.readNBytes(8192);
+            for (byte b : head) if (b == 0) return "binary";
+        } catch (IOException e) {
+            // named by its extension
+        }
+        String name = file.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return dot <= 0 ? "" : name.substring(dot).toLowerCase(Locale.ROOT);
     }
 
     private static boolean isHiddenBelow(Path dir, Path p) {

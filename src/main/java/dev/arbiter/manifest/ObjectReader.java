@@ -31,6 +31,7 @@ final class ObjectReader {
             WORKLOAD_POD_GROUP_ALPHA, WORKLOAD, WORKLOAD_ALPHA);
 
     private final ManifestCollector out;
+    private int objects;
 
     ObjectReader(ManifestCollector out) {
         this.out = out;
@@ -60,8 +61,19 @@ final class ObjectReader {
             readList(object, apiVersion, kind);
             return;
         }
+        objects++;
         Field named = identified(object, id(object, apiVersion + " " + kind));
+        String type = apiVersion + " " + kind;
         dispatch(named, apiVersion, kind, Metadata.read(named));
+        if (KNOWN.contains(type) && !type.equals(NODE) && !type.equals(NAMESPACE)) {
+            Mistakes.unknownFields(type, named, out::notice);
+            Mistakes.nearMissKeys(named, !type.equals(POD), out::notice);
+        }
+    }
+
+    /** How many objects (documents with apiVersion and kind, list items included) were read so far. */
+    int objectsRead() {
+        return objects;
     }
 
     /**

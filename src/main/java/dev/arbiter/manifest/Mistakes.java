@@ -1,0 +1,296 @@
+package dev.arbiter.manifest;
+
+import dev.arbiter.model.NetworkTopology;
+import dev.arbiter.model.PodGroupSpec;
+import dev.arbiter.model.PodSpec;
+import dev.arbiter.model.QueueSpec;
+import dev.arbiter.model.QueueUsage;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * Legal but likely mistakes, made loud: each check gives one notice line naming the object and the field, with a
+ * "did you mean" ({@link DidYouMean}) where one name is clearly meant. Every such wording lives here.
+ *
+ * <ul>
+ *   <li>{@link #unknownFields}: a field the object's schema does not have (Volcano PodGroup, Queue, Job and
+ *       HyperNode; Kubeflow PyTorchJob and MPIJob; LeaderWorkerSet), which the API server would drop;
+ *   <li>{@link #nearMissKeys}: an annotation or label key close to one Arbiter reads, e.g.
+ *       {@code scheduling.volcano.sh/queue} for {@code scheduling.volcano.sh/queue-name};
+ *   <li>{@link #crossReferences}: pods naming a PodGroup that exists only in another namespace, and PodGroups or pods
+ *       naming a queue that does not exist;
+ *   <li>{@link #skippedFiles} and {@link #noObject}: what a folder walk left out, and a path with no object at all.
+ * </ul>
+ */
+public final class Mistakes {
+    private Mistakes() {}
+
+    // ---- unknown fields ----
+
+    private static final Set<String> RUN_POLICY = Set.of("cleanPodPolicy", "ttlSecondsAfterFinished",
+            "activeDeadlineSeconds", "backoffLimit", "schedulingPolicy", "suspend", "managedBy");
+    private static final Set<String> SCHEDULING_POLICY = Set.of("minAvailable", "queue", "minResources",
+            "priorityClass", "scheduleTimeoutSeconds");
+    private static final Set<String> REPLICA_SPEC = Set.of("replicas", "template", "restartPolicy");
+    private static final Set<String> NETWORK_TOPOLOGY = Set.of("mode", "highestTierAllowed", "highestTierName");
+
+    /**
+     * The fields each kind's schema has ({@code apiVersion kind} → path pattern → field names), by path pattern: {@code a.b} a mapping, {@code a[]} each item of a list,
+     * {@code a.*} each value of a mapping keyed by name. Only the parts of the objects their own API defines: standard
+     * metadata and pod templates are the API server's to check.
+     */
+    private static final Map<String, Map<String, Set<String>>> SCHEMAS = Map.of(
+            "scheduling.volcano.sh/v1beta1 PodGroup", Map.of(
+                    "spec", Set.of("minMember", "minResources", "minTaskMember", "networkTopology", "preemptable",
+                            "priorityClassName", "queue", "subGroupPolicy"),
+                    "spec.networkTopology", NETWORK_TOPOLOGY),
+            "scheduling.volcano.sh/v1beta1 Queue", Map.of(
+                    "spec", Set.of("affinity", "capability", "dequeueStrategy", "deserved", "extendClusters", "guarantee",
+                            "parent", "priority", "reclaimable", "type", "weight"),
+                    "spec.guarantee", Set.of("resource")),
+            "topology.volcano.sh/v1alpha1 HyperNode", Map.of("spec", Set.of("members", "tier", "tierName")),
+            "batch.volcano.sh/v1alpha1 Job", Map.of(
+                    "spec", Set.of("schedulerName", "minAvailable", "volumes", "tasks", "policies", "plugins",
+                            "runningEstimate", "queue", "maxRetry", "ttlSecondsAfterFinished", "priorityClassName",
+                            "minSuccess", "networkTopology"),
+                    "spec.tasks[]", Set.of("name", "replicas", "minAvailable", "template", "policies", "topologyPolicy",
+                            "maxRetry", "dependsOn", "partitionPolicy"),
+                    "spec.networkTopology", NETWORK_TOPOLOGY),
+            "kubeflow.org/v1 PyTorchJob", Map.of(
+                    "spec", Set.of("runPolicy", "elasticPolicy", "pytorchReplicaSpecs", "nprocPerNode"),
+                    "spec.runPolicy", RUN_POLICY,
+                    "spec.runPolicy.schedulingPolicy", SCHEDULING_POLICY,
+                    "spec.pytorchReplicaSpecs.*", REPLICA_SPEC),
+            "kubeflow.org/v2beta1 MPIJob", Map.of(
+                    "spec", Set.of("slotsPerWorker", "runLauncherAsWorker", "runPolicy", "mpiReplicaSpecs",
+                            "sshAuthMountPath", "launcherCreationPolicy", "mpiImplementation"),
+                    "spec.runPolicy", RUN_POLICY,
+                    "spec.runPolicy.schedulingPolicy", SCHEDULING_POLICY,
+                    "spec.mpiReplicaSpecs.*", REPLICA_SPEC),
+            "leaderworkerset.x-k8s.io/v1 LeaderWorkerSet", Map.of(
+                    "spec", Set.of("replicas", "leaderWorkerTemplate", "rolloutStrategy", "startupPolicy",
+                            "networkConfig"),
+                    "spec.leaderWorkerTemplate", Set.of("leaderTemplate", "workerTemplate", "size", "restartPolicy",
+                            "subGroupPolicy", "resizePolicy")));
+
+    /**
+     * One notice per field of {@code object} (of {@code type}, "apiVersion kind": Volcano PodGroup, Queue, Job and
+     * HyperNode, Kubeflow PyTorchJob and MPIJob, LeaderWorkerSet) that its schema does not have; nothing for other kinds.
+     */
+    static void unknownFields(String type, Field object, Consumer<String> notices) {
+        Map<String, Set<String>> schema = SCHEMAS.get(type);
+        if (schema != null) walk(object.get("spec"), "spec", schema, notices);
+    }
+
+    private static void walk(Field f, String pattern, Map<String, Set<String>> schema, Consumer<String> notices) {
+        if (!f.isMapping()) return;
+        Set<String> known = schema.get(pattern);
+        for (Map.Entry<String, Field> e : f.entries().entrySet()) {
+            String key = e.getKey();
+            Field value = e.getValue();
+            if (known != null && !known.contains(key)) {
+                notices.accept(unknownField(value, DidYouMean.among(key, known)));
+                continue;
+            }
+            String child = pattern + "." + key;
+            if (schema.containsKey(child)) walk(value, child, schema, notices);
+            if (schema.containsKey(child + "[]") && value.isList()) {
+                for (Field item : value.items()) walk(item, child + "[]", schema, notices);
+            }
+            if (schema.containsKey(child + ".*") && value.isMapping()) {
+                for (Field named : value.entries().values()) walk(named, child + ".*", schema, notices);
+            }
+        }
+    }
+
+    /** {@code a.yaml:4: PodGroup team-a/train: spec.minMemeber: unknown field, ignored (did you mean minMember?)}. */
+    static String unknownField(Field field, String suggestion) {
+        return field.notice("unknown field, ignored" + (suggestion == null ? "" : " (did you mean " + suggestion + "?)"));
+    }
+
+    // ---- annotation and label keys ----
+
+    /** The annotation and label keys Arbiter reads, or that the controllers it stands in for set. */
+    static final Set<String> KNOWN_KEYS = Set.of(PodSpec.GROUP_ANNOTATION, PodSpec.QUEUE_ANNOTATION,
+            PodSpec.TASK_SPEC_ANNOTATION, PodSpec.PREEMPTABLE, NetworkTopology.KUEUE_REQUIRED,
+            NetworkTopology.KUEUE_PREFERRED, ManifestLoader.ARRIVAL_CYCLE_ANNOTATION, QueueSpec.LENDING_LIMIT,
+            QueueUsage.ANNOTATION, BatchJobExpander.MIN_MEMBER_ANNOTATION, VolcanoJobExpander.JOB_NAME,
+            VolcanoJobExpander.JOB_NAMESPACE, VolcanoJobExpander.QUEUE_NAME, VolcanoJobExpander.TASK_INDEX,
+            "volcano.sh/template-uid", "volcano.sh/job-version", "volcano.sh/job-retry-count",
+            PyTorchJobExpander.JOB_NAME_LABEL, PyTorchJobExpander.REPLICA_TYPE_LABEL,
+            PyTorchJobExpander.REPLICA_INDEX_LABEL, PyTorchJobExpander.JOB_ROLE_LABEL, "training.kubeflow.org/operator-name",
+            LeaderWorkerSetExpander.NAME_LABEL, LeaderWorkerSetExpander.GROUP_INDEX_LABEL,
+            LeaderWorkerSetExpander.WORKER_INDEX_LABEL, LeaderWorkerSetExpander.GROUP_KEY_LABEL,
+            LeaderWorkerSetExpander.EXCLUSIVE_TOPOLOGY);
+
+    /** The key Arbiter reads that {@code key} likely means, or null when it is one or is not near one. */
+    static String nearMiss(String key) {
+        if (KNOWN_KEYS.contains(key)) return null;
+        String close = DidYouMean.among(key, KNOWN_KEYS);
+        if (close != null) return close;
+        int slash = key.indexOf('/');
+        if (slash <= 0) return null;
+        String prefix = key.substring(0, slash + 1);
+        String name = key.substring(slash + 1);
+        String found = null;
+        for (String known : KNOWN_KEYS) {
+            if (!known.startsWith(prefix)) continue;
+            String knownName = known.substring(prefix.length());
+            boolean cut = name.length() >= 4 && knownName.startsWith(name) && knownName.charAt(name.length()) == '-';
+            if (cut) {
+                if (found != null) return null;
+                found = known;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * One notice per annotation or label key in any {@code metadata} of {@code object} (its own, its templates') that is
+     * close to a key Arbiter reads but is not one.
+     */
+    static void nearMissKeys(Field object, boolean withTemplates, Consumer<String> notices) {
+        if (withTemplates) {
+            visitMetadata(object, notices, 0);
+        } else if (object.isMapping()) {
+            checkKeys(object.get("metadata"), notices);
+        }
+    }
+
+    private static void visitMetadata(Field f, Consumer<String> notices, int depth) {
+        if (depth > 12) return;
+        if (f.isList()) {
+            for (Field item : f.items()) visitMetadata(item, notices, depth + 1);
+            return;
+        }
+        if (!f.isMapping()) return;
+        for (Map.Entry<String, Field> e : f.entries().entrySet()) {
+            if (e.getKey().equals("metadata") && e.getValue().isMapping()) {
+                checkKeys(e.getValue(), notices);
+            } else if (e.getValue().isMapping() || e.getValue().isList()) {
+                visitMetadata(e.getValue(), notices, depth + 1);
+            }
+        }
+    }
+
+    private static void checkKeys(Field metadata, Consumer<String> notices) {
+        if (!metadata.isMapping()) return;
+        for (String which : List.of("annotations", "labels")) {
+            Field map = metadata.get(which);
+            if (!map.isMapping()) continue;
+            for (Map.Entry<String, Field> k : map.entries().entrySet()) {
+                String meant = nearMiss(k.getKey());
+                if (meant != null) notices.accept(nearMissKey(k.getValue(), which, meant));
+            }
+        }
+    }
+
+    /** {@code a.yaml:6: Pod team-a/p1: metadata.annotations[scheduling.volcano.sh/queue]: not an annotation ...}. */
+    static String nearMissKey(Field keyValue, String which, String meant) {
+        String noun = which.equals("labels") ? "a label" : "an annotation";
+        return keyValue.notice("not " + noun + " Arbiter reads, ignored (did you mean " + meant + "?)");
+    }
+
+    // ---- cross references ----
+
+    /**
+     * Pods naming a PodGroup that their namespace lacks but another namespace has (a PodGroup gathers the pods of its
+     * own namespace only, so they stay pending), and PodGroups or lone pods naming a queue that does not exist.
+     */
+    static List<String> crossReferences(List<PodSpec> pods, List<PodGroupSpec> groups, Collection<String> queueNames) {
+        List<String> out = new ArrayList<>();
+        Map<String, Set<String>> namespacesOf = new TreeMap<>();
+        Set<String> groupKeys = new java.util.HashSet<>();
+        for (PodGroupSpec g : groups) {
+            namespacesOf.computeIfAbsent(g.name(), k -> new TreeSet<>()).add(g.namespace());
+            groupKeys.add(g.key());
+        }
+        Map<String, List<String>> strays = new LinkedHashMap<>();
+        for (PodSpec p : pods) {
+            String group = p.groupName();
+            if (group == null || groupKeys.contains(p.namespace() + "/" + group) || !namespacesOf.containsKey(group)) continue;
+            strays.computeIfAbsent(p.namespace() + "/" + group, k -> new ArrayList<>()).add(p.name());
+        }
+        strays.forEach((key, names) -> {
+            String group = key.substring(key.indexOf('/') + 1);
+            out.add(podGroupElsewhere(key, names, namespacesOf.get(group)));
+        });
+        Set<String> queues = new TreeSet<>(queueNames);
+        for (PodGroupSpec g : groups) {
+            if (!queues.contains(g.queue())) out.add(missingQueue("PodGroup " + g.key() + ": spec.queue", g.queue(), queues));
+        }
+        for (PodSpec p : pods) {
+            String q = p.annotations().get(PodSpec.QUEUE_ANNOTATION);
+            if (p.groupName() == null && q != null && !q.isEmpty() && !queues.contains(q)) {
+                out.add(missingQueue("Pod " + p.key() + ": metadata.annotations[" + PodSpec.QUEUE_ANNOTATION + "]", q, queues));
+            }
+        }
+        return out;
+    }
+
+    /** The first pod's reason, as {@code explain} and the notice word it: null unless the PodGroup is only elsewhere. */
+    public static String podGroupElsewhere(PodSpec pod, Collection<PodGroupSpec> groups) {
+        String group = pod.groupName();
+        if (group == null) return null;
+        Set<String> elsewhere = new TreeSet<>();
+        for (PodGroupSpec g : groups) {
+            if (!g.name().equals(group)) continue;
+            if (g.namespace().equals(pod.namespace())) return null;
+            elsewhere.add(g.namespace());
+        }
+        if (elsewhere.isEmpty()) return null;
+        return "PodGroup " + pod.namespace() + "/" + group + " does not exist: " + inOtherNamespaces(group, elsewhere);
+    }
+
+    private static String inOtherNamespaces(String group, Set<String> namespaces) {
+        return "a PodGroup " + group + " exists only in namespace" + (namespaces.size() == 1 ? " " : "s ")
+                + String.join(", ", namespaces) + ", and a PodGroup gathers the pods of its own namespace alone,"
+                + " so they stay pending";
+    }
+
+    private static String podGroupElsewhere(String key, List<String> pods, Set<String> namespaces) {
+        String group = key.substring(key.indexOf('/') + 1);
+        String ns = key.substring(0, key.indexOf('/'));
+        List<String> shown = pods.stream().limit(3).map(p -> ns + "/" + p).toList();
+        String who = (pods.size() == 1 ? "Pod " : "Pods ") + String.join(", ", shown)
+                + (pods.size() > 3 ? " and " + (pods.size() - 3) + " more" : "");
+        return who + ": " + PodSpec.GROUP_ANNOTATION + " names PodGroup " + key + ", which does not exist: "
+                + inOtherNamespaces(group, namespaces);
+    }
+
+    /** {@code PodGroup team-a/train: spec.queue: queue "reserch" does not exist (did you mean research?); ...}. */
+    static String missingQueue(String where, String queue, Collection<String> queues) {
+        return where + ": queue \"" + queue + "\" does not exist" + queueSuggestion(queue, queues)
+                + "; its pods stay pending";
+    }
+
+    /** {@code " (did you mean research?)"} when one queue is clearly meant, else "". */
+    public static String queueSuggestion(String queue, Collection<String> queues) {
+        String meant = DidYouMean.among(queue, queues);
+        return meant == null ? "" : " (did you mean " + meant + "?)";
+    }
+
+    // ---- folders ----
+
+    /** {@code deploy/x: skipped 2 .json files (only *.yaml and *.yml files are read)}, one per kind of file. */
+    static String skippedFiles(java.nio.file.Path dir, String kind, int count) {
+        String files = count == 1 ? " file" : " files";
+        String what = kind.equals("binary") ? count + " binary" + files
+                : kind.isEmpty() ? count + files + " without an extension" : count + " " + kind + files;
+        return dir + ": skipped " + what + " (only *.yaml and *.yml files are read)";
+    }
+
+    /** The error for a path that holds no Kubernetes object. */
+    static ManifestException noObject(java.nio.file.Path path, boolean folder) {
+        return new ManifestException(path + ": no Kubernetes object (" + (folder
+                ? "no *.yaml or *.yml file in it has a document with apiVersion and kind"
+                : "no document with apiVersion and kind") + ")");
+    }
+}
