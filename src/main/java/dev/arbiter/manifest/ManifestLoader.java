@@ -43,8 +43,8 @@ public final class ManifestLoader {
     /**
      * Reads the given files and directories in order. A directory is walked recursively for {@code *.yaml} and
      * {@code *.yml} files, sorted by path so the result is deterministic; hidden files and directories (name starting
-     * with ".") below it are ignored, and the other files skipped are named in one notice per kind of file (extension,
-     * or "binary"), with a count. A file named explicitly is read whatever its extension.
+     * with ".") below it are ignored, and the other files skipped, but for READMEs, are named in one notice per kind of
+     * file (extension, or "binary"), with a count. A file named explicitly is read whatever its extension.
      *
      * @throws ManifestException on a missing path ({@code <path>: no such file or directory}), a path that holds no
      *     Kubernetes object (no document with apiVersion and kind), an unreadable file or an invalid manifest
@@ -113,7 +113,7 @@ public final class ManifestLoader {
             List<Path> yaml = new java.util.ArrayList<>();
             for (Path f : files) {
                 if (isYaml(f)) yaml.add(f);
-                else skipped.merge(kindOf(f), 1, Integer::sum);
+                else if (!isReadme(f)) skipped.merge(kindOf(f), 1, Integer::sum);
             }
             return yaml;
         } catch (IOException | UncheckedIOException e) {
@@ -132,6 +132,11 @@ public final class ManifestLoader {
         String name = file.getFileName().toString();
         int dot = name.lastIndexOf('.');
         return dot <= 0 ? "" : name.substring(dot).toLowerCase(Locale.ROOT);
+    }
+
+    /** A folder's README (any extension): its documentation, skipped without a notice. */
+    private static boolean isReadme(Path file) {
+        return file.getFileName().toString().toLowerCase(Locale.ROOT).startsWith("readme");
     }
 
     private static boolean isHiddenBelow(Path dir, Path p) {

@@ -279,4 +279,81 @@ class ExplainTest {
         assertTrue(ExplanationText.render(e).contains("domain:   rack-2"), ExplanationText.render(e));
         assertNull(explain(m, r, "ops/busy").domain());
     }
+
+    /** Issue 38: pods of team-a naming PodGroup train, which exists only in team-b, were "not yet seen by a cycle". */
+    @Test
+    void aPodWhosePodGroupIsInAnotherNamespaceIsExplainedByThatFirst(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        String pod = """
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: %s
+                  namespace: team-a
+                  annotations: {scheduling.k8s.io/group-name: train}
+                spec:
+                  schedulerName: arbiter
+                  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+                """;
+        Path f = java.nio.file.Files.writeString(dir.resolve("m.yaml"), """
+                apiVersion: v1
+                kind: Node
+                metadata: {name: n1}
+                status: {allocatable: {cpu: "8", pods: "110"}}
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: train, namespace: team-b}
+                spec: {minMember: 2}
+                """ + pod.formatted("p1") + pod.formatted("p2"));
+        Manifests m = ManifestLoader.load(List.of(f));
+        Explanation e = explain(m, Shipped.simulate(m), "team-a/p1");
+        assertEquals("Pending", e.outcome());
+        assertEquals("PodGroup team-a/train does not exist: a PodGroup train exists only in namespace team-b, and a PodGroup"
+                + " gathers the pods of its own namespace alone, so they stay pending", e.reason());
+        CliRunner r = CliRunner.run("explain", "team-a/p1", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("notice: Pods team-a/p1, team-a/p2: scheduling.k8s.io/group-name names PodGroup"
+                + " team-a/train"), r.out());
+        assertTrue(r.out().contains("why:      PodGroup team-a/train does not exist: "), r.out());
+        CliRunner json = CliRunner.run("explain", "--output", "json", "team-a/p1", f.toString());
+        assertTrue(json.out().contains("\"notices\":["), json.out());
+    }
+
+    /** Issue 38: a queue typo named the missing queue but offered no "did you mean". */
+    @Test
+    void aQueueTypoIsExplainedWithTheQueueMeant(@org.junit.jupiter.api.io.TempDir Path dir) throws java.io.IOException {
+        Path f = java.nio.file.Files.writeString(dir.resolve("m.yaml"), """
+                apiVersion: v1
+                kind: Node
+                metadata: {name: n1}
+                status: {allocatable: {cpu: "8", pods: "110"}}
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: Queue
+                metadata: {name: research}
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: train, namespace: team-a}
+                spec: {minMember: 1, queue: reserch}
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: p1
+                  namespace: team-a
+                  annotations: {scheduling.k8s.io/group-name: train}
+                spec:
+                  schedulerName: arbiter
+                  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+                """);
+        Manifests m = ManifestLoader.load(List.of(f));
+        SimulationResult run = Shipped.simulate(m);
+        assertTrue(explain(m, run, "team-a/p1").reason().startsWith("queue \"reserch\" does not exist (did you mean research?)"),
+                explain(m, run, "team-a/p1").reason());
+        assertTrue(explain(m, run, "team-a/train").reason().startsWith("queue \"reserch\" does not exist (did you mean research?)"),
+                explain(m, run, "team-a/train").reason());
+    }
 }

@@ -79,6 +79,43 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aPathHoldingNoKubernetesObjectExits2WithOneLine() throws IOException {
+        Path folder = Files.createDirectories(dir.resolve("exported"));
+        Files.writeString(folder.resolve("a.json"), "{\"kind\": \"x\"}");
+        Files.write(folder.resolve("b.bin"), new byte[] {0, 1, 2});
+        CliRunner r = CliRunner.run("simulate", folder.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals("error: " + folder + ": no Kubernetes object (no *.yaml or *.yml file in it has a document with"
+                + " apiVersion and kind)", r.err().strip());
+        assertTrue(r.out().isEmpty(), r.out());
+        Path comments = Files.writeString(dir.resolve("empty.yaml"), "# nothing yet\n");
+        CliRunner file = CliRunner.run("simulate", NODE_FILE(), comments.toString());
+        assertEquals(2, file.exit(), file.err());
+        assertEquals("error: " + comments + ": no Kubernetes object (no document with apiVersion and kind)", file.err().strip());
+    }
+
+    private String NODE_FILE() throws IOException {
+        return Files.writeString(dir.resolve("node.yaml"), NODE).toString();
+    }
+
+    @Test
+    void notices_of_likely_mistakes_print_as_notice_lines_and_json_notices() throws IOException {
+        Path f = Files.writeString(dir.resolve("pg.yaml"), NODE + """
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: train, namespace: team-a}
+                spec: {minMemeber: 2}
+                """);
+        String line = f + ":9: PodGroup team-a/train: spec.minMemeber: unknown field, ignored (did you mean minMember?)";
+        CliRunner r = CliRunner.run("simulate", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("notice: " + line + "\n"), r.out());
+        CliRunner json = CliRunner.run("simulate", "--output", "json", f.toString());
+        assertTrue(json.out().contains("\"" + line + "\""), json.out());
+    }
+
+    @Test
     void anUnknownOutputFormatExits2() throws IOException {
         Path f = Files.writeString(dir.resolve("ok.yaml"), NODE);
         assertEquals(2, CliRunner.run("simulate", "--output", "xml", f.toString()).exit());

@@ -44,10 +44,11 @@ class ManifestLoaderTest {
     }
 
     @Test
-    void a_directory_without_yaml_files_gives_a_notice() {
+    void a_directory_without_yaml_files_is_an_error() {
         Path dir = FIXTURES.resolve("empty-dir");
-        Manifests m = ManifestLoader.load(List.of(dir));
-        assertEquals(List.of(dir + ": no *.yaml or *.yml files"), m.notices());
+        ManifestException e = assertThrows(ManifestException.class, () -> ManifestLoader.load(List.of(dir)));
+        assertEquals(dir + ": no Kubernetes object (no *.yaml or *.yml file in it has a document with apiVersion and kind)",
+                e.getMessage());
     }
 
     @Test
