@@ -206,13 +206,8 @@ public final class Explainer {
      * reason when it does not say so; unchanged when the queue exists or no queue is clearly meant.
      */
     private static String withQueueSuggestion(ClusterReplay replay, String queue, String reason) {
-        if (queue == null || reason == null) return reason;
         List<String> names = replay.start().queues().stream().map(dev.arbiter.model.QueueSpec::name).toList();
-        if (names.contains(queue)) return reason;
-        String hint = dev.arbiter.manifest.Mistakes.queueSuggestion(queue, names);
-        if (hint.isEmpty()) return reason;
-        String missing = "queue \"" + queue + "\" does not exist";
-        return reason.contains(missing) ? reason.replace(missing, missing + hint) : missing + hint + "; " + reason;
+        return dev.arbiter.manifest.Mistakes.withQueueSuggestion(reason, queue, names);
     }
 
     private static Verdict groupVerdict(ClusterReplay replay, String job, List<Step> steps, PodGroupStatus status,

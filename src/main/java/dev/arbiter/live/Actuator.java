@@ -6,6 +6,7 @@ import dev.arbiter.decision.Eviction;
 import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.model.ClusterSnapshot;
+import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.QueueSpec;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -175,7 +176,9 @@ public final class Actuator implements AutoCloseable {
         // 3. Status, from what the API server holds: a gang being bound gets its status once its bindings were
         //    accepted; one with bindings still in flight from an earlier cycle waits for that cycle's write.
         Map<String, List<String>> members = members(snapshot, result);
-        for (PodGroupStatus s : result.podGroups()) {
+        Set<String> queueNames = queueNames(snapshot);
+        for (PodGroupStatus unhinted : result.podGroups()) {
+            PodGroupStatus s = withQueueSuggestion(unhinted, queueNames);
             List<String> m = members.getOrDefault(s.podGroup(), List.of());
             CompletableFuture<Boolean> bound = inFlight.get(s.podGroup());
             if (bound == null) writes.track(writePodGroupStatus(s, m, writes));
@@ -191,6 +194,7 @@ public final class Actuator implements AutoCloseable {
         // 4. Why the rest still waits, and what could not be read.
         reportUnschedulable(snapshot, result, writes);
         reportUnreadable(writes);
+        reportMistakes(snapshot, result, queueNames, writes);
         // 5. Forget what was written for objects that are gone.
         status.prune(cache::hasPodGroup, cache::hasQueue);
         failedWrites.prune();
@@ -412,8 +416,9 @@ public final class Actuator implements AutoCloseable {
      */
     private void reportUnschedulable(ClusterSnapshot snapshot, CycleResult result, CycleWrites writes) {
         Map<String, String> messages = new HashMap<>();
+        Set<String> queueNames = queueNames(snapshot);
         for (PodGroupStatus s : result.podGroups()) {
-            String m = StatusViews.unschedulableMessage(s);
+            String m = StatusViews.unschedulableMessage(withQueueSuggestion(s, queueNames));
             if (m != null) messages.put(s.podGroup(), m);
         }
         Set<String> binding = new HashSet<>();
@@ -450,6 +455,67 @@ public final class Actuator implements AutoCloseable {
     /** Tests: the clock (System.nanoTime by default) that times FailedScheduling repeats. */
     void useClock(java.util.function.LongSupplier nanos) {
         this.clock = nanos;
+    }
+
+    private static Set<String> queueNames(ClusterSnapshot snapshot) {
+        Set<String> names = new HashSet<>();
+        for (dev.arbiter.model.QueueSpec q : snapshot.queues()) names.add(q.name());
+        return names;
+    }
+
+    /** {@code s} with "(did you mean research?)" after the engine's "queue "reserch" does not exist", when one is meant. */
+    private static PodGroupStatus withQueueSuggestion(PodGroupStatus s, Set<String> queues) {
+        if (s.reason() == null || queues.contains(s.queue())) return s;
+        String reason = dev.arbiter.manifest.Mistakes.withQueueSuggestion(s.reason(), s.queue(), queues);
+        return reason.equals(s.reason()) ? s : new PodGroupStatus(s.podGroup(), s.queue(), s.phase(), s.minMember(), s.running(),
+                s.pending(), reason, s.rule(), s.domain(), s.why());
+    }
+
+    /** What was said of each object by {@link #reportMistakes}: id → message. */
+    private final Map<String, String> reportedMistakes = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A LikelyMistake Warning event, once per object and distinct message, counted in
+     * {@code arbiter_manifest_notices_total{kind}}: an object's own annotation or label key that nearly names one Arbiter
+     * reads; a pending pod naming a PodGroup that its namespace lacks but another has; a PodGroup naming a queue that
+     * does not exist (its condition says so too, with the queue meant).
+     */
+    private void reportMistakes(ClusterSnapshot snapshot, CycleResult result, Set<String> queueNames, CycleWrites writes) {
+        Set<String> now = new HashSet<>();
+        for (ClusterCache.Mistake m : cache.mistakes().values()) {
+            now.add(m.id());
+            sayMistake(m.id(), m.involved(), "near-miss-key", m.message(), writes);
+        }
+        Map<String, Set<String>> byName = null;
+        Set<String> groupKeys = new HashSet<>();
+        for (PodGroupSpec g : snapshot.podGroups()) groupKeys.add(g.key());
+        for (PodSpec p : snapshot.pods()) {
+            if (p.groupName() == null || p.isBound() || p.terminating() || !schedulerNames.contains(p.schedulerName())
+                    || groupKeys.contains(p.namespace() + "/" + p.groupName())) continue;
+            if (byName == null) byName = dev.arbiter.manifest.Mistakes.namespacesByPodGroupName(snapshot.podGroups());
+            String why = dev.arbiter.manifest.Mistakes.podGroupElsewhere(p, byName);
+            if (why == null) continue;
+            String id = "Pod " + p.key();
+            now.add(id + " group");
+            sayMistake(id + " group", EventRecorder.Involved.pod(p.key(), uidOf(p.key())), "podgroup-in-other-namespace",
+                    id + ": " + why, writes);
+        }
+        for (PodGroupSpec g : snapshot.podGroups()) {
+            if (queueNames.contains(g.queue()) || !cache.hasPodGroup(g.key())) continue;
+            String id = "PodGroup " + g.key();
+            now.add(id + " queue");
+            String[] ns = g.key().split("/", 2);
+            String apiVersion = cache.isWorkloadPodGroup(g.key()) ? "scheduling.k8s.io/v1beta1" : "scheduling.volcano.sh/v1beta1";
+            sayMistake(id + " queue", new EventRecorder.Involved(apiVersion, "PodGroup", ns[0], ns[1], null), "missing-queue",
+                    dev.arbiter.manifest.Mistakes.missingQueue(id + ": spec.queue", g.queue(), queueNames), writes);
+        }
+        reportedMistakes.keySet().retainAll(now);
+    }
+
+    private void sayMistake(String id, EventRecorder.Involved involved, String kind, String message, CycleWrites writes) {
+        if (message.equals(reportedMistakes.put(id, message))) return;
+        metrics.notice(kind);
+        if (events.record(involved, "Warning", "LikelyMistake", message)) writes.events.incrementAndGet();
     }
 
     /** An Unreadable Warning event on each object the cache cannot read, once per distinct problem. */

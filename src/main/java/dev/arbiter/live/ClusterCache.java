@@ -701,6 +701,34 @@ public final class ClusterCache implements AutoCloseable {
         return queues.contains(name);
     }
 
+    /**
+     * A likely mistake in an object's own annotation or label keys (a near miss of a key Arbiter reads,
+     * {@link dev.arbiter.manifest.Mistakes#nearMissKeys}), e.g. {@code "Pod team-a/p1: metadata.annotations[...]: ..."}.
+     */
+    public record Mistake(String id, EventRecorder.Involved involved, String message) {}
+
+    /** Pods, PodGroups and Queues with a likely mistake in their keys, by id ("Kind ns/name"). */
+    private final Map<String, Mistake> mistakes = new ConcurrentHashMap<>();
+
+    /** The likely mistakes of the objects as they are now, by id; the actuator says each once. */
+    public Map<String, Mistake> mistakes() {
+        return Map.copyOf(mistakes);
+    }
+
+    /** Records (logging it once) or clears the likely mistakes in {@code obj}'s own annotation and label keys. */
+    private void checkKeys(String kind, String key, HasMetadata obj) {
+        String id = kind + " " + key;
+        List<String> lines = dev.arbiter.manifest.Mistakes.nearMissKeys(obj.getMetadata().getAnnotations(),
+                obj.getMetadata().getLabels());
+        if (lines.isEmpty()) {
+            mistakes.remove(id);
+            return;
+        }
+        String message = id + ": " + String.join("; ", lines);
+        Mistake before = mistakes.put(id, new Mistake(id, involved(kind, obj), message));
+        if (before == null || !before.message().equals(message)) LOG.warn("{}", message);
+    }
+
     /** Objects that cannot be read now, by id ("Kind ns/name"). */
     public Map<String, Unreadable> unreadable() {
         return Map.copyOf(unreadable);
@@ -756,6 +784,7 @@ public final class ClusterCache implements AutoCloseable {
     private void putPod(Pod before, Pod pod) {
         String key = key(pod);
         podIdentities.put(key, new PodIdentity(pod.getMetadata().getUid(), created(pod)));
+        checkKeys("Pod", key, pod);
         PodSpec previous = pods.get(key);
         PodSpec spec = previous != null && before != null && !unreadable.containsKey("Pod " + key)
                 ? PodTranslation.derived(previous, before, pod) : null;
@@ -776,6 +805,7 @@ public final class ClusterCache implements AutoCloseable {
     private void removePod(Pod pod) {
         String key = key(pod);
         podIdentities.remove(key);
+        mistakes.remove("Pod " + key);
         forget(pods, "Pod", key, pod);
         assumed.podGone(key); // after the record is gone: a snapshot never sees the pod neither leaving nor gone
     }
@@ -793,6 +823,7 @@ public final class ClusterCache implements AutoCloseable {
         if (q.getStatus() != null) queueStatuses.put(name, q.getStatus());
         else queueStatuses.remove(name);
         readUsage(name, q.getMetadata().getAnnotations());
+        checkKeys("Queue", name, q);
         store(queues, "Queue", name, q, o -> translator.queue(map(o), line -> queueNotice(name, line)));
     }
 
@@ -830,6 +861,7 @@ public final class ClusterCache implements AutoCloseable {
         queueUsage.remove(q.getMetadata().getName());
         writtenUsage.remove(q.getMetadata().getName());
         queueNotices.remove(q.getMetadata().getName());
+        mistakes.remove("Queue " + q.getMetadata().getName());
         forget(queues, "Queue", q.getMetadata().getName(), q);
     }
 
@@ -837,11 +869,13 @@ public final class ClusterCache implements AutoCloseable {
         String key = key(g);
         if (g.getStatus() != null) podGroupStatuses.put(key, g.getStatus());
         else podGroupStatuses.remove(key);
+        checkKeys("PodGroup", key, g);
         store(podGroups, "PodGroup", key, g, o -> translator.podGroup(map(o), creationOrder(g)));
     }
 
     private void removePodGroup(VolcanoPodGroup g) {
         podGroupStatuses.remove(key(g));
+        mistakes.remove("PodGroup " + key(g));
         forget(podGroups, "PodGroup", key(g), g);
     }
 

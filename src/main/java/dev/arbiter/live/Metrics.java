@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       the last cycle finished.</li>
  *   <li>{@code arbiter_rules_fallbacks_total}: times the loop went back to the last rules that worked.</li>
  *   <li>{@code arbiter_unreadable_objects{kind}}: objects the cache cannot read now.</li>
+ *   <li>{@code arbiter_manifest_notices_total{kind}}: likely mistakes said (a Warning Event LikelyMistake each):
+ *       near-miss-key, podgroup-in-other-namespace, missing-queue.</li>
  *   <li>{@code arbiter_events_total{outcome}}: events sent, aggregated (an existing Event's count raised), throttled
  *       (per-object limit), dropped (queue full or shutting down), failed.</li>
  *   <li>{@code arbiter_writes_pending}, {@code arbiter_events_pending}, {@code arbiter_stranded_gangs}: the writers'
@@ -148,6 +150,20 @@ public final class Metrics {
 
     public double rulesFallbacks() {
         Counter c = registry.find("arbiter.rules.fallbacks").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /**
+     * A likely mistake said ({@code arbiter_manifest_notices_total{kind}}: near-miss-key, podgroup-in-other-namespace,
+     * missing-queue), once per object and distinct message.
+     */
+    public void notice(String kind) {
+        Counter.builder("arbiter.manifest.notices").description("Likely mistakes in objects, said once each, by kind")
+                .tag("kind", kind).register(registry).increment();
+    }
+
+    public double notices(String kind) {
+        Counter c = registry.find("arbiter.manifest.notices").tag("kind", kind).counter();
         return c == null ? 0 : c.count();
     }
 

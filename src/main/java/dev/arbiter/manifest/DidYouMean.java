@@ -18,6 +18,7 @@ public final class DidYouMean {
         boolean tie = false;
         for (String c : candidates) {
             if (c.equals(word)) return null;
+            if (Math.abs(c.length() - word.length()) > 2) continue; // more than 2 edits apart
             int d = distance(word, c);
             if (d < bestDistance) {
                 best = c;

@@ -130,9 +130,22 @@ public final class Mistakes {
             LeaderWorkerSetExpander.WORKER_INDEX_LABEL, LeaderWorkerSetExpander.GROUP_KEY_LABEL,
             LeaderWorkerSetExpander.EXCLUSIVE_TOPOLOGY);
 
+    /** Keys already judged (label and annotation keys repeat across pods): key → the key meant, or "" for none. */
+    private static final Map<String, String> JUDGED = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** The key Arbiter reads that {@code key} likely means, or null when it is one or is not near one. */
     static String nearMiss(String key) {
         if (KNOWN_KEYS.contains(key)) return null;
+        String judged = JUDGED.get(key);
+        if (judged == null) {
+            if (JUDGED.size() > 10_000) JUDGED.clear();
+            judged = judge(key);
+            JUDGED.put(key, judged == null ? "" : judged);
+        }
+        return judged.isEmpty() ? null : judged;
+    }
+
+    private static String judge(String key) {
         String close = DidYouMean.among(key, KNOWN_KEYS);
         if (close != null) return close;
         int slash = key.indexOf('/');
@@ -194,8 +207,60 @@ public final class Mistakes {
 
     /** {@code a.yaml:6: Pod team-a/p1: metadata.annotations[scheduling.volcano.sh/queue]: not an annotation ...}. */
     static String nearMissKey(Field keyValue, String which, String meant) {
+        return keyValue.notice(keyProblem(which, meant));
+    }
+
+    private static String keyProblem(String which, String meant) {
         String noun = which.equals("labels") ? "a label" : "an annotation";
-        return keyValue.notice("not " + noun + " Arbiter reads, ignored (did you mean " + meant + "?)");
+        return "not " + noun + " Arbiter reads, ignored (did you mean " + meant + "?)";
+    }
+
+    /**
+     * Live mode's check of an object's own annotation and label keys: one line per near miss, e.g.
+     * {@code metadata.annotations[scheduling.volcano.sh/queue]: not an annotation Arbiter reads, ignored (did you mean
+     * scheduling.volcano.sh/queue-name?)}; empty when none.
+     */
+    public static List<String> nearMissKeys(Map<String, String> annotations, Map<String, String> labels) {
+        List<String> out = new ArrayList<>();
+        for (String which : List.of("annotations", "labels")) {
+            Map<String, String> keys = which.equals("labels") ? labels : annotations;
+            if (keys == null) continue;
+            for (String key : keys.keySet()) {
+                String meant = nearMiss(key);
+                if (meant != null) out.add("metadata." + which + "[" + key + "]: " + keyProblem(which, meant));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The engine's reason for a job whose queue does not exist, with the queue meant: {@code queue "reserch" does not
+     * exist (did you mean research?)}; {@code reason} unchanged when the queue exists or none is clearly meant.
+     */
+    public static String withQueueSuggestion(String reason, String queue, Collection<String> queues) {
+        if (queue == null || reason == null || queues.contains(queue)) return reason;
+        String hint = queueSuggestion(queue, queues);
+        if (hint.isEmpty()) return reason;
+        String missing = "queue \"" + queue + "\" does not exist";
+        return reason.contains(missing) ? reason.replace(missing, missing + hint) : missing + hint + "; " + reason;
+    }
+
+    /** A PodGroup name → the namespaces that have a PodGroup of that name. */
+    public static Map<String, Set<String>> namespacesByPodGroupName(Collection<PodGroupSpec> groups) {
+        Map<String, Set<String>> out = new java.util.HashMap<>();
+        for (PodGroupSpec g : groups) out.computeIfAbsent(g.name(), k -> new TreeSet<>()).add(g.namespace());
+        return out;
+    }
+
+    /**
+     * As {@link #podGroupElsewhere(PodSpec, Collection)}, with the PodGroups indexed by
+     * {@link #namespacesByPodGroupName}.
+     */
+    public static String podGroupElsewhere(PodSpec pod, Map<String, Set<String>> namespacesByName) {
+        String group = pod.groupName();
+        Set<String> namespaces = group == null ? null : namespacesByName.get(group);
+        if (namespaces == null || namespaces.contains(pod.namespace())) return null;
+        return "PodGroup " + pod.namespace() + "/" + group + " does not exist: " + inOtherNamespaces(group, namespaces);
     }
 
     // ---- cross references ----
@@ -235,18 +300,12 @@ public final class Mistakes {
         return out;
     }
 
-    /** The first pod's reason, as {@code explain} and the notice word it: null unless the PodGroup is only elsewhere. */
+    /**
+     * Why a pod naming a PodGroup its namespace lacks but another has waits, as {@code explain} and live mode's events
+     * say it first; null unless that is so.
+     */
     public static String podGroupElsewhere(PodSpec pod, Collection<PodGroupSpec> groups) {
-        String group = pod.groupName();
-        if (group == null) return null;
-        Set<String> elsewhere = new TreeSet<>();
-        for (PodGroupSpec g : groups) {
-            if (!g.name().equals(group)) continue;
-            if (g.namespace().equals(pod.namespace())) return null;
-            elsewhere.add(g.namespace());
-        }
-        if (elsewhere.isEmpty()) return null;
-        return "PodGroup " + pod.namespace() + "/" + group + " does not exist: " + inOtherNamespaces(group, elsewhere);
+        return podGroupElsewhere(pod, namespacesByPodGroupName(groups));
     }
 
     private static String inOtherNamespaces(String group, Set<String> namespaces) {
@@ -266,7 +325,7 @@ public final class Mistakes {
     }
 
     /** {@code PodGroup team-a/train: spec.queue: queue "reserch" does not exist (did you mean research?); ...}. */
-    static String missingQueue(String where, String queue, Collection<String> queues) {
+    public static String missingQueue(String where, String queue, Collection<String> queues) {
         return where + ": queue \"" + queue + "\" does not exist" + queueSuggestion(queue, queues)
                 + "; its pods stay pending";
     }
