@@ -139,8 +139,9 @@ public final class Mistakes {
         String judged = JUDGED.get(key);
         if (judged == null) {
             if (JUDGED.size() > 10_000) JUDGED.clear();
-            judged = judge(key);
-            JUDGED.put(key, judged == null ? "" : judged);
+            String meant = judge(key);
+            judged = meant == null ? "" : meant;
+            JUDGED.put(key, judged);
         }
         return judged.isEmpty() ? null : judged;
     }
