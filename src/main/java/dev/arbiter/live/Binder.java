@@ -149,8 +149,10 @@ final class Binder {
         if (gang.aborted) return new MemberResult(Outcome.SKIPPED, null, null);
         if (gang.cutOff != null) return new MemberResult(Outcome.SKIPPED, new ApiOutcome(0, gang.cutOff), null);
         String[] elsewhere = new String[1];
+        long started = System.nanoTime();
         ApiOutcome o = backoff.run(() -> attempt(b, elsewhere), r -> (r.retryable() || r.code() == 403)
                 && elsewhere[0] == null && !gang.aborted && gang.cutOff == null && !api.isClosed());
+        metrics.bindLatency(Duration.ofNanos(System.nanoTime() - started));
         if (o.ok()) return new MemberResult(Outcome.BOUND, o, b.node());
         if (elsewhere[0] != null) return new MemberResult(Outcome.BOUND_ELSEWHERE, o, elsewhere[0]);
         return new MemberResult(Outcome.FAILED, o, null);

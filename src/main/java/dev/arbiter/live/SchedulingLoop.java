@@ -261,6 +261,7 @@ public final class SchedulingLoop implements AutoCloseable {
         metrics.phase("total", ms(t0, t3));
         for (Map.Entry<String, Double> e : result.phaseMillis().entrySet()) metrics.phase("engine_" + e.getKey(), e.getValue());
         metrics.queues(result.queues());
+        metrics.victims(result.evictions().size());
         int pending = 0;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() && !p.terminating() && schedulerNames.contains(p.schedulerName())
