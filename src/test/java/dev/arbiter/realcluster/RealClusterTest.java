@@ -140,7 +140,7 @@ abstract class RealClusterTest {
                 || ("arbiter-system".equals(r.namespace()) && ApiPermissions.NAMESPACE.stream().anyMatch(grants));
     }
 
-    /** Deletes what tests create, so the next test starts on an empty cluster (namespaces are kept and reused). */
+    /** Deletes what tests create, so the next test starts on an empty cluster (namespaces are kept and reused; PodGroups of both APIs go). */
     private static void emptyCluster() {
         Set<String> system = Set.of("kube-system", "kube-public", "kube-node-lease", "arbiter-system");
         admin.namespaces().list().getItems().stream().map(n -> n.getMetadata().getName())
@@ -148,6 +148,7 @@ abstract class RealClusterTest {
                     admin.pods().inNamespace(ns).withGracePeriod(0L).delete();
                     admin.policy().v1().podDisruptionBudget().inNamespace(ns).delete();
                     admin.resources(dev.arbiter.live.VolcanoPodGroup.class).inNamespace(ns).delete();
+                    admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns).delete();
                 });
         admin.resources(dev.arbiter.live.VolcanoQueue.class).delete();
         admin.nodes().delete();
