@@ -148,7 +148,15 @@ abstract class RealClusterTest {
                     admin.pods().inNamespace(ns).withGracePeriod(0L).delete();
                     admin.policy().v1().podDisruptionBudget().inNamespace(ns).delete();
                     admin.resources(dev.arbiter.live.VolcanoPodGroup.class).inNamespace(ns).delete();
+                    // The API server's PodGroupProtection admission gives each upstream PodGroup a finalizer that
+                    // kube-controller-manager (not run here) removes once no pod names the group: deleted, then freed.
                     admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns).delete();
+                    admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns).list().getItems()
+                            .forEach(g -> admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns)
+                                    .withName(g.getMetadata().getName()).edit(e -> {
+                                        e.getMetadata().setFinalizers(List.of());
+                                        return e;
+                                    }));
                 });
         admin.resources(dev.arbiter.live.VolcanoQueue.class).delete();
         admin.nodes().delete();
@@ -157,7 +165,8 @@ abstract class RealClusterTest {
                 .filter(p -> !p.getMetadata().getName().startsWith("system-"))
                 .forEach(p -> admin.scheduling().v1().priorityClasses().resource(p).delete());
         await("the cluster emptied", () -> admin.pods().inAnyNamespace().list().getItems().stream()
-                .allMatch(p -> system.contains(p.getMetadata().getNamespace())) && admin.nodes().list().getItems().isEmpty());
+                .allMatch(p -> system.contains(p.getMetadata().getNamespace())) && admin.nodes().list().getItems().isEmpty()
+                && admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inAnyNamespace().list().getItems().isEmpty());
     }
 
     // ---- schedulers -------------------------------------------------------------------------------------------------
