@@ -38,6 +38,9 @@ class LiveSnapshotWorkloadApiTest {
                     .addToAllocatable("nvidia.com/gpu", new Quantity("8")).addToAllocatable("cpu", new Quantity("32"))
                     .endStatus().build()).create();
         }
+        client.genericKubernetesResources(LiveSnapshot.QUEUES).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("scheduling.volcano.sh/v1beta1").withKind("Queue").withNewMetadata().withName("team")
+                .endMetadata().addToAdditionalProperties("spec", Map.of("weight", 1)).build()).create();
         podGroup("sweep", "2026-01-01T00:00:00Z", 2, Map.of("all", Map.of()),
                 List.of(Map.of("type", "PodGroupInitiallyScheduled", "status", "True", "reason", "Scheduled",
                         "message", "2 placed", "lastTransitionTime", "2026-01-01T00:00:05Z"),
@@ -68,7 +71,7 @@ class LiveSnapshotWorkloadApiTest {
         SimulationResult r = Shipped.simulate(m);
         for (String p : List.of("ml/train-0", "ml/train-1")) {
             String node = r.pods().stream().filter(x -> x.pod().equals(p)).findFirst().orElseThrow().node();
-            assertTrue("gpu-3".equals(node) || "gpu-4".equals(node), p + " on " + node);
+            assertTrue("gpu-3".equals(node) || "gpu-4".equals(node), p + " on " + node + "; notices " + m.notices());
         }
     }
 
