@@ -83,6 +83,16 @@ public final class Metrics {
                 .register(registry);
         this.allocated = MultiGauge.builder("arbiter.queue.allocated").description("Allocated per resource")
                 .register(registry);
+        // The counters alerts watch exist from the start at 0, so rate() and increase() see their first increment.
+        for (String action : List.of("bind", "preempt", "reclaim", "rollback")) {
+            for (String outcome : List.of("ok", "failed", "refused")) {
+                if (!action.equals("bind") || !outcome.equals("refused")) decisionCounter(action, outcome);
+            }
+        }
+        for (String kind : List.of("bind", "evict", "status")) writeFailureCounter(kind);
+        Counter.builder("arbiter.cycle.failures").description("Scheduling cycles that threw").register(registry);
+        Counter.builder("arbiter.rules.fallbacks").description("Fallbacks to the last rules that completed a cycle")
+                .register(registry);
         registry.gauge("arbiter.pending.pods", pendingPods);
         registry.gauge("arbiter.leader", leader);
         registry.gauge("arbiter.last.cycle.timestamp.seconds", lastCycleMillis, a -> a.get() / 1000.0);
@@ -110,14 +120,22 @@ public final class Metrics {
     }
 
     public void decision(String action, String outcome) {
-        Counter.builder("arbiter.decisions").description("Decisions executed, by action and outcome")
-                .tag("action", action).tag("outcome", outcome).register(registry).increment();
+        decisionCounter(action, outcome).increment();
+    }
+
+    private Counter decisionCounter(String action, String outcome) {
+        return Counter.builder("arbiter.decisions").description("Decisions executed, by action and outcome")
+                .tag("action", action).tag("outcome", outcome).register(registry);
     }
 
     /** A write of {@code kind} (bind, evict, status) failed and its object now waits before the next (see FailedWrites). */
     public void writeFailure(String kind) {
-        Counter.builder("arbiter.write.failures").description("Writes that failed and made their object wait, by kind")
-                .tag("kind", kind).register(registry).increment();
+        writeFailureCounter(kind).increment();
+    }
+
+    private Counter writeFailureCounter(String kind) {
+        return Counter.builder("arbiter.write.failures").description("Writes that failed and made their object wait, by kind")
+                .tag("kind", kind).register(registry);
     }
 
     public double writeFailures(String kind) {
