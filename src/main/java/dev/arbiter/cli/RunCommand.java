@@ -101,6 +101,21 @@ final class RunCommand implements Callable<Integer> {
                     + "127.0.0.1 for local only).")
     String metricsBindAddress;
 
+    @Option(names = "--metrics-secure", defaultValue = "false",
+            description = "Serve /metrics over HTTPS on --metrics-port, only to callers the API server authenticates "
+                    + "(TokenReview) and authorizes to get /metrics (SubjectAccessReview), as kube-rbac-proxy does; the "
+                    + "probes then answer on --health-port over HTTP.")
+    boolean metricsSecure;
+
+    @Option(names = "--metrics-cert-dir", paramLabel = "DIR",
+            description = "tls.crt and tls.key for --metrics-secure (e.g. a mounted Secret); default: a self-signed "
+                    + "certificate made at start-up.")
+    Path metricsCertDir;
+
+    @Option(names = "--health-port", paramLabel = "PORT", defaultValue = "8081",
+            description = "Port of /healthz and /readyz with --metrics-secure (default: ${DEFAULT-VALUE}).")
+    int healthPort;
+
     @Option(names = "--scoring", paramLabel = "STRATEGY",
             description = "binpack or spread (default: the policy's, scoring.mode in policy.yaml).")
     String scoring;
@@ -176,6 +191,18 @@ final class RunCommand implements Callable<Integer> {
         } catch (UnknownHostException e) {
             return Main.usage(spec, "--metrics-bind-address: " + metricsBindAddress + " is not an address of this host");
         }
+        io.vertx.core.net.PemKeyCertOptions metricsTls = null;
+        if (metricsSecure) {
+            try {
+                String ns = System.getenv().getOrDefault("POD_NAMESPACE", "arbiter-system");
+                metricsTls = dev.arbiter.live.ServingCert.of(metricsCertDir, List.of("arbiter-metrics",
+                        "arbiter-metrics." + ns + ".svc", "localhost", "127.0.0.1"));
+            } catch (java.io.IOException e) {
+                return Main.usage(spec, e.getMessage());
+            }
+        } else if (metricsCertDir != null) {
+            return Main.usage(spec, "--metrics-cert-dir is for --metrics-secure");
+        }
         Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
         KubeClients.allowInFlight(clientConfig, binders + STATUS_AND_OTHER_REQUESTS);
         // The rules compile (or come from the rules cache) and are checked while the client starts and the cluster is
@@ -195,10 +222,17 @@ final class RunCommand implements Callable<Integer> {
         // From the first instant: a stop arms the watchdog at once, so that nothing start-up waits on can outlive the
         // grace (the shutdown below arms it again, which changes nothing).
         Signals signals = Main.isStandalone() ? Signals.install(stop::countDown, grace.plusSeconds(5)) : null;
+        java.util.function.BooleanSupplier healthy = () -> running.get() == null || running.get().isHealthy();
+        java.util.function.BooleanSupplier ready = () -> running.get() != null && running.get().isReady();
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
-             MetricsServer http = new MetricsServer(metricsAddress, registry,
-                     () -> running.get() == null || running.get().isHealthy(),
-                     () -> running.get() != null && running.get().isReady())) {
+             MetricsServer http = metricsSecure
+                     ? new MetricsServer(metricsAddress, registry, healthy, ready,
+                             MetricsServer.Serving.secure(metricsTls, new dev.arbiter.live.MetricsAuth(client)))
+                     : new MetricsServer(metricsAddress, registry, healthy, ready);
+             MetricsServer probes = metricsSecure
+                     ? new MetricsServer(new InetSocketAddress(metricsAddress.getAddress(), healthPort), registry, healthy,
+                             ready, MetricsServer.Serving.PROBES)
+                     : null) {
             startup.mark("client and probes up");
             if (!awaitCluster(client, stop, checkedRules, startup)) {
                 if (stop.getCount() == 0) return 0;
@@ -232,8 +266,8 @@ final class RunCommand implements Callable<Integer> {
                 scheduler.watchRules(rules.folder, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + rules.folder.toAbsolutePath().normalize() + " generation "
-                        + book.generation() + ", metrics on " + metricsBindAddress + ":"
-                        + http.port() + ")");
+                        + book.generation() + ", metrics on " + (metricsSecure ? "https://" : "") + metricsBindAddress + ":"
+                        + http.port() + (probes != null ? ", probes on " + metricsBindAddress + ":" + probes.port() : "") + ")");
                 spec.commandLine().getErr().flush();
                 stop.await();
                 LOG.info("stopping: shutting down within {} s", grace.toSeconds());

@@ -56,7 +56,7 @@ final class RealCluster implements AutoCloseable {
     static final String ARBITER_USER = "system:serviceaccount:arbiter-system:arbiter";
     /** kube-scheduler's identity, which the API server's bootstrap RBAC grants what it needs. */
     static final String KUBE_SCHEDULER_USER = "system:kube-scheduler";
-    private static final String KUBE_SCHEDULER_TOKEN = "kube-scheduler-" + Long.toHexString(new SecureRandom().nextLong());
+    static final String KUBE_SCHEDULER_TOKEN = "kube-scheduler-" + Long.toHexString(new SecureRandom().nextLong());
     private static final Duration READY = Duration.ofSeconds(60);
     /**
      * The feature gates the API server and kube-scheduler run with: the upstream Workload API's (beta, off by default
