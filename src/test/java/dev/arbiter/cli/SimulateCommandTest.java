@@ -143,7 +143,7 @@ class SimulateCommandTest {
         assertTrue(longest.length() <= 120, longest.length() + " columns: " + longest);
         assertTrue(r.out().contains("tenanta   root     1        Open    0         0         1         mars-tech.com/gpu 16/16\n"),
                 r.out());
-        assertTrue(!r.out().contains("DESERVED   "), "the whole resources are for -o wide");
+        assertTrue(!r.out().contains("RUNNING   DESERVED"), "the whole resources are for -o wide");
 
         for (String[] wideArgs : new String[][] {{"-o", "wide"}, {"--output=wide"}, {"--wide"}}) {
             String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("simulate"),
