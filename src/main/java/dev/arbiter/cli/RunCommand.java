@@ -240,9 +240,9 @@ final class RunCommand implements Callable<Integer> {
                         + config.identity() + " (rules " + rules.folder.toAbsolutePath().normalize() + " generation "
                         + book.generation() + ", metrics on " + metricsBindAddress + ":"
                         + http.port() + ")";
-                // With --log-format json every stderr line is a JSON object, so this line is logged (at WARN, so that
-                // --log-level warn still shows it); as text it is printed as it always was.
-                if (logFormat.equals("json")) LOG.warn(started);
+                // With --log-format json every stderr line is a JSON object, so this line is logged (INFO); as text it
+                // is printed as it always was.
+                if (logFormat.equals("json")) LOG.info(started);
                 else spec.commandLine().getErr().println(started);
                 spec.commandLine().getErr().flush();
                 stop.await();
