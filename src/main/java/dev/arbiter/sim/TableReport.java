@@ -22,7 +22,7 @@ import java.util.TreeSet;
  *
  * <p>The default view fits {@value #WIDTH} columns: a decision names its rule by a short id ({@code [reclaim]}) and the
  * rules' sentences follow the cycles once, under "Rules:"; the queue table shows the accelerator shares only, and a
- * REASON too long for the line is cut with "...". {@code wide} ({@code -o wide}) prints every column, every resource,
+ * REASON too long for the line wraps within its column. {@code wide} ({@code -o wide}) prints every column, every resource,
  * each decision's whole sentence and whole reasons.
  */
 public final class TableReport {
@@ -202,24 +202,46 @@ public final class TableReport {
     }
 
     /**
-     * {@link #table}, with the last column (a reason) cut with "..." where a row would pass {@value #WIDTH} columns;
-     * {@code -o wide} prints it whole.
+     * {@link #table}, with the last column (a reason) wrapped at spaces onto lines of its own column where a row would
+     * pass {@value #WIDTH} columns, so nothing of it is lost; {@code -o wide} prints it on one line.
      */
     static String fitted(List<String[]> rows) {
         int cols = rows.get(0).length;
         int[] width = new int[cols];
-        for (String[] row : rows) for (int i = 0; i < cols; i++) width[i] = Math.max(width[i], TerminalText.safe(row[i]).length());
+        for (String[] row : rows) for (int i = 0; i < cols - 1; i++) width[i] = Math.max(width[i], TerminalText.safe(row[i]).length());
         int before = 0;
         for (int i = 0; i < cols - 1; i++) before += width[i] + 3;
-        int room = Math.max(WIDTH - before, 12);
-        List<String[]> cut = new ArrayList<>(rows.size());
+        int room = Math.max(WIDTH - before, 24);
+        List<String[]> wrapped = new ArrayList<>(rows.size());
         for (String[] row : rows) {
-            String[] r = row.clone();
-            String last = r[cols - 1];
-            if (TerminalText.safe(last).length() > room) r[cols - 1] = last.substring(0, Math.min(last.length(), room - 3)) + "...";
-            cut.add(r);
+            List<String> parts = wrap(row[cols - 1], room);
+            for (int p = 0; p < parts.size(); p++) {
+                String[] line = p == 0 ? row.clone() : blank(cols);
+                line[cols - 1] = parts.get(p);
+                wrapped.add(line);
+            }
         }
-        return table(cut);
+        return table(wrapped);
+    }
+
+    /** {@code text} in pieces of at most {@code room} characters, broken at spaces where it can be. */
+    static List<String> wrap(String text, int room) {
+        List<String> parts = new ArrayList<>();
+        String rest = text;
+        while (TerminalText.safe(rest).length() > room) {
+            int cut = rest.lastIndexOf(' ', room);
+            if (cut <= 0) cut = room;
+            parts.add(rest.substring(0, cut).stripTrailing());
+            rest = rest.substring(cut).stripLeading();
+        }
+        parts.add(rest);
+        return parts;
+    }
+
+    private static String[] blank(int cols) {
+        String[] row = new String[cols];
+        java.util.Arrays.fill(row, "");
+        return row;
     }
 
     /**
