@@ -161,6 +161,11 @@ final class RunCommand implements Callable<Integer> {
             description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
     String logLevel;
 
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (timestamp, level, logger, message, then fields such as cycle=7) or json (one object a line,"
+                    + " with the cycle, object and rule as fields) (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         StartupTimeline startup = StartupTimeline.sinceJvmStart();
@@ -185,6 +190,7 @@ final class RunCommand implements Callable<Integer> {
         if (!LogLevel.LEVELS.contains(logLevel.toLowerCase(Locale.ROOT))) {
             return Main.usage(spec, "--log-level must be one of trace, debug, info, warn, error, off; got " + logLevel);
         }
+        if (!LogLevel.FORMATS.contains(logFormat)) return Main.usage(spec, "--log-format must be text or json, got " + logFormat);
         InetSocketAddress metricsAddress;
         try {
             metricsAddress = new InetSocketAddress(InetAddress.getByName(metricsBindAddress), metricsPort);
@@ -264,10 +270,14 @@ final class RunCommand implements Callable<Integer> {
                 stopWhileStarting.interrupt();
                 stopWhileStarting.join();
                 scheduler.watchRules(rules.folder, Duration.ofSeconds(2), Duration.ofSeconds(30));
-                spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
+                String started = "arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + rules.folder.toAbsolutePath().normalize() + " generation "
                         + book.generation() + ", metrics on " + (metricsSecure ? "https://" : "") + metricsBindAddress + ":"
-                        + http.port() + (probes != null ? ", probes on " + metricsBindAddress + ":" + probes.port() : "") + ")");
+                        + http.port() + (probes != null ? ", probes on " + metricsBindAddress + ":" + probes.port() : "") + ")";
+                // With --log-format json every stderr line is a JSON object, so this line is logged (INFO); as text it
+                // is printed as it always was.
+                if (logFormat.equals("json")) LOG.info(started);
+                else spec.commandLine().getErr().println(started);
                 spec.commandLine().getErr().flush();
                 stop.await();
                 LOG.info("stopping: shutting down within {} s", grace.toSeconds());

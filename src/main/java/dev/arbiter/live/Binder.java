@@ -261,7 +261,8 @@ final class Binder {
             LOG.warn("gang {} cut off before {} was bound ({}); rolling back {} bound member(s)", gang.group, failed.pod(),
                     failure.message(), rollBack.size());
         } else {
-            LOG.warn("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}{}", failed.pod(), failed.node(),
+            LOG.atWarn().addKeyValue("pod", failed.pod()).addKeyValue("node", failed.node()).addKeyValue("rule", failed.rule())
+                    .log("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}{}", failed.pod(), failed.node(),
                     failure, rollBack.size(), gang.group, nextTry == null ? "" : "; its " + nextTry.replace("next try", "next binding"));
         }
         for (Binding member : gang.members) {

@@ -151,6 +151,13 @@ public final class SchedulingLoop implements AutoCloseable {
         }
         if (!cache.hasSynced()) return new Outcome(cycle.get(), null, null);
         int n = cycle.incrementAndGet();
+        // The cycle is a field of every line logged on this thread while it runs (text: "cycle=7"; JSON: "mdc").
+        try (org.slf4j.MDC.MDCCloseable ignored = org.slf4j.MDC.putCloseable("cycle", Integer.toString(n))) {
+            return cycle(n);
+        }
+    }
+
+    private Outcome cycle(int n) {
         long t0 = System.nanoTime();
 
         // 1. Snapshot the informer caches (with assumed bindings and evictions), and the victims whose eviction the
