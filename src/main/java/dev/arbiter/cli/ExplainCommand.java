@@ -41,7 +41,7 @@ final class ExplainCommand implements Callable<Integer> {
     RulesOption rules;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text (or table) or json (default: ${DEFAULT-VALUE}).")
+            description = "text (or table), json or yaml (default: ${DEFAULT-VALUE}).")
     String output;
 
     @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
@@ -71,7 +71,9 @@ final class ExplainCommand implements Callable<Integer> {
         boolean live = kubeconfig != null || liveDefault;
         if (live == (paths != null && !paths.isEmpty())) return Main.usage(spec, "give manifest PATHs or --kubeconfig/--live, not both and not neither");
         if (output.equals("table")) output = "text";
-        if (!output.equals("text") && !output.equals("json")) return Main.usage(spec, "--output must be text or json, got " + output);
+        if (!output.equals("text") && !output.equals("json") && !output.equals("yaml")) {
+            return Main.usage(spec, "--output must be text, json or yaml, got " + output);
+        }
         if (context != null && !live) return Main.usage(spec, "--context is for --kubeconfig or --live");
         if (subject.matches("[^/\\s]+") ) {
             String ns = namespace;
@@ -91,7 +93,7 @@ final class ExplainCommand implements Callable<Integer> {
         try {
             Explainer.Resolved r = Explainer.resolve(manifests, subject);
             if (r.note() != null) {
-                (output.equals("json") ? spec.commandLine().getErr() : spec.commandLine().getOut()).println(r.note());
+                (output.equals("text") ? spec.commandLine().getOut() : spec.commandLine().getErr()).println(r.note());
                 subject = r.subject();
             }
         } catch (Explainer.UnknownSubjectException unknown) {
@@ -102,7 +104,8 @@ final class ExplainCommand implements Callable<Integer> {
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
         Main.warnIfUnsettled(spec, result, sim.maxCycles);
         Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
-        spec.commandLine().getOut().print(output.equals("json") ? ExplanationText.json(e) : ExplanationText.render(e));
+        spec.commandLine().getOut().print(output.equals("json") ? ExplanationText.json(e)
+                : output.equals("yaml") ? YamlText.of(ExplanationText.json(e)) : ExplanationText.render(e));
         spec.commandLine().getOut().flush();
         return 0;
     }

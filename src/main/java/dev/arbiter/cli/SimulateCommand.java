@@ -65,7 +65,8 @@ final class SimulateCommand implements Callable<Integer> {
         SimulationResult result = new Simulator(new Scheduler(book, config))
                 .run(manifests, sim.simulation(recreateEvicted));
         if (report != null && !writeReport(result)) return 1;
-        spec.commandLine().getOut().print(output.json() ? JsonReport.write(result) : TableReport.write(result, wide || output.wide()));
+        String document = output.document(() -> JsonReport.write(result));
+        spec.commandLine().getOut().print(document != null ? document : TableReport.write(result, wide || output.wide()));
         spec.commandLine().getOut().flush();
         return Main.warnIfUnsettled(spec, result, sim.maxCycles) ? Main.CYCLE_LIMIT : 0;
     }

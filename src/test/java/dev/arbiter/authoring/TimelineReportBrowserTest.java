@@ -123,7 +123,7 @@ class TimelineReportBrowserTest {
         Path fleet = SCRATCH.resolve("fleet-20-queues.yaml");
         Files.createDirectories(SCRATCH);
         CliRunner gen = CliRunner.run("generate", "--nodes", "40", "--pods", "400", "--queues", "20", "--seed", "3",
-                "-o", fleet.toString());
+                "--file", fleet.toString());
         assertEquals(0, gen.exit(), gen.err());
         Path html = report("fleet-20-queues", fleet.toString());
         chromium.screenshot(html, OUT.resolve("fleet-20-queues.png"), 1400, 3600);

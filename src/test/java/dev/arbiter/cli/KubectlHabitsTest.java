@@ -64,6 +64,32 @@ class KubectlHabitsTest {
     }
 
     @Test
+    void dashOYamlIsTheJsonDocumentInYaml() {
+        CliRunner json = CliRunner.run("simulate", "-o", "json", "deploy/examples/seed");
+        CliRunner yaml = CliRunner.run("simulate", "-o", "yaml", "deploy/examples/seed");
+        assertEquals(0, yaml.exit(), yaml.err());
+        Object fromJson = new tools.jackson.databind.ObjectMapper().readValue(json.out(), Object.class);
+        Object fromYaml = new org.yaml.snakeyaml.Yaml().load(yaml.out());
+        assertEquals(normalized(fromJson), normalized(fromYaml));
+        assertTrue(!yaml.out().trim().startsWith("{"), "block style, not JSON: " + yaml.out().substring(0, 80));
+        CliRunner explain = CliRunner.run("explain", "research/pretrain", "-o", "yaml", WORKLOADS);
+        assertEquals(0, explain.exit(), explain.err());
+        assertTrue(explain.out().contains("subject: PodGroup research/pretrain-"), explain.out());
+    }
+
+    /** Numbers as doubles: JSON and YAML readers pick different integer types. */
+    private static Object normalized(Object o) {
+        if (o instanceof java.util.Map<?, ?> m) {
+            java.util.Map<String, Object> out = new java.util.TreeMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), normalized(v)));
+            return out;
+        }
+        if (o instanceof java.util.List<?> l) return l.stream().map(KubectlHabitsTest::normalized).toList();
+        if (o instanceof Number n) return n.doubleValue();
+        return o;
+    }
+
+    @Test
     void completionPrintsAScriptForBashAndZsh() {
         CliRunner bash = CliRunner.run("completion", "bash");
         assertEquals(0, bash.exit(), bash.err());

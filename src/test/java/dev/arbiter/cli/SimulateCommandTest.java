@@ -157,7 +157,7 @@ class SimulateCommandTest {
         }
         CliRunner bad = CliRunner.run("simulate", "-o", "yamll", "deploy/examples/seed");
         assertEquals(Main.INVALID_INPUT, bad.exit());
-        assertTrue(bad.err().contains("--output must be table, wide or json, got yamll"), bad.err());
+        assertTrue(bad.err().contains("--output must be table, wide, json or yaml, got yamll"), bad.err());
     }
 
     @Test
