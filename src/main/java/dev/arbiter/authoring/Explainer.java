@@ -48,6 +48,48 @@ public final class Explainer {
      *
      * @throws UnknownSubjectException naming the subject
      */
+    /** Labels by which the pods of a controller's job name it: Volcano, Kubeflow, LeaderWorkerSet, batch/v1 Job. */
+    private static final List<String> JOB_NAME_LABELS = List.of("volcano.sh/job-name", "training.kubeflow.org/job-name",
+            "leaderworkerset.sigs.k8s.io/name", "batch.kubernetes.io/job-name", "job-name");
+
+    /** What {@link #resolve} made of a name: the pod or PodGroup to explain, and a line saying how it got there. */
+    public record Resolved(String subject, String note) {}
+
+    /**
+     * {@code subject} itself when a pod or PodGroup has that name; else, when pods of a Volcano Job, PyTorchJob,
+     * MPIJob, LeaderWorkerSet or batch Job of that name exist (by their controllers' job-name labels), the PodGroup
+     * they belong to (the first that has a pod not running, else the first), with a note naming it.
+     *
+     * @throws UnknownSubjectException when neither exists
+     */
+    public static Resolved resolve(Manifests manifests, String subject) {
+        try {
+            checkSubject(manifests, subject);
+            return new Resolved(subject, null);
+        } catch (UnknownSubjectException unknown) {
+            int slash = subject.indexOf('/');
+            String ns = subject.substring(0, slash), name = subject.substring(slash + 1);
+            java.util.LinkedHashMap<String, Boolean> groups = new java.util.LinkedHashMap<>();
+            String label = null;
+            for (PodSpec p : manifests.pods()) {
+                if (!p.namespace().equals(ns)) continue;
+                for (String l : JOB_NAME_LABELS) {
+                    if (name.equals(p.labels().get(l))) {
+                        if (label == null) label = l;
+                        groups.merge(ClusterReplay.jobOf(p), !p.isBound(), Boolean::logicalOr);
+                        break;
+                    }
+                }
+            }
+            if (groups.isEmpty()) throw unknown;
+            String chosen = groups.entrySet().stream().filter(java.util.Map.Entry::getValue).map(java.util.Map.Entry::getKey)
+                    .findFirst().orElse(groups.keySet().iterator().next());
+            String note = subject + " (pods labelled " + label + "=" + name + ") is PodGroup " + chosen
+                    + (groups.size() > 1 ? " of " + groups.size() + " (" + String.join(", ", groups.keySet()) + ")" : "");
+            return new Resolved(chosen, note);
+        }
+    }
+
     public static void checkSubject(Manifests manifests, String subject) {
         for (PodSpec p : manifests.pods()) {
             if (p.key().equals(subject) || ClusterReplay.jobOf(p).equals(subject)) return;

@@ -38,9 +38,8 @@ public final class ExplanationText {
         if (e.rule() != null) sb.append("  rule:     ").append(e.rule()).append('\n');
         if (e.domain() != null) sb.append("  domain:   ").append(e.domain()).append('\n');
         Explanation.Gang g = e.gang();
-        sb.append("  gang:     ").append(g.placeable()).append('/').append(g.minMember()).append(" placeable (")
-                .append(g.running()).append(" running of ").append(g.members()).append(" members, minMember ")
-                .append(g.minMember()).append(")\n");
+        sb.append("  gang:     ").append(g.placeable()).append(" placeable (min ").append(g.minMember()).append("), ")
+                .append(g.running()).append(" running of ").append(g.members()).append(" members\n");
 
         if (!e.steps().isEmpty()) {
             sb.append("\nDecisions:\n");

@@ -39,7 +39,7 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
     public record TimingChange(String pod, String event, int oldCycle, int newCycle) {}
 
     /** One policy's run: its folder, generation, cycles, and whether it reached a stable state. */
-    public record Side(String rules, String generation, int cycles, boolean stable) {}
+    public record Side(String rules, String generation, int cycles, long lastCycle, boolean stable) {}
 
     /** A pod whose end state differs; node is null when not bound. */
     public record PodChange(String pod, String oldPhase, String oldNode, String newPhase, String newNode) {}
@@ -91,7 +91,8 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
 
     private static Side side(String rules, SimulationResult r) {
         CycleResult last = r.lastCycle();
-        return new Side(rules, last == null ? null : last.rulesGeneration(), r.cycles().size(), r.stable());
+        return new Side(rules, last == null ? null : last.rulesGeneration(), r.cycles().size(),
+                last == null ? 0 : last.cycle(), r.stable());
     }
 
     private static List<PodChange> podChanges(SimulationResult a, SimulationResult b) {
@@ -205,8 +206,8 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
     }
 
     private static String describe(Side s) {
-        return s.rules() + " (generation " + s.generation() + "): " + (s.stable() ? "stable after " : "NOT stable after ")
-                + s.cycles() + " cycle(s)";
+        return s.rules() + " (generation " + s.generation() + "): " + (s.stable() ? "stable after cycle " : "NOT stable after cycle ")
+                + s.lastCycle() + " (" + s.cycles() + (s.cycles() == 1 ? " cycle" : " cycles") + " run)";
     }
 
     private static String where(String phase, String node) {
@@ -260,7 +261,7 @@ public record PolicyDiff(Side old, Side candidate, List<PodChange> pods, List<Ev
     }
 
     private static void side(JsonWriter w, Side s) {
-        w.startObject().field("rules", s.rules()).field("generation", s.generation()).field("cycles", s.cycles())
+        w.startObject().field("rules", s.rules()).field("generation", s.generation()).field("cycles", s.cycles()).field("lastCycle", s.lastCycle())
                 .field("stable", s.stable()).endObject();
     }
 }

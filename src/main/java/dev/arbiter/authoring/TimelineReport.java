@@ -373,10 +373,10 @@ public final class TimelineReport {
         table(sb, "pods", new String[] {"pod", "phase", "node"}, pods);
         List<String[]> groups = new ArrayList<>();
         for (PodGroupStatus g : r.podGroups()) {
-            groups.add(new String[] {g.podGroup(), g.queue(), g.phase(), g.running() + "/" + g.minMember(),
+            groups.add(new String[] {g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
                     g.reason() == null ? "" : g.reason(), g.rule() == null ? "" : g.rule()});
         }
-        table(sb, "podgroups", new String[] {"PodGroup", "queue", "phase", "running/minMember", "reason", "rule"}, groups);
+        table(sb, "podgroups", new String[] {"PodGroup", "queue", "phase", "running", "reason", "rule"}, groups);
         List<String[]> queues = new ArrayList<>();
         for (QueueStatus q : r.queues()) {
             queues.add(new String[] {q.queue(), Integer.toString(q.weight()), q.state(), compact(q.deserved()), compact(q.allocated())});

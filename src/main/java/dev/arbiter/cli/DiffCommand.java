@@ -59,7 +59,8 @@ final class DiffCommand implements Callable<Integer> {
         RuleBook oldBook = RuleBook.load(rules);
         PolicyDiff diff = PolicyDiff.compare(rules.toString(), simulate(oldBook, manifests),
                 candidate.toString(), simulate(newBook, manifests));
-        spec.commandLine().getOut().print(output.json() ? diff.json() : diff.table());
+        String document = output.document(diff::json);
+        spec.commandLine().getOut().print(document != null ? document : diff.table());
         spec.commandLine().getOut().flush();
         return exitCode && !diff.isEmpty() ? 1 : 0;
     }

@@ -40,8 +40,17 @@ final class ExplainCommand implements Callable<Integer> {
     @Mixin
     RulesOption rules;
 
-    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (or table), json or yaml (default: ${DEFAULT-VALUE}).")
     String output;
+
+    @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
+            description = "The namespace of a NAME given without one (default: the kubeconfig context's namespace live, "
+                    + "else default).")
+    String namespace;
+
+    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use (live).")
+    String context;
 
     @Option(names = "--kubeconfig", paramLabel = "PATH", description = "Explain on a snapshot of this kubeconfig's cluster instead of manifests.")
     Path kubeconfig;
@@ -49,7 +58,9 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--live", description = "Explain on a snapshot of the default cluster (KUBECONFIG, ~/.kube/config, or in-cluster).")
     boolean liveDefault;
 
-    @Parameters(index = "0", paramLabel = "NAMESPACE/NAME", description = "A pod or a PodGroup.")
+    @Parameters(index = "0", paramLabel = "[NAMESPACE/]NAME",
+            description = "A pod or a PodGroup, or a Volcano Job, PyTorchJob, MPIJob, LeaderWorkerSet or batch Job (its "
+                    + "PodGroup is explained).")
     String subject;
 
     @Parameters(index = "1..*", arity = "0..*", paramLabel = "PATH", description = "Manifest files or folders.")
@@ -59,13 +70,32 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         boolean live = kubeconfig != null || liveDefault;
         if (live == (paths != null && !paths.isEmpty())) return Main.usage(spec, "give manifest PATHs or --kubeconfig/--live, not both and not neither");
-        if (!output.equals("text") && !output.equals("json")) return Main.usage(spec, "--output must be text or json, got " + output);
-        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected namespace/name, got " + subject);
+        if (output.equals("table")) output = "text";
+        if (!output.equals("text") && !output.equals("json") && !output.equals("yaml")) {
+            return Main.usage(spec, "--output must be text, json or yaml, got " + output);
+        }
+        if (context != null && !live) return Main.usage(spec, "--context is for --kubeconfig or --live");
+        if (subject.matches("[^/\\s]+") ) {
+            String ns = namespace;
+            if (ns == null && live) {
+                try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
+                    ns = client.getNamespace();
+                }
+            }
+            subject = (ns == null || ns.isBlank() ? "default" : ns) + "/" + subject;
+        } else if (namespace != null && !subject.startsWith(namespace + "/")) {
+            return Main.usage(spec, subject + " names its namespace; -n " + namespace + " says another");
+        }
+        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected [namespace/]name, got " + subject);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
         if (rules.problem() != null) return Main.usage(spec, rules.problem());
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
         try {
-            Explainer.checkSubject(manifests, subject);
+            Explainer.Resolved r = Explainer.resolve(manifests, subject);
+            if (r.note() != null) {
+                (output.equals("text") ? spec.commandLine().getOut() : spec.commandLine().getErr()).println(r.note());
+                subject = r.subject();
+            }
         } catch (Explainer.UnknownSubjectException unknown) {
             return Main.usage(spec, unknown.getMessage());
         }
@@ -74,18 +104,19 @@ final class ExplainCommand implements Callable<Integer> {
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
         Main.warnIfUnsettled(spec, result, sim.maxCycles);
         Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
-        if (output.equals("json")) {
-            spec.commandLine().getOut().print(ExplanationText.json(e, manifests.notices()));
-        } else {
+        if (output.equals("text")) {
             for (String n : manifests.notices()) spec.commandLine().getOut().println("notice: " + dev.arbiter.sim.TerminalText.safe(n));
             spec.commandLine().getOut().print(ExplanationText.render(e));
+        } else {
+            String json = ExplanationText.json(e, manifests.notices());
+            spec.commandLine().getOut().print(output.equals("json") ? json : YamlText.of(json));
         }
         spec.commandLine().getOut().flush();
         return 0;
     }
 
     private Manifests snapshot() {
-        try (KubernetesClient client = KubeClients.connect(kubeconfig)) {
+        try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
             String yaml;
             try {
                 yaml = LiveSnapshot.write(client);

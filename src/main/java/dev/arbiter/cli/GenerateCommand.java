@@ -50,8 +50,12 @@ final class GenerateCommand implements Callable<Integer> {
             description = "Divide node and pod memory by N (default: ${DEFAULT-VALUE}, realistic; the benchmark uses 8).")
     int memoryDivisor;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write to FILE instead of stdout.")
+    @Option(names = "--file", paramLabel = "FILE", description = "Write to FILE instead of stdout.")
     Path output;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "yaml",
+            description = "yaml, the only format generate writes (default: ${DEFAULT-VALUE}); a file is --file.")
+    String format;
 
     @Option(names = "--rack-size", paramLabel = "N", defaultValue = "0",
             description = "Put the nodes in network tiers: N nodes per rack (default: ${DEFAULT-VALUE}, no tiers).")
@@ -69,6 +73,10 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!format.equals("yaml")) {
+            return Main.usage(spec, "-o/--output is the format, and generate writes yaml; to write a file, use --file "
+                    + format);
+        }
         SynthSpec s;
         try {
             s = new SynthSpec(nodes, pods, queues, seed, fill, maxGang, memoryDivisor);

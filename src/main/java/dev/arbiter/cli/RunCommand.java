@@ -101,6 +101,21 @@ final class RunCommand implements Callable<Integer> {
                     + "127.0.0.1 for local only).")
     String metricsBindAddress;
 
+    @Option(names = "--metrics-secure", defaultValue = "false",
+            description = "Serve /metrics over HTTPS on --metrics-port, only to callers the API server authenticates "
+                    + "(TokenReview) and authorizes to get /metrics (SubjectAccessReview), as kube-rbac-proxy does; the "
+                    + "probes then answer on --health-port over HTTP.")
+    boolean metricsSecure;
+
+    @Option(names = "--metrics-cert-dir", paramLabel = "DIR",
+            description = "tls.crt and tls.key for --metrics-secure (e.g. a mounted Secret); default: a self-signed "
+                    + "certificate made at start-up.")
+    Path metricsCertDir;
+
+    @Option(names = "--health-port", paramLabel = "PORT", defaultValue = "8081",
+            description = "Port of /healthz and /readyz with --metrics-secure (default: ${DEFAULT-VALUE}).")
+    int healthPort;
+
     @Option(names = "--scoring", paramLabel = "STRATEGY",
             description = "binpack or spread (default: the policy's, scoring.mode in policy.yaml).")
     String scoring;
@@ -146,6 +161,11 @@ final class RunCommand implements Callable<Integer> {
             description = "Level of Arbiter's own log lines: trace, debug, info, warn, error or off (default: ${DEFAULT-VALUE}).")
     String logLevel;
 
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (timestamp, level, logger, message, then fields such as cycle=7) or json (one object a line,"
+                    + " with the cycle, object and rule as fields) (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         StartupTimeline startup = StartupTimeline.sinceJvmStart();
@@ -170,11 +190,24 @@ final class RunCommand implements Callable<Integer> {
         if (!LogLevel.LEVELS.contains(logLevel.toLowerCase(Locale.ROOT))) {
             return Main.usage(spec, "--log-level must be one of trace, debug, info, warn, error, off; got " + logLevel);
         }
+        if (!LogLevel.FORMATS.contains(logFormat)) return Main.usage(spec, "--log-format must be text or json, got " + logFormat);
         InetSocketAddress metricsAddress;
         try {
             metricsAddress = new InetSocketAddress(InetAddress.getByName(metricsBindAddress), metricsPort);
         } catch (UnknownHostException e) {
             return Main.usage(spec, "--metrics-bind-address: " + metricsBindAddress + " is not an address of this host");
+        }
+        io.vertx.core.net.PemKeyCertOptions metricsTls = null;
+        if (metricsSecure) {
+            try {
+                String ns = System.getenv().getOrDefault("POD_NAMESPACE", "arbiter-system");
+                metricsTls = dev.arbiter.live.ServingCert.of(metricsCertDir, List.of("arbiter-metrics",
+                        "arbiter-metrics." + ns + ".svc", "localhost", "127.0.0.1"));
+            } catch (java.io.IOException e) {
+                return Main.usage(spec, e.getMessage());
+            }
+        } else if (metricsCertDir != null) {
+            return Main.usage(spec, "--metrics-cert-dir is for --metrics-secure");
         }
         Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
         KubeClients.allowInFlight(clientConfig, binders + STATUS_AND_OTHER_REQUESTS);
@@ -195,10 +228,17 @@ final class RunCommand implements Callable<Integer> {
         // From the first instant: a stop arms the watchdog at once, so that nothing start-up waits on can outlive the
         // grace (the shutdown below arms it again, which changes nothing).
         Signals signals = Main.isStandalone() ? Signals.install(stop::countDown, grace.plusSeconds(5)) : null;
+        java.util.function.BooleanSupplier healthy = () -> running.get() == null || running.get().isHealthy();
+        java.util.function.BooleanSupplier ready = () -> running.get() != null && running.get().isReady();
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(clientConfig).build();
-             MetricsServer http = new MetricsServer(metricsAddress, registry,
-                     () -> running.get() == null || running.get().isHealthy(),
-                     () -> running.get() != null && running.get().isReady())) {
+             MetricsServer http = metricsSecure
+                     ? new MetricsServer(metricsAddress, registry, healthy, ready,
+                             MetricsServer.Serving.secure(metricsTls, new dev.arbiter.live.MetricsAuth(client)))
+                     : new MetricsServer(metricsAddress, registry, healthy, ready);
+             MetricsServer probes = metricsSecure
+                     ? new MetricsServer(new InetSocketAddress(metricsAddress.getAddress(), healthPort), registry, healthy,
+                             ready, MetricsServer.Serving.PROBES)
+                     : null) {
             startup.mark("client and probes up");
             if (!awaitCluster(client, stop, checkedRules, startup)) {
                 if (stop.getCount() == 0) return 0;
@@ -230,10 +270,14 @@ final class RunCommand implements Callable<Integer> {
                 stopWhileStarting.interrupt();
                 stopWhileStarting.join();
                 scheduler.watchRules(rules.folder, Duration.ofSeconds(2), Duration.ofSeconds(30));
-                spec.commandLine().getErr().println("arbiter: scheduling pods of " + config.schedulerNames() + " as "
+                String started = "arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + rules.folder.toAbsolutePath().normalize() + " generation "
-                        + book.generation() + ", metrics on " + metricsBindAddress + ":"
-                        + http.port() + ")");
+                        + book.generation() + ", metrics on " + (metricsSecure ? "https://" : "") + metricsBindAddress + ":"
+                        + http.port() + (probes != null ? ", probes on " + metricsBindAddress + ":" + probes.port() : "") + ")";
+                // With --log-format json every stderr line is a JSON object, so this line is logged (INFO); as text it
+                // is printed as it always was.
+                if (logFormat.equals("json")) LOG.info(started);
+                else spec.commandLine().getErr().println(started);
                 spec.commandLine().getErr().flush();
                 stop.await();
                 LOG.info("stopping: shutting down within {} s", grace.toSeconds());

@@ -48,7 +48,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE", description = "Also write a self-contained HTML timeline report to FILE.")
     Path report;
 
-    @Option(names = "--wide", description = "Print each decision's whole rule sentence instead of its short id and a legend.")
+    @Option(names = "--wide", description = "The same as -o wide: every column, and each decision's whole rule sentence instead of its short id and a legend.")
     boolean wide;
 
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Manifest files or folders.")
@@ -65,7 +65,8 @@ final class SimulateCommand implements Callable<Integer> {
         SimulationResult result = new Simulator(new Scheduler(book, config))
                 .run(manifests, sim.simulation(recreateEvicted));
         if (report != null && !writeReport(result)) return 1;
-        spec.commandLine().getOut().print(output.json() ? JsonReport.write(result) : TableReport.write(result, wide));
+        String document = output.document(() -> JsonReport.write(result));
+        spec.commandLine().getOut().print(document != null ? document : TableReport.write(result, wide || output.wide()));
         spec.commandLine().getOut().flush();
         return Main.warnIfUnsettled(spec, result, sim.maxCycles) ? Main.CYCLE_LIMIT : 0;
     }

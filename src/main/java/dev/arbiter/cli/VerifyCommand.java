@@ -32,7 +32,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * <p>Exit codes: 0 every scenario passed; 1 a scenario failed (or no scenario ran); 2 a feature path that does not
  * exist or a feature file Gherkin cannot read; 3 rules that do not compile ({@code file:line: message} lines) or ask for
  * something unknown. Undefined steps fail their scenario, named with the closest sentences of the vocabulary. The
- * report ({@link SpecReport}: steps with their feature file and line, messages without stack traces) goes to stdout.
+ * report ({@link SpecReport}: steps with their feature file and line, messages without stack traces) goes to stdout:
+ * by default the steps of the scenarios that failed and the counts; {@code --report pretty} every step.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Run the Gherkin acceptance specs against a rules folder before deploying it.",
@@ -52,8 +53,9 @@ final class VerifyCommand implements Callable<Integer> {
                     + " @differs-in-<its name>; \"\" runs all).")
     String tags;
 
-    @Option(names = "--report", paramLabel = "STYLE", defaultValue = "pretty",
-            description = "pretty (every step, then a summary) or summary (counts and failures) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--report", paramLabel = "STYLE", defaultValue = "summary",
+            description = "summary (the steps of the scenarios that failed, then the counts) or pretty (every step, then"
+                    + " the counts) (default: ${DEFAULT-VALUE}).")
     String report;
 
     @Option(names = "--html", paramLabel = "FILE", description = "Also write Cucumber's HTML report to FILE.")

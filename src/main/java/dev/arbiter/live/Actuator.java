@@ -364,7 +364,12 @@ public final class Actuator implements AutoCloseable {
             if (p != null) pods.add(p);
         }
         StatusViews.Members counted = StatusViews.members(pods, assumed::isBindingAccepted);
-        if (cache.isWorkloadPodGroup(key)) return writeWorkloadCondition(s, counted, writes);
+        if (cache.isWorkloadPodGroup(key)) {
+            // An upstream PodGroup is kube-scheduler's unless its pods name Arbiter: the condition is written only for
+            // a group with a pod of Arbiter's (kube-scheduler writes its own groups', and none while no pod exists).
+            if (pods.stream().noneMatch(p -> schedulerNames.contains(p.schedulerName()))) return CompletableFuture.completedFuture(false);
+            return writeWorkloadCondition(s, counted, writes);
+        }
         VolcanoPodGroup.Status current = cache.podGroupStatus(key);
         VolcanoPodGroup.Status desired = StatusViews.podGroup(s, counted, current, Instant.now());
         if (StatusViews.samePodGroup(desired, current)) {

@@ -47,7 +47,10 @@ public final class ApiPermissions {
             new Rule(VolcanoQueue.GROUP, "podgroups/status", Set.of("patch")),
             new Rule(VolcanoHyperNode.GROUP, "hypernodes", Set.of("list", "watch")),
             new Rule(WorkloadPodGroup.GROUP, "podgroups", Set.of("list", "watch")),
-            new Rule(WorkloadPodGroup.GROUP, "podgroups/status", Set.of("patch")));
+            new Rule(WorkloadPodGroup.GROUP, "podgroups/status", Set.of("patch")),
+            // --metrics-secure: who is scraping (TokenReview), and may they (SubjectAccessReview)?
+            new Rule("authentication.k8s.io", "tokenreviews", Set.of("create")),
+            new Rule("authorization.k8s.io", "subjectaccessreviews", Set.of("create")));
 
     /**
      * In Arbiter's own namespace only: the Role for the leader-election Lease. Reading and renewing are limited to

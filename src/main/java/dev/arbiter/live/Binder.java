@@ -149,8 +149,10 @@ final class Binder {
         if (gang.aborted) return new MemberResult(Outcome.SKIPPED, null, null);
         if (gang.cutOff != null) return new MemberResult(Outcome.SKIPPED, new ApiOutcome(0, gang.cutOff), null);
         String[] elsewhere = new String[1];
+        long started = System.nanoTime();
         ApiOutcome o = backoff.run(() -> attempt(b, elsewhere), r -> (r.retryable() || r.code() == 403)
                 && elsewhere[0] == null && !gang.aborted && gang.cutOff == null && !api.isClosed());
+        metrics.bindLatency(Duration.ofNanos(System.nanoTime() - started));
         if (o.ok()) return new MemberResult(Outcome.BOUND, o, b.node());
         if (elsewhere[0] != null) return new MemberResult(Outcome.BOUND_ELSEWHERE, o, elsewhere[0]);
         return new MemberResult(Outcome.FAILED, o, null);
@@ -259,7 +261,8 @@ final class Binder {
             LOG.warn("gang {} cut off before {} was bound ({}); rolling back {} bound member(s)", gang.group, failed.pod(),
                     failure.message(), rollBack.size());
         } else {
-            LOG.warn("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}{}", failed.pod(), failed.node(),
+            LOG.atWarn().addKeyValue("pod", failed.pod()).addKeyValue("node", failed.node()).addKeyValue("rule", failed.rule())
+                    .log("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}{}", failed.pod(), failed.node(),
                     failure, rollBack.size(), gang.group, nextTry == null ? "" : "; its " + nextTry.replace("next try", "next binding"));
         }
         for (Binding member : gang.members) {

@@ -123,6 +123,15 @@ final class Evictor {
         }
     }
 
+    /**
+     * A log line's fields for a victim (the cycle, the pod, the PodGroup it makes room for, the rule): {@code cycle=7
+     * pod=b01/w-1 podGroup=a01/pg rule=...} after a text line, fields of the object in JSON.
+     */
+    private static org.slf4j.spi.LoggingEventBuilder fields(org.slf4j.spi.LoggingEventBuilder line, Eviction e, CycleWrites cycle) {
+        return line.addKeyValue("cycle", cycle.cycle()).addKeyValue("pod", e.pod()).addKeyValue("podGroup", e.forPodGroup())
+                .addKeyValue("rule", e.rule());
+    }
+
     /** Evicts one preemption or reclaim victim, with the rule and reason that chose it. */
     CompletableFuture<Result> evictVictim(Eviction e, CycleWrites cycle) {
         return submit(e.pod(), false, cycle, d -> after(e, d, cycle, false));
@@ -146,8 +155,8 @@ final class Evictor {
                 remember(pod, result.outcome);
                 metrics.decision(action, "refused");
                 cycle.evictionsRefused.incrementAndGet();
-                LOG.info("eviction{} of {} for {} refused (PodDisruptionBudget): {}", dryRun ? " (dry run)" : "", pod,
-                        preemptor, result.outcome);
+                fields(LOG.atInfo(), e, cycle).log("eviction{} of {} for {} refused (PodDisruptionBudget): {}",
+                        dryRun ? " (dry run)" : "", pod, preemptor, result.outcome);
                 report.event(pod, "Warning", "EvictionRefused", "eviction to make room for PodGroup " + preemptor
                         + " refused, not forced: " + result.outcome, cycle);
             }
@@ -157,7 +166,8 @@ final class Evictor {
                 cycle.evictionFailures.incrementAndGet();
                 // Not said for calls refused because leadership was lost or the process is stopping: those were not sent.
                 if (!api.isClosed()) {
-                    LOG.warn("eviction{} of {} for {} failed: {}", dryRun ? " (dry run)" : "", pod, preemptor, result.outcome);
+                    fields(LOG.atWarn(), e, cycle).log("eviction{} of {} for {} failed: {}", dryRun ? " (dry run)" : "", pod,
+                            preemptor, result.outcome);
                 }
             }
         }

@@ -19,7 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <ul>
  *   <li>{@code arbiter_cycle_duration_seconds{phase}}: snapshot, schedule, act and total per cycle, plus the engine's
  *       own steps (rules, enqueue, allocate, victims, status) prefixed {@code engine_}.</li>
- *   <li>{@code arbiter_scheduling_e2e_latency_seconds}: pod creation to accepted binding.</li>
+ *   <li>{@code arbiter_scheduling_e2e_latency_seconds}: pod creation to accepted binding;
+ *       {@code arbiter_bind_latency_seconds}: one pod's binding call, retries included. These and the cycle's are
+ *       histograms with buckets ({@code _bucket{le}}), so quantiles and alerts on them can be written in PromQL.</li>
+ *   <li>Volcano's names for what both schedulers measure ({@link VolcanoMetrics}), so Volcano dashboards work.</li>
  *   <li>{@code arbiter_decisions_total{action,outcome}}: action bind, preempt, reclaim, rollback; outcome ok, failed,
  *       refused (an eviction a PodDisruptionBudget refused, dry runs included).</li>
  *   <li>{@code arbiter_refused_victims}: pods whose eviction was refused and that the victim search passes over
@@ -45,6 +48,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Metrics {
     private final MeterRegistry registry;
     private final Timer e2eLatency;
+    private final Timer bindLatency;
+    private final VolcanoMetrics volcano;
+
+    /** Buckets of a cycle and its phases: 1 ms to 60 s. */
+    private static final Duration[] CYCLE_BUCKETS = durations(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+            2.5, 5, 10, 30, 60);
+    /** Buckets of a pod's wait from creation to binding: 10 ms to 30 min. */
+    private static final Duration[] LATENCY_BUCKETS = durations(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+            300, 600, 1800);
+    /** Buckets of one API call: 1 ms to 30 s. */
+    private static final Duration[] CALL_BUCKETS = durations(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+            2.5, 5, 10, 30);
+
+    private static Duration[] durations(double... seconds) {
+        Duration[] out = new Duration[seconds.length];
+        for (int i = 0; i < seconds.length; i++) out[i] = Duration.ofNanos((long) (seconds[i] * 1e9));
+        return out;
+    }
     private final MultiGauge deserved;
     private final MultiGauge allocated;
     private final AtomicInteger pendingPods = new AtomicInteger();
@@ -54,10 +75,25 @@ public final class Metrics {
     public Metrics(MeterRegistry registry) {
         this.registry = registry;
         this.e2eLatency = Timer.builder("arbiter.scheduling.e2e.latency")
-                .description("Time from pod creation to an accepted binding").register(registry);
+                .description("Time from pod creation to an accepted binding").serviceLevelObjectives(LATENCY_BUCKETS)
+                .register(registry);
+        this.bindLatency = Timer.builder("arbiter.bind.latency")
+                .description("One pod's binding call, retries included").serviceLevelObjectives(CALL_BUCKETS)
+                .register(registry);
+        this.volcano = new VolcanoMetrics(registry);
         this.deserved = MultiGauge.builder("arbiter.queue.deserved").description("Deserved share per resource")
                 .register(registry);
         this.allocated = MultiGauge.builder("arbiter.queue.allocated").description("Allocated per resource")
+                .register(registry);
+        // The counters alerts watch exist from the start at 0, so rate() and increase() see their first increment.
+        for (String action : List.of("bind", "preempt", "reclaim", "rollback")) {
+            for (String outcome : List.of("ok", "failed", "refused")) {
+                if (!action.equals("bind") || !outcome.equals("refused")) decisionCounter(action, outcome);
+            }
+        }
+        for (String kind : List.of("bind", "evict", "status")) writeFailureCounter(kind);
+        Counter.builder("arbiter.cycle.failures").description("Scheduling cycles that threw").register(registry);
+        Counter.builder("arbiter.rules.fallbacks").description("Fallbacks to the last rules that completed a cycle")
                 .register(registry);
         registry.gauge("arbiter.pending.pods", pendingPods);
         registry.gauge("arbiter.leader", leader);
@@ -70,22 +106,38 @@ public final class Metrics {
 
     public void phase(String phase, double millis) {
         Timer.builder("arbiter.cycle.duration").description("Scheduling cycle duration by phase")
-                .tag("phase", phase).register(registry).record((long) (millis * 1e6), TimeUnit.NANOSECONDS);
+                .serviceLevelObjectives(CYCLE_BUCKETS).tag("phase", phase).register(registry)
+                .record((long) (millis * 1e6), TimeUnit.NANOSECONDS);
+        volcano.phase(phase, millis);
     }
 
     public void e2eLatency(Duration d) {
-        if (!d.isNegative()) e2eLatency.record(d);
+        if (d.isNegative()) return;
+        e2eLatency.record(d);
+        volcano.taskBound(d);
+    }
+
+    public void bindLatency(Duration d) {
+        bindLatency.record(d);
     }
 
     public void decision(String action, String outcome) {
-        Counter.builder("arbiter.decisions").description("Decisions executed, by action and outcome")
-                .tag("action", action).tag("outcome", outcome).register(registry).increment();
+        decisionCounter(action, outcome).increment();
+    }
+
+    private Counter decisionCounter(String action, String outcome) {
+        return Counter.builder("arbiter.decisions").description("Decisions executed, by action and outcome")
+                .tag("action", action).tag("outcome", outcome).register(registry);
     }
 
     /** A write of {@code kind} (bind, evict, status) failed and its object now waits before the next (see FailedWrites). */
     public void writeFailure(String kind) {
-        Counter.builder("arbiter.write.failures").description("Writes that failed and made their object wait, by kind")
-                .tag("kind", kind).register(registry).increment();
+        writeFailureCounter(kind).increment();
+    }
+
+    private Counter writeFailureCounter(String kind) {
+        return Counter.builder("arbiter.write.failures").description("Writes that failed and made their object wait, by kind")
+                .tag("kind", kind).register(registry);
     }
 
     public double writeFailures(String kind) {
@@ -224,11 +276,19 @@ public final class Metrics {
         }
         deserved.register(d, true);
         allocated.register(a, true);
+        volcano.queues(queues);
+    }
+
+    /** A cycle's evictions: {@code victims} pods chosen by preemption and reclaim together. */
+    public void victims(int victims) {
+        volcano.victims(victims);
     }
 
     private static void rows(List<MultiGauge.Row<?>> out, String queue, Resources r) {
         for (Map.Entry<String, Long> e : r.asMilliMap().entrySet()) {
-            out.add(MultiGauge.Row.of(Tags.of("queue", queue, "resource", e.getKey()), e.getValue() / 1000.0));
+            // Resources keeps byte-valued amounts (memory, storage) in bytes, the rest in thousandths.
+            double units = dev.arbiter.model.Quantity.isBytes(e.getKey()) ? e.getValue() : e.getValue() / 1000.0;
+            out.add(MultiGauge.Row.of(Tags.of("queue", queue, "resource", e.getKey()), units));
         }
     }
 }

@@ -61,6 +61,29 @@ public final class MetricsServer implements AutoCloseable {
     /** Binds {@code address} (e.g. {@code 127.0.0.1:8080}; port 0 picks a free one) and starts serving. */
     public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, BooleanSupplier healthy,
                          BooleanSupplier ready) throws IOException {
+        this(address, registry, healthy, ready, Serving.PLAIN);
+    }
+
+    /**
+     * What one server serves: {@link #PLAIN} all three paths over HTTP; with {@code --metrics-secure}, one server
+     * {@link #secure} serves {@code /metrics} over HTTPS to callers the API server says may read it, and another
+     * {@link #PROBES} the probes over HTTP (the kubelet's probes carry no token).
+     */
+    public record Serving(boolean metrics, boolean probes, io.vertx.core.net.PemKeyCertOptions tls, MetricsAuth auth) {
+        public static final Serving PLAIN = new Serving(true, true, null, null);
+        public static final Serving PROBES = new Serving(false, true, null, null);
+
+        public static Serving secure(io.vertx.core.net.PemKeyCertOptions tls, MetricsAuth auth) {
+            return new Serving(true, false, tls, auth);
+        }
+    }
+
+    private final Serving serving;
+
+    /** Binds {@code address} and serves what {@code serving} says. */
+    public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, BooleanSupplier healthy,
+                         BooleanSupplier ready, Serving serving) throws IOException {
+        this.serving = serving;
         this.registry = registry;
         this.healthy = healthy;
         this.ready = ready;
@@ -75,6 +98,7 @@ public final class MetricsServer implements AutoCloseable {
         // have come, so a client that sends nothing would never meet its deadline.
         HttpServerOptions options = new HttpServerOptions().setHttp2ClearTextEnabled(false).setMaxHeaderSize(MAX_HEADER_BYTES)
                 .setMaxInitialLineLength(4096).setAcceptBacklog(1024).setReuseAddress(true);
+        if (serving.tls() != null) options.setSsl(true).setKeyCertOptions(serving.tls());
         HttpServer s = vertx.createHttpServer(options);
         s.connectionHandler(this::opened);
         s.requestHandler(this::serve);
@@ -122,15 +146,32 @@ public final class MetricsServer implements AutoCloseable {
             reply(request, 405, "text/plain; charset=utf-8", "method not allowed\n");
             return;
         }
-        switch (request.path()) {
-            case "/metrics" -> offLoop(registry::scrape).onComplete(r -> {
-                if (r.succeeded()) reply(request, 200, "text/plain; version=0.0.4; charset=utf-8", r.result());
-                else reply(request, 500, "text/plain; charset=utf-8", "scrape failed: " + r.cause() + "\n");
+        String path = request.path();
+        if (path.equals("/metrics") && serving.metrics()) {
+            if (serving.auth() == null) {
+                scrape(request);
+                return;
+            }
+            String header = request.getHeader("Authorization");
+            offLoop(() -> serving.auth().check(header)).onComplete(v -> {
+                if (v.failed()) reply(request, 503, "text/plain; charset=utf-8", "no answer: " + v.cause().getMessage() + "\n");
+                else if (v.result().code() == 200) scrape(request);
+                else reply(request, v.result().code(), "text/plain; charset=utf-8", v.result().body());
             });
-            case "/healthz" -> probe(request, healthy);
-            case "/readyz" -> probe(request, ready);
-            default -> reply(request, 404, "text/plain; charset=utf-8", "not found\n");
+        } else if (path.equals("/healthz") && serving.probes()) {
+            probe(request, healthy);
+        } else if (path.equals("/readyz") && serving.probes()) {
+            probe(request, ready);
+        } else {
+            reply(request, 404, "text/plain; charset=utf-8", "not found\n");
         }
+    }
+
+    private void scrape(HttpServerRequest request) {
+        offLoop(registry::scrape).onComplete(r -> {
+            if (r.succeeded()) reply(request, 200, "text/plain; version=0.0.4; charset=utf-8", r.result());
+            else reply(request, 500, "text/plain; charset=utf-8", "scrape failed: " + r.cause() + "\n");
+        });
     }
 
     private void probe(HttpServerRequest request, BooleanSupplier check) {

@@ -151,6 +151,13 @@ public final class SchedulingLoop implements AutoCloseable {
         }
         if (!cache.hasSynced()) return new Outcome(cycle.get(), null, null);
         int n = cycle.incrementAndGet();
+        // The cycle is a field of every line logged on this thread while it runs (text: "cycle=7"; JSON: "mdc").
+        try (org.slf4j.MDC.MDCCloseable ignored = org.slf4j.MDC.putCloseable("cycle", Integer.toString(n))) {
+            return cycle(n);
+        }
+    }
+
+    private Outcome cycle(int n) {
         long t0 = System.nanoTime();
 
         // 1. Snapshot the informer caches (with assumed bindings and evictions), and the victims whose eviction the
@@ -261,6 +268,7 @@ public final class SchedulingLoop implements AutoCloseable {
         metrics.phase("total", ms(t0, t3));
         for (Map.Entry<String, Double> e : result.phaseMillis().entrySet()) metrics.phase("engine_" + e.getKey(), e.getValue());
         metrics.queues(result.queues());
+        metrics.victims(result.evictions().size());
         int pending = 0;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() && !p.terminating() && schedulerNames.contains(p.schedulerName())

@@ -56,8 +56,14 @@ final class RealCluster implements AutoCloseable {
     static final String ARBITER_USER = "system:serviceaccount:arbiter-system:arbiter";
     /** kube-scheduler's identity, which the API server's bootstrap RBAC grants what it needs. */
     static final String KUBE_SCHEDULER_USER = "system:kube-scheduler";
-    private static final String KUBE_SCHEDULER_TOKEN = "kube-scheduler-" + Long.toHexString(new SecureRandom().nextLong());
+    static final String KUBE_SCHEDULER_TOKEN = "kube-scheduler-" + Long.toHexString(new SecureRandom().nextLong());
     private static final Duration READY = Duration.ofSeconds(60);
+    /**
+     * The feature gates the API server and kube-scheduler run with: the upstream Workload API's (beta, off by default
+     * in 1.37), so that both serve and schedule {@code scheduling.k8s.io/v1beta1} PodGroups (kube-scheduler then
+     * enables its {@code GangScheduling} plugin).
+     */
+    static final String FEATURE_GATES = "GenericWorkload=true";
 
     final Path bin;
     final Path dir;
@@ -219,6 +225,10 @@ final class RealCluster implements AutoCloseable {
                 "--audit-policy-file", dir.resolve("audit-policy.yaml").toString(),
                 "--audit-log-path", auditFile.toString(),
                 "--audit-log-mode", "blocking",
+                // The upstream Workload API (KEP-4671): scheduling.k8s.io/v1beta1 Workloads and PodGroups, and pods'
+                // spec.schedulingGroup, served as a 1.37 cluster that turned them on serves them.
+                "--feature-gates", FEATURE_GATES,
+                "--runtime-config", "scheduling.k8s.io/v1beta1=true",
                 "--v", "1");
     }
 
@@ -261,7 +271,7 @@ final class RealCluster implements AutoCloseable {
         Path kubeconfig = writeKubeconfig(dir.resolve("kube-scheduler.kubeconfig"), KUBE_SCHEDULER_TOKEN);
         return spawn("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(), "--kubeconfig", kubeconfig.toString(),
                 "--leader-elect=false", "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()),
-                "--v", "1"));
+                "--feature-gates", FEATURE_GATES, "--v", "1"));
     }
 
     /**
@@ -277,7 +287,8 @@ final class RealCluster implements AutoCloseable {
                 leaderElection: {leaderElect: false}
                 """.formatted(kubeconfig, qps, qps));
         return spawn("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(), "--config", config.toString(),
-                "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()), "--v", "1"));
+                "--bind-address", "127.0.0.1", "--secure-port", String.valueOf(freePort()), "--feature-gates", FEATURE_GATES,
+                "--v", "1"));
     }
 
     /**
@@ -344,6 +355,7 @@ final class RealCluster implements AutoCloseable {
                 admin.nodes().list(fromCache);
                 admin.resources(dev.arbiter.live.VolcanoQueue.class).list(fromCache);
                 admin.resources(dev.arbiter.live.VolcanoPodGroup.class).inAnyNamespace().list(fromCache);
+                admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inAnyNamespace().list(fromCache);
                 return;
             } catch (KubernetesClientException e) {
                 if (System.nanoTime() > deadline) throw e;

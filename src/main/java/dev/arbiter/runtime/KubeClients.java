@@ -53,9 +53,20 @@ public final class KubeClients {
      * requests (callers decide), and informers retrying promptly and forever ({@link #INFORMER_RETRY}).
      */
     public static Config config(Path kubeconfig, Duration timeout) {
+        return config(kubeconfig, null, timeout);
+    }
+
+    /**
+     * {@link #config(Path, Duration)} on the kubeconfig's context {@code context} instead of its current one (kubectl's
+     * {@code --context}); null: the current context.
+     */
+    public static Config config(Path kubeconfig, String context, Duration timeout) {
         Config config;
         if (kubeconfig == null) {
-            config = Config.autoConfigure(null);
+            config = Config.autoConfigure(context);
+            if (context != null && (config.getCurrentContext() == null || !context.equals(config.getCurrentContext().getName()))) {
+                throw new BadKubeconfig("--context " + context + ": no such context in the kubeconfig");
+            }
         } else {
             String text;
             try {
@@ -66,13 +77,16 @@ public final class KubeClients {
                 throw new BadKubeconfig(kubeconfig + ": cannot read: " + e.getMessage());
             }
             try {
-                config = Config.fromKubeconfig(text);
+                config = Config.fromKubeconfig(context, text, kubeconfig.toString());
             } catch (RuntimeException e) {
                 throw new BadKubeconfig(kubeconfig + ": not a usable kubeconfig: " + oneLine(rootMessage(e)));
             }
             if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()
                     || (config.getCurrentContext() == null && !text.contains("server:"))) {
                 throw new BadKubeconfig(kubeconfig + ": not a usable kubeconfig: it names no current context with a server");
+            }
+            if (context != null && (config.getCurrentContext() == null || !context.equals(config.getCurrentContext().getName()))) {
+                throw new BadKubeconfig(kubeconfig + ": --context " + context + ": no such context");
             }
         }
         int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
@@ -95,7 +109,12 @@ public final class KubeClients {
 
     /** A read-only client for {@code snapshot} and {@code explain --kubeconfig}: 8 s per call, no retries. */
     public static KubernetesClient connect(Path kubeconfig) {
-        return new KubernetesClientBuilder().withConfig(config(kubeconfig, Duration.ofSeconds(8))).build();
+        return connect(kubeconfig, null);
+    }
+
+    /** {@link #connect(Path)} on the kubeconfig's context {@code context} (null: its current one). */
+    public static KubernetesClient connect(Path kubeconfig, String context) {
+        return new KubernetesClientBuilder().withConfig(config(kubeconfig, context, Duration.ofSeconds(8))).build();
     }
 
     /** One cheap call (list one node); throws {@link ClusterUnavailable} with the cause when it fails. */

@@ -20,7 +20,8 @@ import org.yaml.snakeyaml.Yaml;
 
 /**
  * Writes the scheduling-relevant objects of a live cluster as manifests that {@code simulate}, {@code explain} and
- * {@code diff} read: Nodes, Pods (not finished ones), PriorityClasses, Volcano Queues and PodGroups, and HyperNodes.
+ * {@code diff} read: Nodes, Pods (not finished ones), PriorityClasses, Volcano Queues and PodGroups, HyperNodes, and
+ * the upstream Workload API's PodGroups ({@code scheduling.k8s.io/v1beta1}, where the API server serves them).
  *
  * <p>Only what scheduling reads is kept, so a snapshot can be shared: no env, no volumes, no images, no secrets, no
  * managedFields, no {@code kubectl.kubernetes.io/last-applied-configuration} (which would carry all of those), and of
@@ -38,6 +39,10 @@ public final class LiveSnapshot {
             .withNamespaced(false).build();
     static final ResourceDefinitionContext POD_GROUPS = new ResourceDefinitionContext.Builder()
             .withGroup("scheduling.volcano.sh").withVersion("v1beta1").withKind("PodGroup").withPlural("podgroups")
+            .withNamespaced(true).build();
+
+    static final ResourceDefinitionContext WORKLOAD_POD_GROUPS = new ResourceDefinitionContext.Builder()
+            .withGroup("scheduling.k8s.io").withVersion("v1beta1").withKind("PodGroup").withPlural("podgroups")
             .withNamespaced(true).build();
 
     static final ResourceDefinitionContext HYPER_NODES = new ResourceDefinitionContext.Builder()
@@ -78,6 +83,9 @@ public final class LiveSnapshot {
                 .list().getItems(), "PodGroups", notes)) {
             workload.add(new Dated(created(g), 0, podGroup(json(client, g))));
         }
+        for (GenericKubernetesResource g : workloadPodGroups(client, notes)) {
+            workload.add(new Dated(created(g), 0, workloadPodGroup(json(client, g))));
+        }
         for (HasMetadata p : client.pods().inAnyNamespace().list().getItems()) {
             Map<String, Object> m = json(client, p);
             String phase = (String) get(m, "status", "phase");
@@ -109,6 +117,17 @@ public final class LiveSnapshot {
         } catch (KubernetesClientException e) {
             if (e.getCode() != 404) throw e;
             notes.add("no HyperNodes (the topology.volcano.sh CRD is not installed)");
+            return List.of();
+        }
+    }
+
+    /** The upstream Workload API's PodGroups, or none (with a note) when the API server does not serve them. */
+    private static List<GenericKubernetesResource> workloadPodGroups(KubernetesClient client, List<String> notes) {
+        try {
+            return client.genericKubernetesResources(WORKLOAD_POD_GROUPS).inAnyNamespace().list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) throw e;
+            notes.add("no Workload API PodGroups (the API server does not serve scheduling.k8s.io/v1beta1 podgroups)");
             return List.of();
         }
     }
@@ -188,6 +207,28 @@ public final class LiveSnapshot {
         return out;
     }
 
+    /**
+     * An upstream ({@code scheduling.k8s.io/v1beta1}) PodGroup: its spec whole (scheduling terms only), the annotations
+     * the scheduler reads (its queue, preemptable), and of its status the {@code PodGroupInitiallyScheduled}
+     * condition's type and status (True: the gang has run whole).
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> workloadPodGroup(Map<String, Object> g) {
+        Map<String, Object> out = header("scheduling.k8s.io/v1beta1", "PodGroup",
+                meta(g, true, Set.of(dev.arbiter.model.PodSpec.PREEMPTABLE, "scheduling.volcano.sh/queue-name")));
+        out.put("spec", map(g, "spec"));
+        if (get(g, "status", "conditions") instanceof List<?> conditions) {
+            List<Map<String, Object>> kept = new ArrayList<>();
+            for (Object c : conditions) {
+                if (c instanceof Map<?, ?> m && "PodGroupInitiallyScheduled".equals(m.get("type"))) {
+                    kept.add(pick((Map<String, Object>) m, "type", "status"));
+                }
+            }
+            if (!kept.isEmpty()) out.put("status", Map.of("conditions", kept));
+        }
+        return out;
+    }
+
     static Map<String, Object> pod(Map<String, Object> p, Instant taken) {
         Map<String, Object> meta = meta(p, true, POD_ANNOTATIONS);
         Object deletion = get(p, "metadata", "deletionTimestamp");
@@ -195,7 +236,7 @@ public final class LiveSnapshot {
         Map<String, Object> out = header("v1", "Pod", meta);
         Map<String, Object> spec = map(p, "spec");
         Map<String, Object> kept = pick(spec, "schedulerName", "nodeName", "priorityClassName", "priority",
-                "preemptionPolicy", "nodeSelector", "tolerations", "overhead");
+                "preemptionPolicy", "nodeSelector", "tolerations", "overhead", "schedulingGroup");
         kept.put("containers", containers(spec.get("containers"), false));
         if (spec.get("initContainers") != null) kept.put("initContainers", containers(spec.get("initContainers"), true));
         out.put("spec", kept);

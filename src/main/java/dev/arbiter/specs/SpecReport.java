@@ -28,7 +28,8 @@ import java.util.Map;
  * {@code arbiter verify}'s report, in the product owner's words: each scenario's steps with the feature file and line
  * they come from (never the Java methods behind them); a failed step's message (never a stack trace); for a step no
  * definition reads, the closest sentences of the vocabulary in {@code docs/writing-specs.md} (never Java snippets);
- * then the failed and undefined scenarios and the counts. {@link Summary} prints only the last part.
+ * then the failed and undefined scenarios and the counts. {@link Summary} ({@code verify}'s default) prints the steps of
+ * the scenarios that failed or are undefined only, then the same last part.
  *
  * <p>A Cucumber plugin ({@code --plugin dev.arbiter.specs.SpecReport}); it writes to {@code System.out} as it is when
  * the plugin is made, which {@code arbiter verify} points at its own output. The summary line keeps Cucumber's form
@@ -46,6 +47,7 @@ public class SpecReport implements ConcurrentEventListener {
     private final Map<Status, Integer> stepCounts = new EnumMap<>(Status.class);
     private final List<String> failed = new ArrayList<>();
     private final List<String> undefined = new ArrayList<>();
+    private final StringBuilder scenario = new StringBuilder();
     private int width;
     private String firstProblem;
 
@@ -58,7 +60,10 @@ public class SpecReport implements ConcurrentEventListener {
         this.steps = steps;
     }
 
-    /** Counts and the failed and undefined scenarios only ({@code arbiter verify --report summary}). */
+    /**
+     * The detail of the failed and undefined scenarios only, then the counts ({@code arbiter verify}'s default,
+     * {@code --report summary}).
+     */
     public static final class Summary extends SpecReport {
         public Summary() {
             super(false);
@@ -81,10 +86,9 @@ public class SpecReport implements ConcurrentEventListener {
         for (TestStep s : tc.getTestSteps()) {
             if (s instanceof PickleStepTestStep p) width = Math.max(width, 4 + p.getStep().getKeyword().length() + p.getStep().getText().length());
         }
-        if (steps) {
-            out.println();
-            out.println(padded(tc.getKeyword() + ": " + safe(tc.getName())) + "# " + where(tc.getUri(), tc.getLocation().getLine()));
-        }
+        scenario.setLength(0);
+        line("");
+        line(padded(tc.getKeyword() + ": " + safe(tc.getName())) + "# " + where(tc.getUri(), tc.getLocation().getLine()));
     }
 
     private void stepFinished(TestStepFinished event) {
@@ -96,23 +100,21 @@ public class SpecReport implements ConcurrentEventListener {
         }
         stepCounts.merge(result.getStatus(), 1, Integer::sum);
         String text = step.getStep().getText();
-        if (steps) {
-            out.println(padded("  " + symbol(result.getStatus()) + " " + step.getStep().getKeyword() + safe(text))
-                    + "# " + where(step.getUri(), step.getStep().getLine()));
-            argument(step.getStep().getArgument());
-        }
+        line(padded("  " + symbol(result.getStatus()) + " " + step.getStep().getKeyword() + safe(text))
+                + "# " + where(step.getUri(), step.getStep().getLine()));
+        argument(step.getStep().getArgument());
         if (result.getStatus() == Status.FAILED) problem(result);
         if (result.getStatus() == Status.UNDEFINED) {
             String message = "no step reads \"" + text + "\"" + suggestions(text);
             if (firstProblem == null) firstProblem = message;
-            if (steps) out.println(indent(message, "      "));
+            line(indent(message, "      "));
         }
     }
 
     private void problem(Result result) {
         String message = describe(result.getError());
         if (firstProblem == null) firstProblem = message;
-        if (steps) out.println(indent(message, "      "));
+        line(indent(message, "      "));
     }
 
     /** The closest documented sentences, as lines; "" when the vocabulary is not available. */
@@ -136,17 +138,23 @@ public class SpecReport implements ConcurrentEventListener {
                     String c = safe(row.get(i));
                     sb.append(' ').append(c).append(" ".repeat(w[i] - c.length())).append(" |");
                 }
-                out.println(sb);
+                line(sb.toString());
             }
         } else if (argument instanceof DocStringArgument doc) {
             long lines = doc.getContent().lines().count();
-            out.println("      \"\"\"" + (doc.getMediaType() == null ? "" : doc.getMediaType()) + " (" + lines
+            line("      \"\"\"" + (doc.getMediaType() == null ? "" : doc.getMediaType()) + " (" + lines
                     + (lines == 1 ? " line)" : " lines)"));
         }
     }
 
     private void written(WriteEvent event) {
-        if (steps) out.println(indent(event.getText(), "      "));
+        line(indent(event.getText(), "      "));
+    }
+
+    /** A line of the scenario's detail: printed at once when every step is, else kept until the scenario ends. */
+    private void line(String text) {
+        if (steps) out.println(text);
+        else scenario.append(text).append('\n');
     }
 
     private void scenarioFinished(TestCaseFinished event) {
@@ -157,6 +165,8 @@ public class SpecReport implements ConcurrentEventListener {
                 + (firstProblem == null ? "" : "\n" + indent(firstProblem, "     "));
         if (status == Status.FAILED) failed.add(line);
         else if (status == Status.UNDEFINED) undefined.add(line);
+        if (!steps && (status == Status.FAILED || status == Status.UNDEFINED)) out.print(scenario);
+        scenario.setLength(0);
     }
 
     private void runFinished(TestRunFinished event) {

@@ -134,6 +134,24 @@
   var main = echarts.init(document.getElementById('timeline'), null, {renderer: 'canvas'});
   charts.push(main);
 
+  /**
+   * A queue's allocated values where another queue holds the same amount at that slot and the next (null elsewhere,
+   * so only shared stretches are drawn); null when it never shares a line.
+   */
+  function sharedStretches(resource, q, unit) {
+    var mine = resource.allocated[q], any = false;
+    function same(k) {
+      if (mine[k] === null || mine[k] === undefined) return false;
+      return queues.some(function (o) { return o !== q && resource.allocated[o][k] === mine[k]; });
+    }
+    var out = mine.map(function (v, k) {
+      var on = same(k) && (same(k + 1) || k === mine.length - 1 || (k > 0 && same(k - 1)));
+      if (on) any = true;
+      return on ? v : null;
+    });
+    return any ? scaled(out, unit) : null;
+  }
+
   function mainOption(resource) {
     var unit = axisUnit(resource);
     var many = queues.length > 12;
@@ -153,6 +171,19 @@
         id: 'deserved:' + q, name: q, type: 'line', step: 'end', xAxisIndex: 0, yAxisIndex: 0,
         data: scaled(resource.deserved[q], unit), color: colour(i), symbol: 'none',
         lineStyle: {width: 1.5, type: [6, 4], opacity: 0.85}, emphasis: {focus: 'series'}, z: 2
+      });
+    });
+    // Where queues hold the same amount their lines lie on one another (tenant A and B at 16 and 16): over those
+    // stretches each such queue also draws its colour in stripes, shifted by its place among the queues, so the
+    // shared line reads as alternating colours and no queue hides another.
+    queues.forEach(function (q, i) {
+      var shared = sharedStretches(resource, q, unit);
+      if (!shared) return;
+      var stripe = 7, gap = stripe * (queues.length - 1);
+      series.push({
+        id: 'shared:' + q, name: q, type: 'line', step: 'end', xAxisIndex: 0, yAxisIndex: 0, data: shared, color: colour(i),
+        symbol: 'none', silent: true, tooltip: {show: false}, connectNulls: false,
+        lineStyle: {width: 3.2, type: [stripe, gap], dashOffset: stripe * i}, z: 4
       });
     });
     series.unshift(idleSeries(true, {xAxisIndex: 0, yAxisIndex: 0}));
@@ -340,7 +371,7 @@
 
   function segmentText(g, s) {
     var span = slots[s.from].from === slots[s.to].to ? 'cycle ' + slots[s.from].from : 'cycles ' + slots[s.from].from + '\u2013' + slots[s.to].to;
-    return s.phase + ' ' + s.running + '/' + s.minMember + (s.domain ? ' in domain ' + s.domain : '')
+    return s.phase + ' ' + s.running + ' (min ' + s.minMember + ')' + (s.domain ? ' in domain ' + s.domain : '')
         + (s.reason ? ': ' + s.reason : '') + ' (' + span + ')';
   }
 
@@ -357,7 +388,9 @@
       legend: {top: 6, left: 260, data: Object.keys(PHASES).map(function (p) { return {name: p, itemStyle: {color: PHASES[p]}}; }),
         selectedMode: false},
       xAxis: {type: 'category', data: labels, axisLabel: axisLabels(), name: 'cycle', nameLocation: 'middle', nameGap: 30},
-      yAxis: {type: 'category', data: names, inverse: true, axisLabel: {width: 240, overflow: 'truncate', fontSize: 11},
+      yAxis: {type: 'category', data: names, inverse: true,
+        // A long name wraps (two lines fit a row; a longer one is cut at the end) rather than losing its end.
+        axisLabel: {width: 240, overflow: 'breakAll', lineHeight: 12, fontSize: 11},
         axisTick: {show: false}, splitLine: {show: true, lineStyle: {color: '#f0f2f4'}}},
       tooltip: {trigger: 'item', confine: true, formatter: function (p) {
         var d = items[p.dataIndex];
@@ -380,7 +413,7 @@
               x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height});
             if (!rect) return null;
             var d = items[params.dataIndex];
-            var text = d.segment.phase === 'Running' ? 'Running ' + d.segment.running + '/' + d.segment.minMember
+            var text = d.segment.phase === 'Running' ? 'Running ' + d.segment.running + ' (min ' + d.segment.minMember + ')'
               : d.segment.phase + (d.segment.reason ? ': ' + d.segment.reason : '');
             return {type: 'rect', shape: rect, style: api.style(),
               textContent: {style: {text: text, fill: '#1f2328', fontSize: 11, width: Math.max(0, rect.width - 8), overflow: 'truncate'}},

@@ -132,7 +132,7 @@ class ExplainTest {
         assertEquals("node-4", gap.node(), "the idle node has room for one pod on its own");
         assertTrue(gap.shortfall().isEmpty());
         assertTrue(e.reason().endsWith("; closest node node-4 has room for ml/train-0"), e.reason());
-        assertTrue(ExplanationText.render(e).contains("gang:     1/4 placeable"), ExplanationText.render(e));
+        assertTrue(ExplanationText.render(e).contains("gang:     1 placeable (min 4), "), ExplanationText.render(e));
 
         // Once node-4 is half used too, the closest node is the first of the half-used ones, short of 4 GPUs.
         Manifests full = ClusterBuilder.cluster()

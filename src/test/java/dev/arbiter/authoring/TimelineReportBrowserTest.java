@@ -111,6 +111,10 @@ class TimelineReportBrowserTest {
         assertEquals(List.of("cycle-61"), strings(probe.get("openAfter")), "the eviction marker opened cycle 61's decisions");
         String tip = probe.get("memoryTip").asString();
         assertTrue(tip.contains("cycle 63") && tip.contains("tenantb") && tip.contains("256Gi"), "hover values in Kubernetes units: " + tip);
+        // Tenant A and B end at 16 and 16 GPUs: each draws the shared stretch in stripes, so neither line hides the
+        // other; the default queue (0 throughout) shares tenant A's 0 before cycle 61.
+        List<String> gpu = strings(probe.get("resources").get(0).get("series"));
+        assertTrue(gpu.containsAll(List.of("shared:tenanta", "shared:tenantb", "shared:default")), gpu.toString());
     }
 
     @Test
@@ -119,7 +123,7 @@ class TimelineReportBrowserTest {
         Path fleet = SCRATCH.resolve("fleet-20-queues.yaml");
         Files.createDirectories(SCRATCH);
         CliRunner gen = CliRunner.run("generate", "--nodes", "40", "--pods", "400", "--queues", "20", "--seed", "3",
-                "-o", fleet.toString());
+                "--file", fleet.toString());
         assertEquals(0, gen.exit(), gen.err());
         Path html = report("fleet-20-queues", fleet.toString());
         chromium.screenshot(html, OUT.resolve("fleet-20-queues.png"), 1400, 3600);

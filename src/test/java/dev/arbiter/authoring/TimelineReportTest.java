@@ -67,6 +67,13 @@ class TimelineReportTest {
     }
 
     @Test
+    void aPodGroupsRunningCountReadsWithItsMinimum() {
+        assertTrue(html.contains("<th>running</th>") && html.contains("<td>2 (min 1)</td>") && html.contains("<td>2 (min 2)</td>"),
+                "the final table says 'N (min M)', not 'N/M'");
+        assertTrue(html.contains("'Running ' + d.segment.running + ' (min ' + d.segment.minMember + ')'"), "the bars say 'Running 4 (min 1)'");
+    }
+
+    @Test
     void itFetchesNothingAndInlinesEChartsUnchanged() throws Exception {
         assertTrue(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                 + "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:\"/>"), "the policy forbids every fetch");

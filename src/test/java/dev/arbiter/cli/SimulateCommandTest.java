@@ -164,13 +164,57 @@ class SimulateCommandTest {
         assertTrue(r.out().contains("\nRules:\n  gang      gang: a job starts only when minMember of its tasks can run together\n"
                 + "  reclaim   " + sentence + "\n"), r.out());
         assertEquals(1, r.out().split(java.util.regex.Pattern.quote(sentence), -1).length - 1, "the sentence once");
-        assertTrue(r.out().lines().allMatch(l -> l.length() <= 160 || l.startsWith("QUEUE") || l.contains("allocated/deserved")
-                || l.startsWith("default") || l.startsWith("tenant")), "no decision line carries a whole sentence");
+        assertTrue(r.out().lines().allMatch(l -> l.length() <= 120), "no decision line carries a whole sentence");
 
         CliRunner wide = CliRunner.run("simulate", "--wide", "deploy/examples/seed");
         assertEquals(0, wide.exit(), wide.err());
         assertTrue(wide.out().contains("(reclaim for a01/qwen2-72b-unified-pg)   [" + sentence + "]"), wide.out());
         assertTrue(!wide.out().contains("\nRules:\n"), "no legend with --wide");
+    }
+
+    @Test
+    void theSeedsDefaultOutputFits120ColumnsAndWideHasEveryColumn() {
+        CliRunner r = CliRunner.run("simulate", "deploy/examples/seed");
+        assertEquals(0, r.exit(), r.err());
+        String longest = r.out().lines().max(java.util.Comparator.comparingInt(String::length)).orElseThrow();
+        assertTrue(longest.length() <= 120, longest.length() + " columns: " + longest);
+        assertTrue(r.out().contains("tenanta   root     1        Open    0         0         1         mars-tech.com/gpu 16/16\n"),
+                r.out());
+        assertTrue(!r.out().contains("RUNNING   DESERVED"), "the whole resources are for -o wide");
+
+        for (String[] wideArgs : new String[][] {{"-o", "wide"}, {"--output=wide"}, {"--wide"}}) {
+            String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("simulate"),
+                    java.util.stream.Stream.concat(java.util.Arrays.stream(wideArgs), java.util.stream.Stream.of("deploy/examples/seed")))
+                    .toArray(String[]::new);
+            CliRunner wide = CliRunner.run(args);
+            assertEquals(0, wide.exit(), wide.err());
+            assertTrue(wide.out().contains("PENDING   INQUEUE   RUNNING   DESERVED"), String.join(" ", wideArgs) + ": " + wide.out());
+            assertTrue(wide.out().contains("cpu=32,mars-tech.com/gpu=16,memory=256Gi   cpu=32,mars-tech.com/gpu=16,memory=256Gi"),
+                    wide.out());
+        }
+        CliRunner bad = CliRunner.run("simulate", "-o", "yamll", "deploy/examples/seed");
+        assertEquals(Main.INVALID_INPUT, bad.exit());
+        assertTrue(bad.err().contains("--output must be table, wide, json or yaml, got yamll"), bad.err());
+    }
+
+    @Test
+    void aCyclesLineListsOnlyTheQueuesWhoseShareChanged() {
+        CliRunner r = CliRunner.run("simulate", "deploy/examples/seed");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.equals("Cycle 1: 4 bound, 0 evicted  |  mars-tech.com/gpu allocated/deserved: tenantb 32/32")),
+                r.out());
+        assertTrue(r.out().contains("\nCycle 2: 0 bound, 0 evicted\n"), "nothing changed in cycle 2: " + r.out());
+        assertTrue(r.out().contains("\nCycle 61: 0 bound, 2 evicted  |  mars-tech.com/gpu allocated/deserved: tenanta 16/16 tenantb 16/16\n"),
+                r.out());
+        assertTrue(!r.out().contains("default 0/0"), "the default queue never changes: " + r.out());
+    }
+
+    @Test
+    void theStableLineNamesTheLastCycleAndHowManyRan() {
+        CliRunner r = CliRunner.run("simulate", "deploy/examples/seed");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("\nCycle 63: 0 bound, 0 evicted\nStable after cycle 63 (5 cycles run; idle cycles skipped).\n"),
+                r.out());
     }
 
     @Test
@@ -195,7 +239,7 @@ class SimulateCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().matches("(?s).*qa \\d+/10\\.7 qb \\d+/10\\.7 qc \\d+/10\\.7.*"), r.out());
         assertTrue(!r.out().contains("10666m"), r.out());
-        assertTrue(r.out().contains("nvidia.com/gpu=10.7"), "the queue table too: " + r.out());
+        assertTrue(r.out().matches("(?s).*\\nqa .*nvidia.com/gpu \\d+/10\\.7\\n.*"), "the queue table too: " + r.out());
         CliRunner json = CliRunner.run("simulate", "--output", "json", f.toString());
         assertTrue(json.out().contains("\"nvidia.com/gpu\":\"10666m\""), "JSON keeps exact Kubernetes quantities: " + json.out());
     }
@@ -241,7 +285,7 @@ class SimulateCommandTest {
         assertEquals(Main.CYCLE_LIMIT, r.exit(), r.err());
         assertEquals("warning: stopped at --max-cycles 2 (cycle 2) before the cluster settled; raise --max-cycles to see the rest",
                 r.err().strip());
-        assertTrue(r.out().contains("Stopped (cycle limit) after 2 cycle(s)."), r.out());
+        assertTrue(r.out().contains("\nStopped at the cycle limit after cycle 2 (2 cycles run).\n"), r.out());
         CliRunner json = CliRunner.run("simulate", "--max-cycles", "2", "--output", "json", "deploy/examples/seed");
         assertEquals(Main.CYCLE_LIMIT, json.exit());
         assertTrue(json.out().contains("\"stable\":false"), json.out());

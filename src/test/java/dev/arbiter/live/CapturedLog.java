@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The log lines written while it is open. slf4j-simple writes to whatever {@code System.err} is at each line, so a
+ * The log lines written while it is open. Logback's console appender writes to whatever {@code System.err} is at each line, so a
  * tee keeps them and still prints them. Close it to put {@code System.err} back.
  */
 final class CapturedLog implements AutoCloseable {

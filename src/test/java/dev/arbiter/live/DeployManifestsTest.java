@@ -43,7 +43,7 @@ class DeployManifestsTest {
                 assertNotNull(o.getKind(), f + ": kind");
                 assertNotNull(o.getMetadata().getName(), f + ": metadata.name");
                 if (!(o.getApiVersion().contains("kubeflow.org") || o.getApiVersion().contains("x-k8s.io")
-                        || o.getApiVersion().contains("volcano.sh"))) {
+                        || o.getApiVersion().contains("volcano.sh") || o.getApiVersion().contains("monitoring.coreos.com"))) {
                     assertFalse(o instanceof GenericKubernetesResource, f + ": " + o.getKind() + " is not a known kind");
                 }
             }
@@ -164,6 +164,9 @@ class DeployManifestsTest {
             return s.filter(Files::isRegularFile)
                     .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
                     .filter(p -> !p.getFileName().toString().equals("kustomization.yaml"))
+                    // Prometheus rules files and their promtool test are not Kubernetes objects (MonitoringTest).
+                    .filter(p -> !p.getFileName().toString().endsWith(".rules.yaml")
+                            && !p.getFileName().toString().endsWith(".test.yaml"))
                     // The Helm chart's files are templates and values (HelmChartTest renders them).
                     .filter(p -> !p.startsWith(Path.of("deploy", "helm")))
                     // A policy pack's files are Arbiter's, not Kubernetes objects.

@@ -128,6 +128,19 @@ class HelmChartTest {
     }
 
     @Test
+    void metricsSecurityServesHttpsAndMovesTheProbes() throws Exception {
+        Map<String, Map<String, Object>> r = keyed(objects(template("--set", "metrics.secure=true",
+                "--set", "metrics.certSecret=arbiter-metrics-tls", "--set", "metrics.serviceMonitor.enabled=true")));
+        String d = r.get("Deployment arbiter-system/arbiter").toString();
+        assertTrue(d.contains("--metrics-secure, --health-port=8081, --metrics-cert-dir=/etc/arbiter/metrics-tls"), d);
+        assertTrue(d.contains("httpGet={path=/healthz, port=health}"), d);
+        assertTrue(d.contains("secretName=arbiter-metrics-tls"), d);
+        String sm = r.get("ServiceMonitor arbiter-system/arbiter").toString();
+        assertTrue(sm.contains("scheme=https") && sm.contains("insecureSkipVerify=false"), sm);
+        assertTrue(r.containsKey("ClusterRole arbiter-metrics-reader"), r.keySet().toString());
+    }
+
+    @Test
     void anUnknownPackIsRefusedNamingTheValue() throws Exception {
         Process p = new ProcessBuilder(helm.toString(), "template", "arbiter", CHART.toString(), "-n", "arbiter-system",
                 "--set", "policy.pack=nope").redirectErrorStream(true).start();

@@ -113,7 +113,7 @@ class StatusWritesTest {
             assertTrue(refused.get() >= 3 * Backoff.standard().attempts(), "each cycle's write was tried and refused: " + refused);
             List<String> warned = log.lines("cannot write status");
             assertEquals(1, warned.size(), "one line for the outage: " + warned);
-            assertTrue(warned.get(0).startsWith("WARN") && warned.get(0).contains("HTTP 503"), warned.get(0));
+            assertTrue(warned.get(0).matches("\\S+Z WARN .*") && warned.get(0).contains("HTTP 503"), warned.get(0));
 
             api.inject(null);
             s.loop().runOnce().report();

@@ -140,7 +140,7 @@ abstract class RealClusterTest {
                 || ("arbiter-system".equals(r.namespace()) && ApiPermissions.NAMESPACE.stream().anyMatch(grants));
     }
 
-    /** Deletes what tests create, so the next test starts on an empty cluster (namespaces are kept and reused). */
+    /** Deletes what tests create, so the next test starts on an empty cluster (namespaces are kept and reused; PodGroups of both APIs go). */
     private static void emptyCluster() {
         Set<String> system = Set.of("kube-system", "kube-public", "kube-node-lease", "arbiter-system");
         admin.namespaces().list().getItems().stream().map(n -> n.getMetadata().getName())
@@ -148,6 +148,15 @@ abstract class RealClusterTest {
                     admin.pods().inNamespace(ns).withGracePeriod(0L).delete();
                     admin.policy().v1().podDisruptionBudget().inNamespace(ns).delete();
                     admin.resources(dev.arbiter.live.VolcanoPodGroup.class).inNamespace(ns).delete();
+                    // The API server's PodGroupProtection admission gives each upstream PodGroup a finalizer that
+                    // kube-controller-manager (not run here) removes once no pod names the group: deleted, then freed.
+                    admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns).delete();
+                    admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns).list().getItems()
+                            .forEach(g -> admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inNamespace(ns)
+                                    .withName(g.getMetadata().getName()).edit(e -> {
+                                        e.getMetadata().setFinalizers(List.of());
+                                        return e;
+                                    }));
                 });
         admin.resources(dev.arbiter.live.VolcanoQueue.class).delete();
         admin.nodes().delete();
@@ -156,7 +165,8 @@ abstract class RealClusterTest {
                 .filter(p -> !p.getMetadata().getName().startsWith("system-"))
                 .forEach(p -> admin.scheduling().v1().priorityClasses().resource(p).delete());
         await("the cluster emptied", () -> admin.pods().inAnyNamespace().list().getItems().stream()
-                .allMatch(p -> system.contains(p.getMetadata().getNamespace())) && admin.nodes().list().getItems().isEmpty());
+                .allMatch(p -> system.contains(p.getMetadata().getNamespace())) && admin.nodes().list().getItems().isEmpty()
+                && admin.resources(dev.arbiter.live.WorkloadPodGroup.class).inAnyNamespace().list().getItems().isEmpty());
     }
 
     // ---- schedulers -------------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ class LiveSnapshotWithoutVolcanoTest {
         String yaml = LiveSnapshot.write(client);
         assertTrue(yaml.contains("# no Volcano Queues (the scheduling.volcano.sh CRDs are not installed)"), yaml);
         assertTrue(yaml.contains("# no Volcano PodGroups"), yaml);
+        assertTrue(yaml.contains("# no Workload API PodGroups (the API server does not serve scheduling.k8s.io/v1beta1 podgroups)"), yaml);
         Manifests m = ManifestLoader.parse(yaml, "snapshot");
         assertEquals(1, m.nodes().size());
     }

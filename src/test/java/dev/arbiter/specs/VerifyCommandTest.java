@@ -46,8 +46,13 @@ class VerifyCommandTest {
         return run(Stream.concat(Stream.of("verify", "--report", "summary"), Stream.of(args)));
     }
 
-    /** {@code arbiter verify ARGS}, with the default (pretty) report. */
+    /** {@code arbiter verify --report pretty ARGS}: every step. */
     private static Run verifyPretty(String... args) {
+        return run(Stream.concat(Stream.of("verify", "--report", "pretty"), Stream.of(args)));
+    }
+
+    /** {@code arbiter verify ARGS}, with the default report: the steps of failed scenarios, then the counts. */
+    private static Run verifyDefault(String... args) {
         return run(Stream.concat(Stream.of("verify"), Stream.of(args)));
     }
 
@@ -173,7 +178,7 @@ class VerifyCommandTest {
 
     @Test
     void anUndefinedStepNamesTheClosestDocumentedStepsNotJavaSnippets() {
-        Run r = verifyPretty("--rules", "rules", FIXTURES.resolve("undefined-step.feature").toString());
+        Run r = verifyDefault("--rules", "rules", FIXTURES.resolve("undefined-step.feature").toString());
         assertEquals(1, r.exit(), r.out());
         assertTrue(r.out().contains("  ? And a clsuter of 2 nodes"), r.out());
         assertTrue(r.out().contains("# src/test/resources/specs/undefined-step.feature:4\n"), r.out());
@@ -187,12 +192,34 @@ class VerifyCommandTest {
 
     @Test
     void aFailureShowsTheMessageWithoutAStackTrace() {
-        Run r = verifyPretty("--rules", "rules", FIXTURES.resolve("wrong-outcome.feature").toString(),
+        Run r = verifyDefault("--rules", "rules", FIXTURES.resolve("wrong-outcome.feature").toString(),
                 FIXTURES.resolve("mistyped-clause.feature").toString());
         assertEquals(1, r.exit(), r.out());
         assertTrue(r.out().contains("\n      \"train\" should be running\n"), r.out());
         assertTrue(r.out().contains("What the scheduler did:"), "the failed scenario's log is shown: " + r.out());
         assertTrue(r.out().contains("cannot read \", very urgent\""), r.out());
         assertFalse(r.out().contains("\tat ") || r.out().contains("Exception:") || r.out().contains("AssertionError"), r.out());
+    }
+
+    @Test
+    void byDefaultAPassingRunPrintsOnlyTheCounts() {
+        Run r = verifyDefault("--rules", "rules", "features/admission.feature", "features/seed-story.feature");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertEquals(java.util.List.of("", "10 scenarios (10 passed)"), r.out().lines().toList().subList(0, 2), r.out());
+        assertTrue(r.out().lines().count() <= 3, "a summary, not the steps: " + r.out());
+        assertFalse(r.out().contains("\u2714"), r.out());
+    }
+
+    @Test
+    void byDefaultAFailingRunPrintsTheStepsOfTheFailedScenariosOnly() throws IOException {
+        Path broken = rulesWithout("reclaim.drl");
+        Run r = verifyDefault("--rules", broken.toString(), "features/reclaim.feature");
+        assertEquals(1, r.exit(), r.out());
+        assertTrue(r.out().matches("(?s).*\\nScenario: A queue below its share takes back what it lent +# features/reclaim\\.feature:\\d+\\n.*"),
+                "the failed scenario's steps: " + r.out());
+        assertTrue(r.out().contains("\u2718 Then"), r.out());
+        assertFalse(r.out().contains("Scenario: A queue that is not reclaimable keeps what it borrowed"),
+                "a passing scenario's steps are left out: " + r.out());
+        assertTrue(r.out().contains("Failed scenarios:"), r.out());
     }
 }

@@ -170,7 +170,7 @@ class ClusterGeneratorTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.run(new String[] {"generate", "--nodes", "20", "--pods", "120", "--queues", "3", "--seed", "7",
-                "-o", file.toString()}, new PrintWriter(out), new PrintWriter(err));
+                "--file", file.toString()}, new PrintWriter(out), new PrintWriter(err));
         assertEquals(0, code, err.toString());
         assertEquals(ClusterGenerator.generate(new SynthSpec(20, 120, 3, 7, 0.5, 64, 1)),
                 ManifestLoader.load(List.of(file)), "the file holds exactly the generated cluster");

@@ -1,0 +1,114 @@
+package dev.arbiter.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** kubectl habits carry over: -n and a bare name, -o, a controller's name in explain, completion, generate to stdout. */
+class KubectlHabitsTest {
+    private static final String WORKLOADS = "deploy/examples/workloads";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void explainTakesAVolcanoJobsNameAndSaysWhichPodGroupItIs() {
+        CliRunner r = CliRunner.run("explain", "research/pretrain", WORKLOADS);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("research/pretrain (pods labelled volcano.sh/job-name=pretrain) is PodGroup research/pretrain-"), r.out());
+        assertTrue(r.out().contains("\nPodGroup research/pretrain-"), r.out());
+    }
+
+    @Test
+    void explainTakesANamespaceFlagAndTheOutputShorthand() {
+        CliRunner r = CliRunner.run("explain", "-n", "serving", "chat-70b", "-o", "json", WORKLOADS);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("serving/chat-70b (pods labelled leaderworkerset.sigs.k8s.io/name=chat-70b) is PodGroup serving/chat-70b-0"), r.err());
+        assertTrue(r.out().startsWith("{"), r.out());
+        assertEquals(0, CliRunner.run("explain", "-n", "research", "pretrain", "-o", "table", WORKLOADS).exit());
+        CliRunner clash = CliRunner.run("explain", "-n", "serving", "research/pretrain", WORKLOADS);
+        assertEquals(2, clash.exit());
+        assertTrue(clash.err().contains("research/pretrain names its namespace; -n serving says another"), clash.err());
+        CliRunner none = CliRunner.run("explain", "nothing-here", WORKLOADS);
+        assertEquals(2, none.exit());
+        assertTrue(none.err().contains("no pod or PodGroup default/nothing-here"), none.err());
+    }
+
+    @Test
+    void contextPicksTheKubeconfigsContext() throws Exception {
+        Path kubeconfig = dir.resolve("kubeconfig");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                  - {name: one, cluster: {server: "https://127.0.0.1:6441"}}
+                  - {name: two, cluster: {server: "https://127.0.0.1:6442"}}
+                users: [{name: u, user: {token: t}}]
+                contexts:
+                  - {name: first, context: {cluster: one, user: u, namespace: team-a}}
+                  - {name: second, context: {cluster: two, user: u, namespace: team-b}}
+                current-context: first
+                """);
+        var current = dev.arbiter.runtime.KubeClients.config(kubeconfig, null, java.time.Duration.ofSeconds(1));
+        assertEquals("https://127.0.0.1:6441/", current.getMasterUrl());
+        var second = dev.arbiter.runtime.KubeClients.config(kubeconfig, "second", java.time.Duration.ofSeconds(1));
+        assertEquals("https://127.0.0.1:6442/", second.getMasterUrl());
+        assertEquals("team-b", second.getNamespace());
+        CliRunner wrong = CliRunner.run("explain", "--kubeconfig", kubeconfig.toString(), "--context", "third", "p");
+        assertEquals(2, wrong.exit(), wrong.err());
+        assertTrue(wrong.err().contains("third"), wrong.err());
+    }
+
+    @Test
+    void dashOYamlIsTheJsonDocumentInYaml() {
+        CliRunner json = CliRunner.run("simulate", "-o", "json", "deploy/examples/seed");
+        CliRunner yaml = CliRunner.run("simulate", "-o", "yaml", "deploy/examples/seed");
+        assertEquals(0, yaml.exit(), yaml.err());
+        Object fromJson = new tools.jackson.databind.ObjectMapper().readValue(json.out(), Object.class);
+        Object fromYaml = new org.yaml.snakeyaml.Yaml().load(yaml.out());
+        assertEquals(normalized(fromJson), normalized(fromYaml));
+        assertTrue(!yaml.out().trim().startsWith("{"), "block style, not JSON: " + yaml.out().substring(0, 80));
+        CliRunner explain = CliRunner.run("explain", "research/pretrain", "-o", "yaml", WORKLOADS);
+        assertEquals(0, explain.exit(), explain.err());
+        assertTrue(explain.out().contains("subject: PodGroup research/pretrain-"), explain.out());
+    }
+
+    /** Numbers as doubles: JSON and YAML readers pick different integer types. */
+    private static Object normalized(Object o) {
+        if (o instanceof java.util.Map<?, ?> m) {
+            java.util.Map<String, Object> out = new java.util.TreeMap<>();
+            m.forEach((k, v) -> out.put(String.valueOf(k), normalized(v)));
+            return out;
+        }
+        if (o instanceof java.util.List<?> l) return l.stream().map(KubectlHabitsTest::normalized).toList();
+        if (o instanceof Number n) return n.doubleValue();
+        return o;
+    }
+
+    @Test
+    void completionPrintsAScriptForBashAndZsh() {
+        CliRunner bash = CliRunner.run("completion", "bash");
+        assertEquals(0, bash.exit(), bash.err());
+        assertTrue(bash.out().contains("complete -F") && bash.out().contains("explain"), bash.out());
+        assertTrue(CliRunner.run("completion", "zsh").out().startsWith("autoload -U +X compinit"));
+        assertEquals(2, CliRunner.run("completion", "fish").exit());
+    }
+
+    @Test
+    void generateWritesToStdoutOrToTheFileAndDashOIsTheFormat() throws Exception {
+        CliRunner out = CliRunner.run("generate", "--nodes", "2", "--pods", "4", "--queues", "1");
+        assertEquals(0, out.exit(), out.err());
+        assertTrue(out.out().contains("kind: Node"), out.out());
+        Path f = dir.resolve("fleet.yaml");
+        CliRunner file = CliRunner.run("generate", "--nodes", "2", "--pods", "4", "--queues", "1", "--file", f.toString());
+        assertEquals(0, file.exit(), file.err());
+        assertEquals(out.out(), Files.readString(f));
+        CliRunner oldHabit = CliRunner.run("generate", "-o", f.toString());
+        assertEquals(2, oldHabit.exit());
+        assertTrue(oldHabit.err().contains("to write a file, use --file " + f), oldHabit.err());
+    }
+}
