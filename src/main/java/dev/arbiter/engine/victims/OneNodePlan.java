@@ -142,12 +142,7 @@ final class OneNodePlan {
     }
 
     private int unitFloor(QueueState victimQueue, Resources floor, List<QueueState> path, List<Task> unit) {
-        Resources freed = unit.get(0).share();
-        if (unit.size() > 1) {
-            Resources.Sum sum = new Resources.Sum();
-            for (Task t : unit) sum.add(t.share());
-            freed = sum.toResources();
-        }
+        Resources freed = sharesOf(unit);
         // The unit must free a dimension the task needs in which its queue (and each ancestor on the path) holds
         // more than its floor, and leave each of them at least at its floor in every dimension the task needs that
         // it held at or above its floor: after the whole plan, not only before this unit.
@@ -195,12 +190,7 @@ final class OneNodePlan {
      * there). Nothing keeps the queue at its deserved share afterwards. Hysteresis, a churn setting, still applies.
      */
     private int overDeservedAllows(QueueState victimQueue, List<Task> unit) {
-        Resources freed = unit.get(0).share();
-        if (unit.size() > 1) {
-            Resources.Sum sum = new Resources.Sum();
-            for (Task t : unit) sum.add(t.share());
-            freed = sum.toResources();
-        }
+        Resources freed = sharesOf(unit);
         Resources want = task.share();
         if (!names(want, freed)) return FLOOR_REACHED;
         Resources now = allocatedNow(victimQueue);
@@ -266,6 +256,14 @@ final class OneNodePlan {
             }
         }
         return false;
+    }
+
+    /** What the unit's tasks hold of queue shares, together. */
+    private static Resources sharesOf(List<Task> unit) {
+        if (unit.size() == 1) return unit.get(0).share();
+        Resources.Sum sum = new Resources.Sum();
+        for (Task t : unit) sum.add(t.share());
+        return sum.toResources();
     }
 
     /** Whether the unit is every live member of its job that the search has not taken. */
