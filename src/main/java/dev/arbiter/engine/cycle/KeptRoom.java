@@ -25,53 +25,23 @@ import java.util.List;
 final class KeptRoom {
     private record Lender(QueueState queue, Resources kept) {}
 
+    private final WorkingCluster state;
     private final List<Lender> lenders;
-    /**
-     * The schedulable nodes' free room in each resource a lender keeps, kept up to date as nodes change (each node tells
-     * {@link #freeChanged}), so a check costs the lenders, not the nodes.
-     */
-    private final String[] dims;
-    private final long[] free;
 
-    private KeptRoom(List<Lender> lenders, String[] dims) {
+    private KeptRoom(WorkingCluster state, List<Lender> lenders) {
+        this.state = state;
         this.lenders = lenders;
-        this.dims = dims;
-        this.free = new long[dims.length];
     }
 
     /** The cycle's kept room, or null when no queue keeps any. */
     static KeptRoom of(WorkingCluster state) {
         List<Lender> lenders = null;
-        java.util.TreeSet<String> dims = new java.util.TreeSet<>();
         for (QueueState q : state.queues.values()) {
             if (q.fairShare == null || q.fairShare.getKept().isEmpty()) continue;
             if (lenders == null) lenders = new ArrayList<>();
-            Resources kept = q.fairShare.getKept();
-            lenders.add(new Lender(q, kept));
-            for (int i = 0; i < kept.size(); i++) dims.add(kept.name(i));
+            lenders.add(new Lender(q, q.fairShare.getKept()));
         }
-        if (lenders == null) {
-            for (NodeState n : state.nodes) n.listenToFree(null);
-            return null;
-        }
-        KeptRoom k = new KeptRoom(lenders, dims.toArray(new String[0]));
-        java.util.function.BiConsumer<Resources, Resources> listener = k::freeChanged;
-        for (NodeState n : state.nodes) {
-            if (n.spec.unschedulable()) {
-                n.listenToFree(null);
-                continue;
-            }
-            k.freeChanged(Resources.NONE, n.free());
-            n.listenToFree(listener);
-        }
-        return k;
-    }
-
-    /** A node's free room went from {@code before} to {@code after}. */
-    private void freeChanged(Resources before, Resources after) {
-        for (int i = 0; i < dims.length; i++) {
-            free[i] += Math.max(0, after.milli(dims[i])) - Math.max(0, before.milli(dims[i]));
-        }
+        return lenders == null ? null : new KeptRoom(state, lenders);
     }
 
     /**
@@ -98,12 +68,12 @@ final class KeptRoom {
         return new Refusal.KeptByLenders(q.name(), whose, needed.shortfall(free));
     }
 
-    /** The schedulable nodes' free room, in the dimensions of {@code asked} (resources lenders keep). */
-    private Resources free(Resources asked) {
+    /** The schedulable nodes' free room, in the dimensions of {@code dims}. */
+    private Resources free(Resources dims) {
         java.util.Map<String, Long> sum = new java.util.TreeMap<>();
-        for (int i = 0; i < asked.size(); i++) {
-            int at = java.util.Arrays.binarySearch(dims, asked.name(i));
-            if (at >= 0) sum.put(dims[at], free[at]);
+        for (NodeState n : state.nodes) {
+            if (n.spec.unschedulable()) continue;
+            for (int i = 0; i < dims.size(); i++) sum.merge(dims.name(i), Math.max(0, n.freeMilli(dims.name(i))), Resources::addSaturated);
         }
         return Resources.ofMilli(sum);
     }

@@ -70,19 +70,8 @@ public final class NodeState {
         return changes;
     }
 
-    /**
-     * Told of every change to this node's free capacity, before and after (the cycle's running total of free room that
-     * lending limits read, {@code cycle/KeptRoom}), or null: set again each cycle, so never one of an earlier cycle's.
-     */
-    private java.util.function.BiConsumer<Resources, Resources> freeListener;
-
-    public void listenToFree(java.util.function.BiConsumer<Resources, Resources> listener) {
-        freeListener = listener;
-    }
-
     private void change(Resources newUsed, Resources newFree) {
         changes++;
-        if (freeListener != null) freeListener.accept(free, newFree);
         for (int i = 0; i < indexes.size(); i++) move(indexes.get(i), newFree);
         for (int i = 0; i < keptIndexes.size(); i++) move(keptIndexes.get(i), newFree);
         used = newUsed;
