@@ -66,6 +66,9 @@ final class RunCommand implements Callable<Integer> {
             description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account).")
     Path kubeconfig;
 
+    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use (default: its current one).")
+    String context;
+
     @Mixin
     SchedulerNameOption schedulerNames;
 
@@ -209,7 +212,7 @@ final class RunCommand implements Callable<Integer> {
         } else if (metricsCertDir != null) {
             return Main.usage(spec, "--metrics-cert-dir is for --metrics-secure");
         }
-        Config clientConfig = KubeClients.config(kubeconfig, Duration.ofSeconds(10));
+        Config clientConfig = KubeClients.config(kubeconfig, context, Duration.ofSeconds(10));
         KubeClients.allowInFlight(clientConfig, binders + STATUS_AND_OTHER_REQUESTS);
         // The rules compile (or come from the rules cache) and are checked while the client starts and the cluster is
         // tried: each takes seconds in a fresh JVM, and the first cycle needs both.

@@ -22,9 +22,12 @@ final class SnapshotCommand implements Callable<Integer> {
     @Option(names = "--kubeconfig", paramLabel = "PATH", description = "Kubeconfig file (default: KUBECONFIG, ~/.kube/config, or in-cluster).")
     Path kubeconfig;
 
+    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use (default: its current one).")
+    String context;
+
     @Override
     public Integer call() {
-        try (KubernetesClient client = KubeClients.connect(kubeconfig)) {
+        try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
             String yaml;
             try {
                 yaml = LiveSnapshot.write(client);

@@ -58,9 +58,13 @@ class KubectlHabitsTest {
         var second = dev.arbiter.runtime.KubeClients.config(kubeconfig, "second", java.time.Duration.ofSeconds(1));
         assertEquals("https://127.0.0.1:6442/", second.getMasterUrl());
         assertEquals("team-b", second.getNamespace());
-        CliRunner wrong = CliRunner.run("explain", "--kubeconfig", kubeconfig.toString(), "--context", "third", "p");
-        assertEquals(2, wrong.exit(), wrong.err());
-        assertTrue(wrong.err().contains("third"), wrong.err());
+        for (String[] cmd : new String[][] {{"explain", "p"}, {"snapshot"}, {"run"}}) {
+            String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(cmd),
+                    java.util.stream.Stream.of("--kubeconfig", kubeconfig.toString(), "--context", "third")).toArray(String[]::new);
+            CliRunner wrong = CliRunner.run(args);
+            assertEquals(2, wrong.exit(), String.join(" ", args) + ": " + wrong.err());
+            assertTrue(wrong.err().contains("--context third: no such context"), wrong.err());
+        }
     }
 
     @Test
