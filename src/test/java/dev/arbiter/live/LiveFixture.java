@@ -79,6 +79,19 @@ final class LiveFixture implements AutoCloseable {
     private final List<LiveScheduler> schedulers = new ArrayList<>();
     private final List<KubernetesClient> clients = new ArrayList<>();
 
+    /** A kubeconfig for the mock API server, at {@code file}, as {@code arbiter run --kubeconfig} reads it. */
+    java.nio.file.Path writeKubeconfig(java.nio.file.Path file) throws java.io.IOException {
+        java.nio.file.Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+                users: [{name: tester, user: {token: secret}}]
+                contexts: [{name: mock, context: {cluster: mock, user: tester, namespace: default}}]
+                current-context: mock
+                """.formatted(server.url("/").replaceAll("/+$", "")));
+        return file;
+    }
+
     LiveFixture(KubernetesMockServer server, KubernetesClient client) {
         this.server = server;
         this.client = client;

@@ -106,15 +106,7 @@ class MonitoringTest {
         try (LiveFixture fx = new LiveFixture(server, client)) {
             fx.create(node("node-1", 8));
             fx.create(pod("team", "job", "batch", 2, null));
-            Path kubeconfig = dir.resolve("kubeconfig");
-            Files.writeString(kubeconfig, """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
-                    users: [{name: tester, user: {token: secret}}]
-                    contexts: [{name: mock, context: {cluster: mock, user: tester, namespace: default}}]
-                    current-context: mock
-                    """.formatted(server.url("/").replaceAll("/+$", "")));
+            Path kubeconfig = fx.writeKubeconfig(dir.resolve("kubeconfig"));
             Thread run = new Thread(() -> Main.run(new String[] {"run", "--kubeconfig", kubeconfig.toString(),
                     "--scheduler-name", "batch", "--rules", "rules", "--period", "200ms", "--metrics-bind-address",
                     "127.0.0.1", "--metrics-port", String.valueOf(metricsPort)},

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -32,15 +31,7 @@ class RunCommandEndToEndTest {
         try (LiveFixture fx = new LiveFixture(server, client)) {
             fx.create(node("node-1", 8));
             fx.create(pod("team", "job", "batch", 2, null));
-            Path kubeconfig = dir.resolve("kubeconfig");
-            Files.writeString(kubeconfig, """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: mock, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
-                    users: [{name: tester, user: {token: secret}}]
-                    contexts: [{name: mock, context: {cluster: mock, user: tester, namespace: default}}]
-                    current-context: mock
-                    """.formatted(server.url("/").replaceAll("/+$", "")));
+            Path kubeconfig = fx.writeKubeconfig(dir.resolve("kubeconfig"));
             StringWriter err = new StringWriter();
             AtomicInteger exit = new AtomicInteger(-1);
             Thread run = new Thread(() -> exit.set(Main.run(new String[] {"run", "--kubeconfig", kubeconfig.toString(),

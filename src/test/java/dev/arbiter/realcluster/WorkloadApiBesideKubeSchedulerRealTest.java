@@ -217,38 +217,13 @@ class WorkloadApiBesideKubeSchedulerRealTest extends RealClusterTest {
     }
 
     private static String podGroup(String side, String name, int minCount, String priorityClass, String mode) {
-        String policy = minCount == 0 ? "{basic: {}}" : "{gang: {minCount: " + minCount + "}}";
-        String pc = priorityClass == null ? "" : "\n  priorityClassName: " + priorityClass;
-        String dm = mode == null ? "" : "\n  disruptionMode: {" + mode + ": {}}";
-        return """
-                apiVersion: scheduling.k8s.io/v1beta1
-                kind: PodGroup
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  schedulingPolicy: %s%s%s
-                """.formatted(name, side, policy, pc, dm);
+        return WorkloadApiRealTest.workloadPodGroup(side, name, minCount, priorityClass, mode);
     }
 
     /** A pod for the side's scheduler, kept in its pool, of the upstream group {@code group} (null: none). */
     private static String pod(String side, String name, String group, String priorityClass, int gpus) {
-        String scheduler = side.equals(KS) ? "default-scheduler" : "arbiter";
-        String g = group == null ? "" : "\n  schedulingGroup: {podGroupName: " + group + "}";
-        String pc = priorityClass == null ? "" : "\n  priorityClassName: " + priorityClass;
-        String gpu = gpus == 0 ? "" : ", nvidia.com/gpu: \"" + gpus + "\"";
-        return """
-                apiVersion: v1
-                kind: Pod
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  schedulerName: %s%s%s
-                  nodeSelector: {pool: %s}
-                  containers:
-                    - name: main
-                      image: registry.example.com/job:1
-                      resources:
-                        requests: {cpu: "1", memory: 1Gi%s}
-                        limits: {cpu: "1", memory: 1Gi%s}
-                """.formatted(name, side, scheduler, g, pc, side, gpu, gpu);
+        return WorkloadApiRealTest.workloadPod(side, name, group, side.equals(KS) ? "default-scheduler" : "arbiter", gpus,
+                priorityClass, side);
     }
 
     private static List<Pod> podsOf(String side, String prefix) {

@@ -104,8 +104,12 @@ class WorkloadApiRealTest extends RealClusterTest {
 
     // ---- objects ---------------------------------------------------------------------------------------------------
 
-    /** A scheduling.k8s.io/v1beta1 PodGroup: a gang of {@code minCount}, of {@code priorityClass} and {@code disruptionMode} (null: none). */
+    /**
+     * A scheduling.k8s.io/v1beta1 PodGroup: a gang of {@code minCount} (0: {@code basic}, no gang), of
+     * {@code priorityClass} and {@code disruptionMode} (null: none).
+     */
     static String workloadPodGroup(String ns, String name, int minCount, String priorityClass, String disruptionMode) {
+        String policy = minCount == 0 ? "{basic: {}}" : "{gang: {minCount: " + minCount + "}}";
         String pc = priorityClass == null ? "" : "\n  priorityClassName: " + priorityClass;
         String dm = disruptionMode == null ? "" : "\n  disruptionMode: {" + disruptionMode + ": {}}";
         return """
@@ -113,8 +117,8 @@ class WorkloadApiRealTest extends RealClusterTest {
                 kind: PodGroup
                 metadata: {name: %s, namespace: %s}
                 spec:
-                  schedulingPolicy: {gang: {minCount: %d}}%s%s
-                """.formatted(name, ns, minCount, pc, dm);
+                  schedulingPolicy: %s%s%s
+                """.formatted(name, ns, policy, pc, dm);
     }
 
     /** A pod of the upstream PodGroup {@code group} ({@code spec.schedulingGroup}), for Arbiter, asking 1 CPU and {@code gpus}. */
@@ -123,22 +127,29 @@ class WorkloadApiRealTest extends RealClusterTest {
     }
 
     static String workloadPod(String ns, String name, String group, String schedulerName, int gpus, String priorityClass) {
+        return workloadPod(ns, name, group, schedulerName, gpus, priorityClass, null);
+    }
+
+    /** As above, of the group {@code group} (null: none), on nodes labelled {@code pool=<pool>} (null: any node). */
+    static String workloadPod(String ns, String name, String group, String schedulerName, int gpus, String priorityClass,
+                              String pool) {
+        String g = group == null ? "" : "\n  schedulingGroup: {podGroupName: " + group + "}";
         String pc = priorityClass == null ? "" : "\n  priorityClassName: " + priorityClass;
+        String selector = pool == null ? "" : "\n  nodeSelector: {pool: " + pool + "}";
         String gpu = gpus == 0 ? "" : ", nvidia.com/gpu: \"" + gpus + "\"";
         return """
                 apiVersion: v1
                 kind: Pod
                 metadata: {name: %s, namespace: %s}
                 spec:
-                  schedulerName: %s%s
-                  schedulingGroup: {podGroupName: %s}
+                  schedulerName: %s%s%s%s
                   containers:
                     - name: main
                       image: registry.example.com/job:1
                       resources:
                         requests: {cpu: "1", memory: 1Gi%s}
                         limits: {cpu: "1", memory: 1Gi%s}
-                """.formatted(name, ns, schedulerName, pc, group, gpu, gpu);
+                """.formatted(name, ns, schedulerName, pc, g, selector, gpu, gpu);
     }
 
     /** A field of the PodGroup's {@code PodGroupInitiallyScheduled} condition on the server, or null. */
