@@ -11,6 +11,7 @@ import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.Resources;
+import dev.arbiter.model.Runtimes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -24,10 +25,12 @@ import java.util.function.BiConsumer;
  * <p>Rules of the simulated world: an object with {@code simulation.arbiter.dev/arrival-cycle: N} appears before
  * cycle N (cycles count from 1; 0 means present from the start). Cycle N happens at simulated second
  * {@code N × cycleSeconds}. A bound pod runs at once and started at its bind cycle's time (a pod bound in the
- * manifests started at time 0 unless it carries {@code status.startTime}). An evicted pod leaves its node before the
+ * manifests started at time 0 unless it carries {@code status.startTime}); a pod with {@code
+ * simulation.arbiter.dev/runtime} ({@link Runtimes#SIMULATED}) Succeeds that long after it started and frees its room,
+ * others run to the end of the run. An evicted pod leaves its node before the
  * next cycle and is not recreated. A real PodGroup keeps the phase the last cycle gave it. The run stops after a
- * cycle that changed nothing when no arrivals remain and the policy expects no change (e.g. no protection about to
- * expire), or after {@code maxCycles} cycles. Idle stretches are skipped: after a cycle that changed nothing, the
+ * cycle that changed nothing when no arrivals remain, no running pod is due to end and the policy expects no change
+ * (e.g. no protection about to expire), or after {@code maxCycles} cycles. Idle stretches are skipped: after a cycle that changed nothing, the
  * next cycle is the next arrival's or the policy's wake-up time, so cycle numbers keep counting simulated time.
  *
  * <p>After every cycle it checks that no node holds more than its allocatable in any dimension; a violation is a
@@ -82,6 +85,7 @@ public final class Simulator {
         boolean stable = false;
         int cycle = 1;
         for (int run = 0; run < maxCycles; run++) {
+            world.finishDue(cycle);
             ClusterSnapshot snapshot = world.snapshot(cycle);
             CycleResult r = scheduler.schedule(snapshot, cycle);
             if (observer != null) observer.accept(snapshot, r);
@@ -197,9 +201,37 @@ public final class Simulator {
             return changed;
         }
 
-        /** The first cycle after {@code cycle} at which something arrives, or {@link Integer#MAX_VALUE}. */
+        /**
+         * Pods whose simulated running time ({@link Runtimes#SIMULATED}) has passed by {@code cycle}'s time have
+         * Succeeded: they stay where they ran, holding nothing.
+         */
+        void finishDue(int cycle) {
+            long now = cycle * cycleSeconds;
+            for (Map.Entry<String, PodSpec> e : pods.entrySet()) {
+                long end = endOf(e.getValue());
+                if (end != Runtimes.UNKNOWN && end <= now) e.setValue(e.getValue().withNode(e.getValue().nodeName(), "Succeeded"));
+            }
+        }
+
+        /** When a running pod with a simulated running time ends, in simulated seconds, or {@link Runtimes#UNKNOWN}. */
+        private static long endOf(PodSpec p) {
+            if (!p.isBound() || finished(p) || p.terminating() || p.startedAt() == PodSpec.UNKNOWN_START) return Runtimes.UNKNOWN;
+            long runtime = Runtimes.simulatedOf(p);
+            return runtime == Runtimes.UNKNOWN ? Runtimes.UNKNOWN : p.startedAt() + runtime;
+        }
+
+        /**
+         * The first cycle after {@code cycle} at which something arrives or a running pod ends, or
+         * {@link Integer#MAX_VALUE}.
+         */
         int nextArrivalAfter(int cycle) {
             int next = Integer.MAX_VALUE;
+            for (PodSpec p : pods.values()) {
+                long end = endOf(p);
+                if (end == Runtimes.UNKNOWN) continue;
+                long at = Math.max(cycle + 1L, (end + cycleSeconds - 1) / cycleSeconds);
+                next = (int) Math.min(next, Math.min(Integer.MAX_VALUE - 1L, at));
+            }
             for (NodeSpec n : m.nodes()) if (n.arrivalCycle() > cycle) next = Math.min(next, n.arrivalCycle());
             for (PodSpec p : pods.values()) if (p.arrivalCycle() > cycle) next = Math.min(next, p.arrivalCycle());
             for (PodGroupSpec g : m.podGroups()) if (g.arrivalCycle() > cycle) next = Math.min(next, g.arrivalCycle());
