@@ -19,13 +19,57 @@ import java.util.Set;
  * @param cycle how the cycle's steps run: admission order, nominated jobs first, the eviction actions in order
  * @param limits what one rules session may do: firings and time
  * @param topology where network domains come from besides HyperNodes, and how a constrained gang picks one
+ * @param runtime how long a job is expected to run when its pods do not say (see {@link Runtime})
+ * @param reservation whether a long-waiting head job reserves nodes, and backfill on them (see {@link Reservation})
  */
 public record PolicySettings(Churn churn, Orders orders, Victims victims, Scoring scoring, Shares shares, Cycle cycle,
-                             Limits limits, Topology topology) {
-    /** Settings with the shipped topology settings. */
+                             Limits limits, Topology topology, Runtime runtime, Reservation reservation) {
+    /** Settings with the shipped topology, runtime and reservation settings. */
     public PolicySettings(Churn churn, Orders orders, Victims victims, Scoring scoring, Shares shares, Cycle cycle,
                           Limits limits) {
         this(churn, orders, victims, scoring, shares, cycle, limits, Topology.DEFAULT);
+    }
+
+    /** Settings with the shipped runtime and reservation settings. */
+    public PolicySettings(Churn churn, Orders orders, Victims victims, Scoring scoring, Shares shares, Cycle cycle,
+                          Limits limits, Topology topology) {
+        this(churn, orders, victims, scoring, shares, cycle, limits, topology, Runtime.NONE, Reservation.OFF);
+    }
+
+    /**
+     * Runtime estimates where the pods say none ({@code arbiter.dev/runtime-estimate}, {@link
+     * dev.arbiter.model.Runtimes}): a default per queue, else per PriorityClass, in seconds. A job with neither has no
+     * estimate: start-time estimates say so and backfill never counts on it ending.
+     */
+    public record Runtime(Map<String, Long> defaultByQueue, Map<String, Long> defaultByPriorityClass) {
+        public static final Runtime NONE = new Runtime(Map.of(), Map.of());
+
+        public Runtime {
+            defaultByQueue = Map.copyOf(defaultByQueue);
+            defaultByPriorityClass = Map.copyOf(defaultByPriorityClass);
+        }
+
+        /** The default estimate in seconds for a job of {@code queue} and {@code priorityClass}, or -1 for none. */
+        public long defaultSeconds(String queue, String priorityClass) {
+            Long q = queue == null ? null : defaultByQueue.get(queue);
+            if (q != null) return q;
+            Long p = priorityClass == null ? null : defaultByPriorityClass.get(priorityClass);
+            return p == null ? -1 : p;
+        }
+    }
+
+    /**
+     * Reservation and backfill (Slurm's), off by default: when a queue's head job has waited longer than
+     * {@code after} (null: never), the engine reserves the nodes that would start it soonest; with {@code backfill},
+     * other work may use those nodes only if its runtime estimate ends before the reservation starts.
+     */
+    public record Reservation(Duration after, boolean backfill) {
+        public static final Reservation OFF = new Reservation(null, true);
+
+        /** Whether head jobs reserve nodes at all. */
+        public boolean enabled() {
+            return after != null;
+        }
     }
 
     /**
@@ -177,12 +221,12 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
                 new Shares(Set.of("pods")),
                 new Cycle(AdmissionOrder.INTERLEAVED, true, List.of(EvictionAction.PREEMPT, EvictionAction.RECLAIM)),
                 new Limits(20, 200_000, Duration.ofSeconds(30)),
-                Topology.DEFAULT);
+                Topology.DEFAULT, Runtime.NONE, Reservation.OFF);
     }
 
     /** These settings with another scoring mode (a scheduler's {@code --scoring} overrides the policy's). */
     public PolicySettings withScoring(ScoringMode mode) {
         return new PolicySettings(churn, orders, victims, new Scoring(mode, scoring.weights()), shares, cycle, limits,
-                topology);
+                topology, runtime, reservation);
     }
 }

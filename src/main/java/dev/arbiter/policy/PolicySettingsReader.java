@@ -47,6 +47,8 @@ import org.yaml.snakeyaml.nodes.Tag;
  * cycle:    {admission: interleaved, nominatedFirst: true, evictions: [preempt, reclaim]}
  * limits:   {firingsPerFact: 20, minFirings: 200000, deadline: 30s}
  * topology: {levels: [block, rack], choice: best fit, preferFullerDomains: true}
+ * runtime:  {defaultByQueue: {team-a: 2h}, defaultByPriorityClass: {p2: 4h}}
+ * reservation: {after: off, backfill: true}
  * </pre>
  */
 public final class PolicySettingsReader {
@@ -82,7 +84,8 @@ public final class PolicySettingsReader {
     }
 
     private PolicySettings settings(Node root, PolicySettings base) {
-        Map<String, Node> top = mapping(root, "", List.of("churn", "order", "victims", "scoring", "shares", "cycle", "limits", "topology"));
+        Map<String, Node> top = mapping(root, "", List.of("churn", "order", "victims", "scoring", "shares", "cycle", "limits", "topology",
+                "runtime", "reservation"));
         PolicySettings read = new PolicySettings(
                 churn(top.get("churn"), base.churn()),
                 orders(top.get("order"), base.orders()),
@@ -91,7 +94,9 @@ public final class PolicySettingsReader {
                 shares(top.get("shares"), base.shares()),
                 cycle(top.get("cycle"), base.cycle()),
                 limits(top.get("limits"), base.limits()),
-                topology(top.get("topology"), base.topology()));
+                topology(top.get("topology"), base.topology()),
+                runtime(top.get("runtime"), base.runtime()),
+                reservation(top.get("reservation"), base.reservation()));
         checkUsageOrder(read, top);
         return read;
     }
@@ -124,6 +129,38 @@ public final class PolicySettingsReader {
         return new Topology(levels,
                 m.containsKey("choice") ? word(m.get("choice"), "topology.choice", DomainChoice.class, "domain choice") : b.choice(),
                 bool(m.get("preferFullerDomains"), "topology.preferFullerDomains", b.preferFullerDomains()));
+    }
+
+    private PolicySettings.Runtime runtime(Node n, PolicySettings.Runtime b) {
+        if (n == null) return b;
+        Map<String, Node> m = mapping(n, "runtime", List.of("defaultByQueue", "defaultByPriorityClass"));
+        return new PolicySettings.Runtime(
+                m.containsKey("defaultByQueue") ? durations(m.get("defaultByQueue"), "runtime.defaultByQueue") : b.defaultByQueue(),
+                m.containsKey("defaultByPriorityClass") ? durations(m.get("defaultByPriorityClass"), "runtime.defaultByPriorityClass")
+                        : b.defaultByPriorityClass());
+    }
+
+    /** A mapping of names to durations of at least one second, in seconds. */
+    private Map<String, Long> durations(Node n, String path) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (NodeTuple t : tuples(n, path)) {
+            String name = scalar(t.getKeyNode(), path);
+            Duration d = duration(t.getValueNode(), path + "." + name);
+            if (d.toSeconds() < 1) throw error(t.getValueNode(), path + "." + name, "must be at least 1s");
+            out.put(name, d.toSeconds());
+        }
+        return out;
+    }
+
+    private PolicySettings.Reservation reservation(Node n, PolicySettings.Reservation b) {
+        if (n == null) return b;
+        Map<String, Node> m = mapping(n, "reservation", List.of("after", "backfill"));
+        Duration after = b.after();
+        if (m.containsKey("after")) {
+            Node a = m.get("after");
+            after = "off".equals(scalar(a, "reservation.after").trim()) ? null : duration(a, "reservation.after");
+        }
+        return new PolicySettings.Reservation(after, bool(m.get("backfill"), "reservation.backfill", b.backfill()));
     }
 
     private Churn churn(Node n, Churn b) {

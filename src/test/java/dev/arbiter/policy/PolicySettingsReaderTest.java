@@ -1,6 +1,7 @@
 package dev.arbiter.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Files;
@@ -63,6 +64,26 @@ class PolicySettingsReaderTest {
     void anEmptyFileChangesNothing() {
         assertEquals(BASE, read(""));
         assertEquals(BASE, read("# only a comment\n"));
+    }
+
+    @Test
+    void runtimeDefaultsAndReservationAreOffUntilStated() {
+        assertEquals(-1, BASE.runtime().defaultSeconds("team-a", "p2"));
+        assertFalse(BASE.reservation().enabled());
+        PolicySettings s = read("""
+                runtime:
+                  defaultByQueue: {team-a: 2h}
+                  defaultByPriorityClass: {p2: 30m}
+                reservation: {after: 10m, backfill: false}
+                """);
+        assertEquals(7200, s.runtime().defaultSeconds("team-a", "p2"), "the queue's default wins");
+        assertEquals(1800, s.runtime().defaultSeconds("team-b", "p2"));
+        assertEquals(-1, s.runtime().defaultSeconds("team-b", "p0"));
+        assertEquals(Duration.ofMinutes(10), s.reservation().after());
+        assertFalse(s.reservation().backfill());
+        assertEquals("p/policy.yaml:1: runtime.defaultByQueue.team-a: must be at least 1s",
+                assertThrows(PolicySettingsReader.SettingsException.class,
+                        () -> read("runtime: {defaultByQueue: {team-a: 0s}}")).getMessage());
     }
 
     @Test

@@ -346,7 +346,7 @@ public final class RuleBook {
         PolicySettings.Limits l = settings.limits();
         PolicySettings s = new PolicySettings(settings.churn(), settings.orders(), settings.victims(), settings.scoring(),
                 settings.shares(), settings.cycle(), new PolicySettings.Limits(l.firingsPerFact(), l.minFirings(), deadline),
-                settings.topology());
+                settings.topology(), settings.runtime(), settings.reservation());
         return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName, cache, fromCache);
     }
 
