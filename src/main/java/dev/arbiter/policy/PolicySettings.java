@@ -49,6 +49,17 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
             defaultByPriorityClass = Map.copyOf(defaultByPriorityClass);
         }
 
+        /**
+         * A job's estimated running time in seconds: its pods' largest {@code arbiter.dev/runtime-estimate}, else the
+         * default of its queue, else of its PriorityClass, else -1 (none). One place decides it for the start-time
+         * estimates and for backfill.
+         */
+        public long estimateSeconds(Iterable<dev.arbiter.model.PodSpec> pods, String queue, String priorityClass) {
+            long most = -1;
+            for (dev.arbiter.model.PodSpec p : pods) most = Math.max(most, dev.arbiter.model.Runtimes.estimateOf(p));
+            return most >= 0 ? most : defaultSeconds(queue, priorityClass);
+        }
+
         /** The default estimate in seconds for a job of {@code queue} and {@code priorityClass}, or -1 for none. */
         public long defaultSeconds(String queue, String priorityClass) {
             Long q = queue == null ? null : defaultByQueue.get(queue);
