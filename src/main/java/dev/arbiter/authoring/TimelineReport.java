@@ -1,5 +1,7 @@
 package dev.arbiter.authoring;
 
+import com.github.mustachejava.DefaultMustacheFactory;
+import com.github.mustachejava.Mustache;
 import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Eviction;
@@ -13,9 +15,11 @@ import dev.arbiter.sim.RuleLegend;
 import dev.arbiter.sim.SimulationResult;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -39,6 +43,9 @@ import java.util.TreeSet;
  * <p>The page fetches nothing: a Content-Security-Policy allows only its inline scripts and styles, and it has no
  * links, images or fonts. The data is one JSON document ({@code <script type="application/json" id="report-data">});
  * the page's own script ({@code timeline-report.js}) draws it. The {@code pods} resource is not charted.
+ *
+ * <p>The page is the Mustache template {@code timeline-report.html.mustache}; this class hands it plain records, and
+ * Mustache escapes every name and reason put into the HTML.
  */
 public final class TimelineReport {
     /** Apache ECharts' built file, from the {@code org.webjars.npm:echarts} jar. */
@@ -48,46 +55,31 @@ public final class TimelineReport {
 
     private TimelineReport() {}
 
+    /** The page's HTML; {@code {{x}}} is escaped by Mustache, {@code {{{x}}}} is inlined as it is (CSS, scripts). */
+    private static final Mustache PAGE = new DefaultMustacheFactory("dev/arbiter/authoring")
+            .compile("timeline-report.html.mustache");
+
     public static String write(SimulationResult r, String title) {
         List<Slot> slots = slots(r.cycles());
         RuleLegend rules = RuleLegend.of(r.cycles());
-        StringBuilder sb = new StringBuilder(1_200_000);
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-                .append("<meta http-equiv=\"Content-Security-Policy\" content=\"").append(CONTENT_SECURITY_POLICY).append("\"/>\n")
-                .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-                .append("<title>").append(esc(title)).append("</title>\n<style>\n").append(resource("timeline-report.css"))
-                .append("</style>\n</head>\n<body>\n<header>\n<h1>").append(esc(title)).append("</h1>\n");
-        sb.append("<p class=\"summary\">").append(esc(overview(r, slots))).append("</p>\n");
-        sb.append("<p class=\"summary\">").append(esc(summary(r))).append("</p>\n");
-        for (String n : r.notices()) sb.append("<p class=\"notice\">notice: ").append(esc(n)).append("</p>\n");
-        sb.append("</header>\n");
-
-        sb.append("<section id=\"queues\">\n<h2>Allocated and deserved per queue</h2>\n")
-                .append("<p class=\"help\">Solid: what the queue holds at the end of the cycle. Dashed: what it deserves. ")
-                .append("Grey bands: idle stretches, collapsed. Markers below the lines: cycles that bound (&#9650;) or ")
-                .append("evicted (&#9660;) pods; click one to open that cycle's decisions. Drag the slider or scroll to zoom; ")
-                .append("click a queue in the legend to hide it, hover to pick it out.</p>\n")
-                .append("<nav id=\"resources\" aria-label=\"resource\"></nav>\n")
-                .append("<div id=\"timeline\" class=\"chart\" role=\"img\"></div>\n")
-                .append("<h2>Each queue on its own</h2>\n<p class=\"help\">Same scale for every queue, same cycles as above.</p>\n")
-                .append("<div id=\"multiples\"></div>\n</section>\n");
-
-        sb.append("<section id=\"podgroups\">\n<h2>PodGroups over the cycles</h2>\n")
-                .append("<p class=\"help\">The phase each cycle left the PodGroup in; while it is not running, the bar says why. ")
-                .append("Hover a bar for the whole reason.</p>\n")
-                .append("<div id=\"podgroup-timeline\" class=\"chart\" role=\"img\"></div>\n</section>\n");
-
-        sb.append("<section id=\"decisions\">\n<h2>Decisions per cycle</h2>\n");
-        decisions(sb, r, slots, rules);
-        sb.append("</section>\n<section id=\"final\">\n<h2>Final state</h2>\n");
-        finalTables(sb, r);
-        sb.append("</section>\n");
-
-        sb.append("<script type=\"application/json\" id=\"report-data\">").append(jsonInScript(data(r, slots)))
-                .append("</script>\n");
-        sb.append("<script id=\"echarts-library\">\n").append(scriptSafe(resource(ECHARTS))).append("\n</script>\n");
-        sb.append("<script id=\"report-script\">\n").append(scriptSafe(resource("timeline-report.js"))).append("</script>\n");
-        return sb.append("</body>\n</html>\n").toString();
+        Map<String, Object> page = new HashMap<>();
+        page.put("contentSecurityPolicy", CONTENT_SECURITY_POLICY);
+        page.put("title", printable(title));
+        page.put("overview", printable(overview(r, slots)));
+        page.put("summary", printable(summary(r)));
+        page.put("notices", r.notices().stream().map(TimelineReport::printable).toList());
+        page.put("decided", !r.cycles().stream().allMatch(CycleResult::decidedNothing));
+        page.put("slots", decisionSlots(r, slots, rules));
+        page.put("hasRules", !rules.isEmpty());
+        page.put("rules", rules.entries().entrySet().stream().map(e -> new RuleRow(printable(e.getKey()), printable(e.getValue()))).toList());
+        page.put("tables", finalTables(r));
+        page.put("css", resource("timeline-report.css"));
+        page.put("data", jsonInScript(data(r, slots)));
+        page.put("echarts", scriptSafe(resource(ECHARTS)));
+        page.put("script", scriptSafe(resource("timeline-report.js")));
+        StringWriter out = new StringWriter(1_200_000);
+        PAGE.execute(out, page);
+        return out.toString();
     }
 
     // ---- the cycle axis -----------------------------------------------------------------------------------------
@@ -327,73 +319,67 @@ public final class TimelineReport {
 
     // ---- tables -----------------------------------------------------------------------------------------------
 
+    /** A line of the decisions section: an idle or quiet stretch ({@code line}), or a cycle that decided something. */
+    private record DecisionSlot(String line, DecisionCycle cycle) {}
+
+    private record DecisionCycle(int number, String summary, List<DecisionRow> rows) {}
+
+    private record DecisionRow(String kind, String decision, String pod, String node, String forPodGroup, String rule) {}
+
+    private record RuleRow(String id, String sentence) {}
+
+    private record Table(String name, List<String> head, List<Row> rows) {}
+
+    private record Row(List<String> cells) {}
+
     /**
      * One {@code <details id="cycle-N">} per cycle that decided something (the markers open them), with an idle
-     * line for each collapsed stretch, and the rules' sentences once, under their short ids.
+     * line for each collapsed stretch; the rules' sentences come once, under their short ids.
      */
-    private static void decisions(StringBuilder sb, SimulationResult r, List<Slot> slots, RuleLegend rules) {
-        if (r.cycles().stream().allMatch(CycleResult::decidedNothing)) {
-            sb.append("<p>No bindings or evictions.</p>\n");
-            return;
-        }
+    private static List<DecisionSlot> decisionSlots(SimulationResult r, List<Slot> slots, RuleLegend rules) {
+        List<DecisionSlot> out = new ArrayList<>();
         for (Slot s : slots) {
             CycleResult c = s.index() < 0 ? null : r.cycles().get(s.index());
             if (s.idle() || c == null || c.decidedNothing()) {
-                sb.append("<p class=\"idle-line\">Cycle").append(s.from() == s.to() ? " " : "s ").append(esc(s.label()))
-                        .append(s.idle() ? ": idle, nothing changed.</p>\n" : ": no bindings or evictions.</p>\n");
+                out.add(new DecisionSlot("Cycle" + (s.from() == s.to() ? " " : "s ") + s.label()
+                        + (s.idle() ? ": idle, nothing changed." : ": no bindings or evictions."), null));
                 continue;
             }
-            sb.append("<details class=\"cycle\" id=\"cycle-").append(c.cycle()).append("\" data-cycle=\"").append(c.cycle())
-                    .append("\">\n<summary>Cycle ").append(c.cycle()).append(": ").append(c.bindings().size()).append(" bound, ")
-                    .append(c.evictions().size()).append(" evicted").append(c.evictions().isEmpty() ? "" : " (" + esc(evictionKinds(c)) + ")")
-                    .append("</summary>\n<table class=\"decisions\">\n<tr><th>decision</th><th>pod</th><th>node</th><th>for</th><th>rule</th></tr>\n");
+            List<DecisionRow> rows = new ArrayList<>();
             for (Eviction e : c.evictions()) {
-                row(sb, "evict", "evict (" + e.action() + ")", e.pod(), e.node(), e.forPodGroup(), rules.id(e.rule()));
+                rows.add(row("evict", "evict (" + e.action() + ")", e.pod(), e.node(), e.forPodGroup(), rules.id(e.rule())));
             }
-            for (Binding b : c.bindings()) row(sb, "bind", "bind", b.pod(), b.node(), "", rules.id(b.rule()));
-            sb.append("</table>\n</details>\n");
+            for (Binding b : c.bindings()) rows.add(row("bind", "bind", b.pod(), b.node(), "", rules.id(b.rule())));
+            String summary = "Cycle " + c.cycle() + ": " + c.bindings().size() + " bound, " + c.evictions().size() + " evicted"
+                    + (c.evictions().isEmpty() ? "" : " (" + evictionKinds(c) + ")");
+            out.add(new DecisionSlot(null, new DecisionCycle(c.cycle(), printable(summary), rows)));
         }
-        if (!rules.isEmpty()) {
-            sb.append("<h3>Rules</h3>\n<table class=\"rules\">\n<tr><th>id</th><th>rule</th></tr>\n");
-            rules.entries().forEach((id, rule) -> sb.append("<tr id=\"rule-").append(esc(id)).append("\"><td>").append(esc(id))
-                    .append("</td><td>").append(esc(rule)).append("</td></tr>\n"));
-            sb.append("</table>\n");
-        }
+        return out;
     }
 
-    private static void row(StringBuilder sb, String cls, String decision, String pod, String node, String forGroup, String ruleId) {
-        sb.append("<tr class=\"").append(cls).append("\"><td>").append(esc(decision)).append("</td><td>").append(esc(pod))
-                .append("</td><td>").append(esc(node)).append("</td><td>").append(esc(forGroup))
-                .append("</td><td class=\"rule\">").append(esc(ruleId)).append("</td></tr>\n");
+    private static DecisionRow row(String kind, String decision, String pod, String node, String forGroup, String ruleId) {
+        return new DecisionRow(kind, printable(decision), printable(pod), printable(node), printable(forGroup), printable(ruleId));
     }
 
-    private static void finalTables(StringBuilder sb, SimulationResult r) {
-        List<String[]> pods = new ArrayList<>();
-        for (PodOutcome p : r.pods()) pods.add(new String[] {p.pod(), p.phase(), p.node() == null ? "" : p.node()});
-        table(sb, "pods", new String[] {"pod", "phase", "node"}, pods);
-        List<String[]> groups = new ArrayList<>();
+    private static List<Table> finalTables(SimulationResult r) {
+        List<List<String>> pods = new ArrayList<>();
+        for (PodOutcome p : r.pods()) pods.add(List.of(p.pod(), p.phase(), p.node() == null ? "" : p.node()));
+        List<List<String>> groups = new ArrayList<>();
         for (PodGroupStatus g : r.podGroups()) {
-            groups.add(new String[] {g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
-                    g.reason() == null ? "" : g.reason(), g.rule() == null ? "" : g.rule()});
+            groups.add(List.of(g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
+                    g.reason() == null ? "" : g.reason(), g.rule() == null ? "" : g.rule()));
         }
-        table(sb, "podgroups", new String[] {"PodGroup", "queue", "phase", "running", "reason", "rule"}, groups);
-        List<String[]> queues = new ArrayList<>();
+        List<List<String>> queues = new ArrayList<>();
         for (QueueStatus q : r.queues()) {
-            queues.add(new String[] {q.queue(), Integer.toString(q.weight()), q.state(), compact(q.deserved()), compact(q.allocated())});
+            queues.add(List.of(q.queue(), Integer.toString(q.weight()), q.state(), compact(q.deserved()), compact(q.allocated())));
         }
-        table(sb, "queues", new String[] {"queue", "weight", "state", "deserved", "allocated"}, queues);
+        return List.of(table("pods", List.of("pod", "phase", "node"), pods),
+                table("podgroups", List.of("PodGroup", "queue", "phase", "running", "reason", "rule"), groups),
+                table("queues", List.of("queue", "weight", "state", "deserved", "allocated"), queues));
     }
 
-    private static void table(StringBuilder sb, String cls, String[] head, List<String[]> rows) {
-        sb.append("<table class=\"").append(cls).append("\">\n<tr>");
-        for (String h : head) sb.append("<th>").append(esc(h)).append("</th>");
-        sb.append("</tr>\n");
-        for (String[] row : rows) {
-            sb.append("<tr>");
-            for (String c : row) sb.append("<td>").append(esc(c)).append("</td>");
-            sb.append("</tr>\n");
-        }
-        sb.append("</table>\n");
+    private static Table table(String name, List<String> head, List<List<String>> rows) {
+        return new Table(name, head, rows.stream().map(cells -> new Row(cells.stream().map(TimelineReport::printable).toList())).toList());
     }
 
     /** e.g. {@code cpu 32, mars-tech.com/gpu 10.6, memory 256Gi}; "-" when empty. */
@@ -436,22 +422,15 @@ public final class TimelineReport {
         return json.replace("<", "\\u003c");
     }
 
-    /** Escapes text and attribute values for HTML; control characters become spaces. */
-    static String esc(String s) {
+    /**
+     * Text as a page shows it: control characters (which HTML forbids and a browser would show as boxes) become
+     * spaces; null is "". Escaping for HTML is Mustache's.
+     */
+    static String printable(String s) {
         if (s == null) return "";
         StringBuilder sb = new StringBuilder(s.length());
         for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '&' -> sb.append("&amp;");
-                case '<' -> sb.append("&lt;");
-                case '>' -> sb.append("&gt;");
-                case '"' -> sb.append("&quot;");
-                case '\'' -> sb.append("&#39;");
-                default -> {
-                    if ((ch < 0x20 && ch != '\n' && ch != '\t') || (ch >= 0x7f && ch < 0xa0)) sb.append(' ');
-                    else sb.append(ch);
-                }
-            }
+            sb.append((ch < 0x20 && ch != '\n' && ch != '\t') || (ch >= 0x7f && ch < 0xa0) ? ' ' : ch);
         }
         return sb.toString();
     }

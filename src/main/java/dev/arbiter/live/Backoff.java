@@ -9,6 +9,12 @@ import java.util.function.Supplier;
  * {@code initial}, then twice that, ... capped at {@code max}. Never retries forever: what still fails is handed back
  * to the cycle, which decides again next time. Example: {@code new Backoff(4, 100ms, 1s)} tries at 0, 100, 300 and
  * 700 ms.
+ *
+ * <p>Hand-made on purpose (issue 38; docs/architecture.md, "Hand-made parts and libraries"): resilience4j-retry 2.4.0
+ * does the same with {@code RetryConfig.retryOnResult} and {@code IntervalFunction.ofExponentialBackoff}, but adds
+ * 150 KB of jars (retry 51 KB, core 99 KB) for this 59-line class, and on the path every bind and status write takes (a
+ * call answered at once) it allocated 80–94 bytes a call and took about 0.7–1.5 µs, where this loop allocated none
+ * (1,000,000 calls, 2 shared cores). Nothing here needs its registry, events or metrics: the caller counts outcomes.
  */
 public record Backoff(int attempts, Duration initial, Duration max) {
     public Backoff {

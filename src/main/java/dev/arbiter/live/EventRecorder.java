@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  *       message) increments that Event's {@code count} (a PATCH) instead of creating a new one. After
  *       {@value #SIMILAR_LIMIT} events of the same object, type and reason with different messages within 10 minutes,
  *       the rest are combined into one Event, "(combined from similar events): ...".</li>
- *   <li><b>Rate-limited.</b> Per object, a burst of {@value #PER_OBJECT_BURST} then one event every 5 minutes (a pod
- *       that flaps cannot flood the API); overall, {@code qps} events per second with a burst of {@code burst}.</li>
+ *   <li><b>Rate-limited.</b> Per object and event type, a burst of {@value #PER_OBJECT_BURST} then one event every 5
+ *       minutes (a pod that flaps cannot flood the API), as client-go's {@code EventSourceObjectSpamFilter} (whose key
+ *       is the source, the object and the type); overall, {@code qps} events per second with a burst of
+ *       {@code burst}. Both are {@link TokenBucket}s.</li>
  *   <li><b>Retried.</b> A write the API server refuses for now (429, 5xx, no answer) is retried after 200 ms, then
  *       twice as long each time up to 5 s, or after the server's {@code Retry-After} ({@code details.retryAfterSeconds}
  *       of its Status) when longer, {@value #ATTEMPTS} attempts in all ({@code outcome="retried"} per retry); other
@@ -40,7 +42,8 @@ final class EventRecorder implements AutoCloseable {
     static final int SIMILAR_LIMIT = 10;
     static final int PER_OBJECT_BURST = 25;
     private static final long WINDOW_NANOS = Duration.ofMinutes(10).toNanos();
-    private static final long PER_OBJECT_REFILL_NANOS = Duration.ofMinutes(5).toNanos();
+    /** client-go's {@code defaultSpamQPS}: one event per object every 5 minutes once the burst is spent. */
+    private static final double PER_OBJECT_PER_SECOND = 1.0 / 300;
     private static final int REMEMBERED = 4096;
     static final int ATTEMPTS = 6;
     private static final long FIRST_RETRY_MILLIS = 200;
@@ -80,26 +83,16 @@ final class EventRecorder implements AutoCloseable {
 
     private record Similar(int count, long sinceNanos) {}
 
-    private static final class Bucket {
-        double tokens;
-        long atNanos;
-
-        Bucket(double tokens, long atNanos) {
-            this.tokens = tokens;
-            this.atNanos = atNanos;
-        }
-    }
-
     private final ApiCalls api;
     private final Metrics metrics;
     private final String component;
     private final String instance;
     private final Limits limits;
     private final BlockingDeque<Pending> queue;
-    private final Map<String, Bucket> perObject = lru();
+    private final Map<String, TokenBucket> perObject = lru();
     private final Map<String, Sent> sent = lru();
     private final Map<String, Similar> similar = lru();
-    private final Bucket global;
+    private final TokenBucket global;
     private final AtomicLong seq = new AtomicLong();
     private final Thread sender;
     private volatile boolean closing;
@@ -112,7 +105,7 @@ final class EventRecorder implements AutoCloseable {
         this.instance = instance;
         this.limits = limits;
         this.queue = new LinkedBlockingDeque<>(limits.queueSize());
-        this.global = new Bucket(limits.burst(), System.nanoTime());
+        this.global = new TokenBucket(limits.burst(), limits.qps(), System.nanoTime());
         this.sender = new Thread(this::run, "arbiter-events");
         sender.setDaemon(true);
         sender.start();
@@ -124,7 +117,7 @@ final class EventRecorder implements AutoCloseable {
      */
     boolean record(Involved object, String type, String reason, String message) {
         if (closing) return false;
-        if (!perObjectAllows(object.key())) {
+        if (!perObjectAllows(object.key() + "\u0000" + type)) {
             metrics.event("throttled");
             return false;
         }
@@ -140,15 +133,11 @@ final class EventRecorder implements AutoCloseable {
         return queue.size();
     }
 
+    /** client-go's {@code EventSourceObjectSpamFilter}: one bucket per object and event type, the last 4,096 kept. */
     private boolean perObjectAllows(String key) {
         long now = System.nanoTime();
         synchronized (perObject) {
-            Bucket b = perObject.computeIfAbsent(key, k -> new Bucket(PER_OBJECT_BURST, now));
-            b.tokens = Math.min(PER_OBJECT_BURST, b.tokens + (now - b.atNanos) / (double) PER_OBJECT_REFILL_NANOS);
-            b.atNanos = now;
-            if (b.tokens < 1) return false;
-            b.tokens -= 1;
-            return true;
+            return perObject.computeIfAbsent(key, k -> new TokenBucket(PER_OBJECT_BURST, PER_OBJECT_PER_SECOND, now)).tryTake(now);
         }
     }
 
@@ -174,13 +163,8 @@ final class EventRecorder implements AutoCloseable {
     private boolean takeGlobalToken() throws InterruptedException {
         while (true) {
             long now = System.nanoTime();
-            global.tokens = Math.min(limits.burst(), global.tokens + (now - global.atNanos) / 1e9 * limits.qps());
-            global.atNanos = now;
-            if (global.tokens >= 1) {
-                global.tokens -= 1;
-                return true;
-            }
-            long waitNanos = (long) ((1 - global.tokens) / limits.qps() * 1e9);
+            if (global.tryTake(now)) return true;
+            long waitNanos = global.nanosUntilToken(now);
             if (closing && now + waitNanos > flushDeadline) return false;
             TimeUnit.NANOSECONDS.sleep(Math.max(waitNanos, 100_000));
         }

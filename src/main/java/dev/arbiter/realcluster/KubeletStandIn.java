@@ -1,5 +1,6 @@
 package dev.arbiter.realcluster;
 
+import dev.arbiter.json.JsonWriter;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -99,12 +100,12 @@ final class KubeletStandIn implements AutoCloseable {
 
     private void start(Pod pod) {
         String now = Instant.now().minus(startedAgo).toString().replaceAll("\\.\\d+Z$", "Z");
-        String patch = """
-                {"status":{"phase":"Running","startTime":"%s","conditions":[
-                  {"type":"Initialized","status":"True","lastTransitionTime":"%s"},
-                  {"type":"Ready","status":"True","lastTransitionTime":"%s"},
-                  {"type":"ContainersReady","status":"True","lastTransitionTime":"%s"}]}}
-                """.formatted(now, now, now, now);
+        JsonWriter w = JsonWriter.compact().startObject().name("status").startObject()
+                .field("phase", "Running").field("startTime", now).name("conditions").startArray();
+        for (String type : new String[] {"Initialized", "Ready", "ContainersReady"}) {
+            w.startObject().field("type", type).field("status", "True").field("lastTransitionTime", now).endObject();
+        }
+        String patch = w.endArray().endObject().endObject().toString();
         try {
             client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                     .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);

@@ -1,5 +1,6 @@
 package dev.arbiter.realcluster;
 
+import dev.arbiter.json.JsonWriter;
 import dev.arbiter.runtime.KubeClients;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
@@ -31,11 +32,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * A real Kubernetes control plane on 127.0.0.1, for the real-cluster tests and {@code bench --apiserver}
@@ -536,16 +537,19 @@ final class RealCluster implements AutoCloseable {
 
     /** The etcd revision now, read through etcd's JSON gateway. */
     long etcdRevision() throws IOException, InterruptedException {
-        String body = etcdPost("/v3/kv/range", "{\"key\":\"" + Base64.getEncoder().encodeToString("/".getBytes(StandardCharsets.UTF_8)) + "\",\"limit\":1}");
-        Matcher m = Pattern.compile("\"revision\"\\s*:\\s*\"?(\\d+)").matcher(body);
-        if (!m.find()) throw new IllegalStateException("no revision in " + body);
-        return Long.parseLong(m.group(1));
+        String body = etcdPost("/v3/kv/range", JsonWriter.compact().startObject()
+                .field("key", Base64.getEncoder().encodeToString("/".getBytes(StandardCharsets.UTF_8))).field("limit", 1)
+                .endObject().toString());
+        JsonNode revision = new ObjectMapper().readTree(body).path("header").path("revision");
+        if (revision.isMissingNode()) throw new IllegalStateException("no revision in " + body);
+        return Long.parseLong(revision.asString());
     }
 
     /** Compacts etcd's history up to its current revision: a watch from an older resource version is then 410 Gone. */
     long compactEtcd() throws IOException, InterruptedException {
         long revision = etcdRevision();
-        etcdPost("/v3/kv/compaction", "{\"revision\":\"" + revision + "\",\"physical\":true}");
+        etcdPost("/v3/kv/compaction", JsonWriter.compact().startObject().field("revision", Long.toString(revision))
+                .field("physical", true).endObject().toString());
         return revision;
     }
 

@@ -1,9 +1,12 @@
 package dev.arbiter.synth;
 
+import dev.arbiter.model.HyperNodeSpec;
+import dev.arbiter.model.LabelSelector;
 import dev.arbiter.model.Manifests;
+import dev.arbiter.model.NetworkTopology;
 import dev.arbiter.model.NodeSpec;
-import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.Placement;
+import dev.arbiter.model.PodGroupSpec;
 import dev.arbiter.model.PodSpec;
 import dev.arbiter.model.PriorityClassSpec;
 import dev.arbiter.model.QueueSpec;
@@ -14,30 +17,38 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.nodes.NodeId;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.representer.Representer;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * Writes {@link Manifests} as multi-document Kubernetes YAML that {@code ManifestLoader} reads back into equal
- * manifests: PriorityClasses, Queues (except an implicit default queue), Nodes, then PodGroups each followed by their
- * pods, then bare pods in their place among them — the order of creation. Pods carry their requests without the
- * implicit {@code pods: 1} (the loader adds it) and limits equal to them for extended resources (as the API server
- * requires), {@code spec.schedulerName}, {@code status.phase} and {@code status.startTime}, and their affinity,
- * topology spread constraints (one line each, in flow style) and host ports.
+ * manifests: PriorityClasses, Queues (except an implicit default queue), Nodes, HyperNodes, then PodGroups each
+ * followed by their pods, then bare pods in their place among them — the order of creation. Pods carry their requests
+ * without the implicit {@code pods: 1} (the loader adds it) and limits equal to them for extended resources (as the
+ * API server requires), {@code spec.schedulerName}, {@code status.phase} and {@code status.startTime}, and their
+ * affinity, topology spread constraints (one line each, in flow style) and host ports.
  *
- * <p>A small writer of our own, streamed, so a 100k-pod cluster never sits in memory as text. It writes YAML the way
- * people write it: keys and string values plain ({@code name: q-00}, {@code nvidia.com/gpu: 16Gi}), double-quoted
- * only where YAML would read the plain text as something else or not at all ({@code "8"}, {@code "true"},
- * {@code "1e3"}, {@code "2026-11-29T10:00:00Z"}, {@code "a: b"}, {@code ""}); integers are written as integers.
+ * <p>Each object becomes plain maps and lists in the order kubectl shows its fields, and SnakeYAML's emitter writes
+ * them, one document at a time as {@link Yaml#dumpAll} pulls them, so a 100k-pod cluster never sits in memory as text.
+ * SnakeYAML decides the quoting: plain where the text reads back as itself ({@code name: q-00},
+ * {@code memory: 16Gi}); a string YAML would read as a number, boolean, null or timestamp ({@code "8"}, {@code "true"},
+ * {@code "2026-11-29T10:00:00Z"}) is double-quoted, as kubectl writes it.
  */
 public final class ManifestYamlWriter {
-    private final Writer out;
-
-    private ManifestYamlWriter(Writer out) {
-        this.out = out;
-    }
+    private ManifestYamlWriter() {}
 
     public static String toYaml(Manifests m) {
         StringWriter w = new StringWriter();
@@ -47,175 +58,227 @@ public final class ManifestYamlWriter {
 
     /** Streams {@code m} to {@code out} (not closed). */
     public static void write(Manifests m, Writer out) {
+        yaml().dumpAll(documents(m), out);
         try {
-            new ManifestYamlWriter(out).all(m);
             out.flush();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private void all(Manifests m) throws IOException {
-        for (PriorityClassSpec pc : m.priorityClasses()) priorityClass(pc);
-        for (QueueSpec q : m.queues()) {
-            if (q.equals(QueueSpec.defaultQueue())) continue;
-            queue(q);
+    /** Block style, two-space indents, {@code ---} before each document, no line folding, no anchors. */
+    private static Yaml yaml() {
+        DumperOptions o = new DumperOptions();
+        o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        o.setIndent(2);
+        o.setExplicitStart(true);
+        o.setWidth(Integer.MAX_VALUE);
+        o.setSplitLines(false);
+        o.setDereferenceAliases(true);
+        return new Yaml(new KubectlRepresenter(o), o);
+    }
+
+    /** A map or list written in flow style, on one line: {@code affinity: {nodeAffinity: {...}}}. */
+    private record Flow(Object value) {}
+
+    /** Strings YAML would read as another type double-quoted (SnakeYAML alone single-quotes them); {@link Flow}. */
+    private static final class KubectlRepresenter extends Representer {
+        private final Resolver resolver = new Resolver();
+
+        KubectlRepresenter(DumperOptions o) {
+            super(o);
+            representers.put(String.class, data -> representScalar(Tag.STR, (String) data,
+                    resolver.resolve(NodeId.scalar, (String) data, true).equals(Tag.STR) ? DumperOptions.ScalarStyle.PLAIN
+                            : DumperOptions.ScalarStyle.DOUBLE_QUOTED));
+            representers.put(Flow.class, data -> ((Flow) data).value() instanceof Map<?, ?> m
+                    ? representMapping(Tag.MAP, m, DumperOptions.FlowStyle.FLOW)
+                    : representSequence(Tag.SEQ, (List<?>) ((Flow) data).value(), DumperOptions.FlowStyle.FLOW));
         }
-        for (NodeSpec n : m.nodes()) node(n);
-        for (dev.arbiter.model.HyperNodeSpec h : m.hyperNodes()) hyperNode(h);
-        // Objects in creation order: a PodGroup before its pods, then pods (of groups or bare) by creation order.
+    }
+
+    /** The objects in creation order, each turned into its document only when the emitter asks for it. */
+    private static Iterator<Object> documents(Manifests m) {
         List<Object> sequence = new ArrayList<>(m.podGroups());
-        for (PodSpec p : m.pods()) sequence.add(p);
-        sequence.sort(java.util.Comparator.comparingLong(o -> o instanceof PodGroupSpec g ? g.creationOrder()
+        sequence.addAll(m.pods());
+        sequence.sort(Comparator.comparingLong(o -> o instanceof PodGroupSpec g ? g.creationOrder()
                 : ((PodSpec) o).creationOrder()));
-        for (Object o : sequence) {
-            if (o instanceof PodGroupSpec g) podGroup(g);
-            else pod((PodSpec) o);
-        }
+        return Stream.<Stream<?>>of(
+                        m.priorityClasses().stream().map(ManifestYamlWriter::priorityClass),
+                        m.queues().stream().filter(q -> !q.equals(QueueSpec.defaultQueue())).map(ManifestYamlWriter::queue),
+                        m.nodes().stream().map(ManifestYamlWriter::node),
+                        m.hyperNodes().stream().map(ManifestYamlWriter::hyperNode),
+                        sequence.stream().map(o -> o instanceof PodGroupSpec g ? podGroup(g) : pod((PodSpec) o)))
+                .<Object>flatMap(s -> s)
+                .iterator();
     }
 
-    private void priorityClass(PriorityClassSpec pc) throws IOException {
-        begin("scheduling.k8s.io/v1", "PriorityClass");
-        line(1, "name", pc.name());
-        line(0, "value", Integer.toString(pc.value()), false);
-        line(0, "globalDefault", Boolean.toString(pc.globalDefault()), false);
-        if (pc.preemptionPolicy() != null) line(0, "preemptionPolicy", pc.preemptionPolicy());
+    private static Map<String, Object> object(String apiVersion, String kind, Map<String, Object> metadata) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("apiVersion", apiVersion);
+        o.put("kind", kind);
+        o.put("metadata", metadata);
+        return o;
     }
 
-    private void queue(QueueSpec q) throws IOException {
-        begin("scheduling.volcano.sh/v1beta1", "Queue");
-        line(1, "name", q.name());
-        out.write("spec:\n");
-        line(1, "weight", Integer.toString(q.weight()), false);
-        line(1, "priority", Integer.toString(q.priority()), false);
-        line(1, "reclaimable", Boolean.toString(q.reclaimable()), false);
-        if (q.parent() != null) line(1, "parent", q.parent());
-        if (q.capability() != null) {
-            out.write("  capability:\n");
-            for (Map.Entry<String, String> e : q.capability().asQuantities().entrySet()) line(2, e.getKey(), e.getValue());
-        }
-        if (!q.guarantee().isEmpty()) {
-            out.write("  guarantee:\n");
-            resources(2, "resource", q.guarantee());
-        }
-        out.write("status:\n");
-        line(1, "state", q.state());
+    private static Map<String, Object> named(String name) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", name);
+        return m;
     }
 
-    private void node(NodeSpec n) throws IOException {
-        begin("v1", "Node");
-        line(1, "name", n.name());
-        map(1, "labels", n.labels());
-        out.write("spec:\n");
-        if (n.unschedulable()) line(1, "unschedulable", "true", false);
+    private static Map<String, Object> namespaced(String namespace, String name) {
+        Map<String, Object> m = named(name);
+        m.put("namespace", namespace);
+        return m;
+    }
+
+    private static Map<String, Object> priorityClass(PriorityClassSpec pc) {
+        Map<String, Object> o = object("scheduling.k8s.io/v1", "PriorityClass", named(pc.name()));
+        o.put("value", pc.value());
+        o.put("globalDefault", pc.globalDefault());
+        if (pc.preemptionPolicy() != null) o.put("preemptionPolicy", pc.preemptionPolicy());
+        return o;
+    }
+
+    private static Map<String, Object> queue(QueueSpec q) {
+        Map<String, Object> o = object("scheduling.volcano.sh/v1beta1", "Queue", named(q.name()));
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("weight", q.weight());
+        spec.put("priority", q.priority());
+        spec.put("reclaimable", q.reclaimable());
+        if (q.parent() != null) spec.put("parent", q.parent());
+        if (q.capability() != null) spec.put("capability", new LinkedHashMap<String, Object>(q.capability().asQuantities()));
+        if (!q.guarantee().isEmpty()) spec.put("guarantee", Map.of("resource", quantities(q.guarantee())));
+        o.put("spec", spec);
+        o.put("status", Map.of("state", q.state()));
+        return o;
+    }
+
+    private static Map<String, Object> node(NodeSpec n) {
+        Map<String, Object> metadata = named(n.name());
+        if (!n.labels().isEmpty()) metadata.put("labels", new TreeMap<String, Object>(n.labels()));
+        Map<String, Object> o = object("v1", "Node", metadata);
+        Map<String, Object> spec = new LinkedHashMap<>();
+        if (n.unschedulable()) spec.put("unschedulable", true);
         if (!n.taints().isEmpty()) {
-            out.write("  taints:\n");
+            List<Object> taints = new ArrayList<>();
             for (Taint t : n.taints()) {
-                out.write("  - key: " + q(t.key()) + "\n");
-                if (t.value() != null) out.write("    value: " + q(t.value()) + "\n");
-                out.write("    effect: " + q(t.effect()) + "\n");
+                Map<String, Object> tm = new LinkedHashMap<>();
+                tm.put("key", t.key());
+                if (t.value() != null) tm.put("value", t.value());
+                tm.put("effect", t.effect());
+                taints.add(tm);
             }
+            spec.put("taints", taints);
         }
-        out.write("status:\n");
-        resources(1, "allocatable", n.allocatable());
+        o.put("spec", spec);
+        o.put("status", Map.of("allocatable", quantities(n.allocatable())));
+        return o;
     }
 
-    private void podGroup(PodGroupSpec g) throws IOException {
-        begin("scheduling.volcano.sh/v1beta1", "PodGroup");
-        line(1, "name", g.name());
-        line(1, "namespace", g.namespace());
-        out.write("spec:\n");
-        line(1, "queue", g.queue());
-        line(1, "minMember", Integer.toString(g.minMember()), false);
-        if (!g.minTaskMember().isEmpty()) {
-            out.write("  minTaskMember:\n");
-            for (Map.Entry<String, Integer> e : new java.util.TreeMap<>(g.minTaskMember()).entrySet()) {
-                line(2, e.getKey(), Integer.toString(e.getValue()), false);
-            }
-        }
-        if (g.minResources() != null) resources(1, "minResources", g.minResources());
-        if (g.priorityClassName() != null) line(1, "priorityClassName", g.priorityClassName());
-        dev.arbiter.model.NetworkTopology t = g.networkTopology();
+    private static Map<String, Object> podGroup(PodGroupSpec g) {
+        Map<String, Object> o = object("scheduling.volcano.sh/v1beta1", "PodGroup", namespaced(g.namespace(), g.name()));
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("queue", g.queue());
+        spec.put("minMember", g.minMember());
+        if (!g.minTaskMember().isEmpty()) spec.put("minTaskMember", new TreeMap<String, Object>(g.minTaskMember()));
+        if (g.minResources() != null) spec.put("minResources", quantities(g.minResources()));
+        if (g.priorityClassName() != null) spec.put("priorityClassName", g.priorityClassName());
+        NetworkTopology t = g.networkTopology();
         if (t != null && t.level() == null) {
-            out.write("  networkTopology: {mode: " + (t.hard() ? "hard" : "soft") + ", highestTierAllowed: "
-                    + t.highestTier() + "}\n");
+            Map<String, Object> nt = new LinkedHashMap<>();
+            nt.put("mode", t.hard() ? "hard" : "soft");
+            nt.put("highestTierAllowed", t.highestTier());
+            spec.put("networkTopology", new Flow(nt));
         }
-        out.write("status:\n");
-        line(1, "phase", g.phase());
+        o.put("spec", spec);
+        o.put("status", Map.of("phase", g.phase()));
+        return o;
     }
 
-    private void hyperNode(dev.arbiter.model.HyperNodeSpec h) throws IOException {
-        begin("topology.volcano.sh/v1alpha1", "HyperNode");
-        line(1, "name", h.name());
-        out.write("spec:\n");
-        line(1, "tier", Integer.toString(h.tier()), false);
-        out.write("  members:\n");
-        for (dev.arbiter.model.HyperNodeSpec.Member m : h.members()) {
-            Map<String, Object> selector = new java.util.LinkedHashMap<>();
+    private static Map<String, Object> hyperNode(HyperNodeSpec h) {
+        Map<String, Object> o = object("topology.volcano.sh/v1alpha1", "HyperNode", named(h.name()));
+        List<Object> members = new ArrayList<>();
+        for (HyperNodeSpec.Member m : h.members()) {
+            Map<String, Object> selector = new LinkedHashMap<>();
             if (m.exactName() != null) selector.put("exactMatch", Map.of("name", m.exactName()));
             else if (m.regex() != null) selector.put("regexMatch", Map.of("pattern", m.regex()));
             else selector.put("labelMatch", selector(m.labels()));
-            out.write("  - type: " + (m.type() == dev.arbiter.model.HyperNodeSpec.MemberType.NODE ? "Node" : "HyperNode")
-                    + "\n    selector: " + flow(selector) + "\n");
+            Map<String, Object> member = new LinkedHashMap<>();
+            member.put("type", m.type() == HyperNodeSpec.MemberType.NODE ? "Node" : "HyperNode");
+            member.put("selector", new Flow(selector));
+            members.add(member);
         }
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("tier", h.tier());
+        spec.put("members", members);
+        o.put("spec", spec);
+        return o;
     }
 
-    private void pod(PodSpec p) throws IOException {
-        begin("v1", "Pod");
-        line(1, "name", p.name());
-        line(1, "namespace", p.namespace());
-        map(1, "labels", p.labels());
-        map(1, "annotations", p.annotations());
-        out.write("spec:\n");
-        line(1, "schedulerName", p.schedulerName());
-        if (p.nodeName() != null) line(1, "nodeName", p.nodeName());
-        if (p.priorityClassName() != null) line(1, "priorityClassName", p.priorityClassName());
-        if (p.priority() != null) line(1, "priority", Integer.toString(p.priority()), false);
-        if (p.preemptionPolicy() != null) line(1, "preemptionPolicy", p.preemptionPolicy());
-        map(1, "nodeSelector", p.nodeSelector());
+    private static Map<String, Object> pod(PodSpec p) {
+        Map<String, Object> metadata = namespaced(p.namespace(), p.name());
+        if (!p.labels().isEmpty()) metadata.put("labels", new TreeMap<String, Object>(p.labels()));
+        if (!p.annotations().isEmpty()) metadata.put("annotations", new TreeMap<String, Object>(p.annotations()));
+        Map<String, Object> o = object("v1", "Pod", metadata);
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("schedulerName", p.schedulerName());
+        if (p.nodeName() != null) spec.put("nodeName", p.nodeName());
+        if (p.priorityClassName() != null) spec.put("priorityClassName", p.priorityClassName());
+        if (p.priority() != null) spec.put("priority", p.priority());
+        if (p.preemptionPolicy() != null) spec.put("preemptionPolicy", p.preemptionPolicy());
+        if (!p.nodeSelector().isEmpty()) spec.put("nodeSelector", new TreeMap<String, Object>(p.nodeSelector()));
         if (!p.tolerations().isEmpty()) {
-            out.write("  tolerations:\n");
+            List<Object> tolerations = new ArrayList<>();
             for (Toleration t : p.tolerations()) {
-                out.write("  - operator: " + q(t.operator() == null ? "Equal" : t.operator()) + "\n");
-                if (t.key() != null) out.write("    key: " + q(t.key()) + "\n");
-                if (t.value() != null) out.write("    value: " + q(t.value()) + "\n");
-                if (t.effect() != null) out.write("    effect: " + q(t.effect()) + "\n");
+                Map<String, Object> tm = new LinkedHashMap<>();
+                tm.put("operator", t.operator() == null ? "Equal" : t.operator());
+                if (t.key() != null) tm.put("key", t.key());
+                if (t.value() != null) tm.put("value", t.value());
+                if (t.effect() != null) tm.put("effect", t.effect());
+                tolerations.add(tm);
             }
+            spec.put("tolerations", tolerations);
         }
-        placement(p.placement());
-        out.write("  containers:\n  - name: main\n");
+        placement(spec, p.placement());
+        spec.put("containers", List.of(container(p)));
+        o.put("spec", spec);
+        Map<String, Object> status = new LinkedHashMap<>();
+        if (p.phase() != null) status.put("phase", p.phase());
+        if (p.startedAt() != PodSpec.UNKNOWN_START) status.put("startTime", Instant.ofEpochSecond(p.startedAt()).toString());
+        if (!status.isEmpty()) o.put("status", status);
+        return o;
+    }
+
+    private static Map<String, Object> container(PodSpec p) {
+        Map<String, Object> c = named("main");
         if (!p.placement().hostPorts().isEmpty()) {
             List<Object> ports = new ArrayList<>();
             for (Placement.HostPort hp : p.placement().hostPorts()) {
-                Map<String, Object> port = new java.util.LinkedHashMap<>();
+                Map<String, Object> port = new LinkedHashMap<>();
                 port.put("containerPort", hp.port());
                 port.put("hostPort", hp.port());
                 port.put("protocol", hp.protocol());
                 if (!hp.hostIP().isEmpty()) port.put("hostIP", hp.hostIP());
                 ports.add(port);
             }
-            out.write("    ports: " + flow(ports) + "\n");
+            c.put("ports", new Flow(ports));
         }
-        out.write("    resources:\n");
+        Map<String, Object> resources = new LinkedHashMap<>();
         Resources requests = p.requests().subtract(Resources.of("pods", 1));
-        resources(3, "requests", requests);
+        resources.put("requests", quantities(requests));
         Resources extended = extended(requests);
-        if (!extended.isEmpty()) resources(3, "limits", extended);
-        if (p.phase() != null || p.startedAt() != PodSpec.UNKNOWN_START) {
-            out.write("status:\n");
-            if (p.phase() != null) line(1, "phase", p.phase());
-            if (p.startedAt() != PodSpec.UNKNOWN_START) {
-                line(1, "startTime", java.time.Instant.ofEpochSecond(p.startedAt()).toString());
-            }
-        }
+        if (!extended.isEmpty()) resources.put("limits", quantities(extended));
+        c.put("resources", resources);
+        return c;
     }
 
     /** {@code affinity} and {@code topologySpreadConstraints}, in flow style (one line each). */
-    private void placement(Placement pl) throws IOException {
-        Map<String, Object> affinity = new java.util.LinkedHashMap<>();
+    private static void placement(Map<String, Object> spec, Placement pl) {
+        Map<String, Object> affinity = new LinkedHashMap<>();
         Placement.NodeAffinity na = pl.nodeAffinity();
         if (!na.isNone()) {
-            Map<String, Object> node = new java.util.LinkedHashMap<>();
+            Map<String, Object> node = new LinkedHashMap<>();
             if (na.required() != null) {
                 List<Object> terms = new ArrayList<>();
                 for (Placement.NodeSelectorTerm t : na.required()) terms.add(nodeTerm(t));
@@ -224,7 +287,7 @@ public final class ManifestYamlWriter {
             if (!na.preferred().isEmpty()) {
                 List<Object> prefs = new ArrayList<>();
                 for (Placement.WeightedNodeTerm w : na.preferred()) {
-                    Map<String, Object> m = new java.util.LinkedHashMap<>();
+                    Map<String, Object> m = new LinkedHashMap<>();
                     m.put("weight", w.weight());
                     m.put("preference", nodeTerm(w.term()));
                     prefs.add(m);
@@ -235,11 +298,11 @@ public final class ManifestYamlWriter {
         }
         if (!pl.podAffinity().isNone()) affinity.put("podAffinity", podAffinity(pl.podAffinity()));
         if (!pl.podAntiAffinity().isNone()) affinity.put("podAntiAffinity", podAffinity(pl.podAntiAffinity()));
-        if (!affinity.isEmpty()) out.write("  affinity: " + flow(affinity) + "\n");
+        if (!affinity.isEmpty()) spec.put("affinity", new Flow(affinity));
         if (!pl.spread().isEmpty()) {
             List<Object> constraints = new ArrayList<>();
             for (Placement.SpreadConstraint c : pl.spread()) {
-                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("maxSkew", c.maxSkew());
                 m.put("topologyKey", c.topologyKey());
                 m.put("whenUnsatisfiable", c.doNotSchedule() ? "DoNotSchedule" : "ScheduleAnyway");
@@ -249,12 +312,17 @@ public final class ManifestYamlWriter {
                 if (c.honorNodeTaints()) m.put("nodeTaintsPolicy", "Honor");
                 constraints.add(m);
             }
-            out.write("  topologySpreadConstraints: " + flow(constraints) + "\n");
+            spec.put("topologySpreadConstraints", new Flow(constraints));
         }
     }
 
+    /** A resource list as Kubernetes quantities ({@code cpu: "8"}, {@code memory: 16Gi}); {@code {}} when empty. */
+    private static Map<String, Object> quantities(Resources r) {
+        return new LinkedHashMap<>(r.asQuantities());
+    }
+
     private static Map<String, Object> nodeTerm(Placement.NodeSelectorTerm t) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         if (!t.matchExpressions().isEmpty()) m.put("matchExpressions", requirements(t.matchExpressions()));
         if (!t.matchFields().isEmpty()) m.put("matchFields", requirements(t.matchFields()));
         return m;
@@ -263,7 +331,7 @@ public final class ManifestYamlWriter {
     private static List<Object> requirements(List<Placement.NodeRequirement> rs) {
         List<Object> out = new ArrayList<>();
         for (Placement.NodeRequirement r : rs) {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("key", r.key());
             m.put("operator", r.operator());
             if (!r.values().isEmpty()) m.put("values", new ArrayList<Object>(r.values()));
@@ -273,7 +341,7 @@ public final class ManifestYamlWriter {
     }
 
     private static Map<String, Object> podAffinity(Placement.PodAffinity a) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         if (!a.required().isEmpty()) {
             List<Object> terms = new ArrayList<>();
             for (Placement.PodAffinityTerm t : a.required()) terms.add(podTerm(t));
@@ -282,7 +350,7 @@ public final class ManifestYamlWriter {
         if (!a.preferred().isEmpty()) {
             List<Object> terms = new ArrayList<>();
             for (Placement.WeightedPodAffinityTerm w : a.preferred()) {
-                Map<String, Object> wm = new java.util.LinkedHashMap<>();
+                Map<String, Object> wm = new LinkedHashMap<>();
                 wm.put("weight", w.weight());
                 wm.put("podAffinityTerm", podTerm(w.term()));
                 terms.add(wm);
@@ -293,7 +361,7 @@ public final class ManifestYamlWriter {
     }
 
     private static Map<String, Object> podTerm(Placement.PodAffinityTerm t) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         if (t.labelSelector() != null) m.put("labelSelector", selector(t.labelSelector()));
         if (!t.namespaces().isEmpty()) m.put("namespaces", new ArrayList<Object>(t.namespaces()));
         if (t.namespaceSelector() != null) m.put("namespaceSelector", selector(t.namespaceSelector()));
@@ -301,13 +369,13 @@ public final class ManifestYamlWriter {
         return m;
     }
 
-    private static Map<String, Object> selector(dev.arbiter.model.LabelSelector s) {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
-        if (!s.matchLabels().isEmpty()) m.put("matchLabels", new java.util.TreeMap<String, Object>(s.matchLabels()));
+    private static Map<String, Object> selector(LabelSelector s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (!s.matchLabels().isEmpty()) m.put("matchLabels", new TreeMap<String, Object>(s.matchLabels()));
         if (!s.matchExpressions().isEmpty()) {
             List<Object> exprs = new ArrayList<>();
-            for (dev.arbiter.model.LabelSelector.Requirement r : s.matchExpressions()) {
-                Map<String, Object> e = new java.util.LinkedHashMap<>();
+            for (LabelSelector.Requirement r : s.matchExpressions()) {
+                Map<String, Object> e = new LinkedHashMap<>();
                 e.put("key", r.key());
                 e.put("operator", r.operator());
                 if (!r.values().isEmpty()) e.put("values", new ArrayList<Object>(r.values()));
@@ -318,110 +386,15 @@ public final class ManifestYamlWriter {
         return m;
     }
 
-    /** YAML flow style: maps as {@code {k: v}}, lists as {@code [a, b]}, strings quoted only when needed. */
-    private static String flow(Object o) {
-        if (o instanceof Map<?, ?> m) {
-            StringBuilder b = new StringBuilder("{");
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                if (b.length() > 1) b.append(", ");
-                b.append(flowScalar(e.getKey().toString())).append(": ").append(flow(e.getValue()));
-            }
-            return b.append('}').toString();
-        }
-        if (o instanceof List<?> l) {
-            StringBuilder b = new StringBuilder("[");
-            for (Object x : l) {
-                if (b.length() > 1) b.append(", ");
-                b.append(flow(x));
-            }
-            return b.append(']').toString();
-        }
-        if (o instanceof Integer i) return i.toString();
-        return flowScalar(o.toString());
-    }
-
-    /** Plain in flow context only without the indicators flow style reserves. */
-    private static String flowScalar(String s) {
-        String plain = q(s);
-        return plain.startsWith("\"") || !(s.contains(",") || s.contains("[") || s.contains("]") || s.contains("{")
-                || s.contains("}")) ? plain : quoted(s);
-    }
-
     /**
      * The extended resources of {@code r} (domain-prefixed, outside kubernetes.io, such as nvidia.com/gpu): Kubernetes
      * cannot overcommit them, so a pod must set their limit to its request.
      */
     private static Resources extended(Resources r) {
-        Map<String, Long> out = new java.util.TreeMap<>();
+        Map<String, Long> out = new TreeMap<>();
         r.asMilliMap().forEach((name, amount) -> {
             if (name.contains("/") && !name.contains("kubernetes.io/")) out.put(name, amount);
         });
         return Resources.ofMilli(out);
-    }
-
-    private void begin(String apiVersion, String kind) throws IOException {
-        out.write("---\napiVersion: " + q(apiVersion) + "\nkind: " + q(kind) + "\nmetadata:\n");
-    }
-
-    private void line(int indent, String key, String value) throws IOException {
-        line(indent, key, value, true);
-    }
-
-    private void line(int indent, String key, String value, boolean quote) throws IOException {
-        out.write("  ".repeat(indent));
-        out.write(q(key));
-        out.write(": ");
-        out.write(quote ? q(value) : value);
-        out.write('\n');
-    }
-
-    private void map(int indent, String key, Map<String, String> m) throws IOException {
-        if (m.isEmpty()) return;
-        out.write("  ".repeat(indent) + key + ":\n");
-        for (Map.Entry<String, String> e : new java.util.TreeMap<>(m).entrySet()) line(indent + 1, e.getKey(), e.getValue());
-    }
-
-    private void resources(int indent, String key, Resources r) throws IOException {
-        if (r.isEmpty()) {
-            out.write("  ".repeat(indent) + key + ": {}\n");
-            return;
-        }
-        out.write("  ".repeat(indent) + key + ":\n");
-        for (Map.Entry<String, String> e : r.asQuantities().entrySet()) line(indent + 1, e.getKey(), e.getValue());
-    }
-
-    /** Text YAML reads back as this same string when written plain: no quotes, colons, spaces or leading signs. */
-    private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?");
-    /**
-     * Plain text that YAML 1.1 (SnakeYAML) or 1.2 reads as something other than a string: booleans, null, integers
-     * (decimal, binary, octal, hex, sexagesimal), floats, and timestamps.
-     */
-    private static final Pattern NOT_A_STRING = Pattern.compile("(?i)y|n|yes|no|true|false|on|off|null"
-            + "|[-+]?(0|[1-9][0-9_]*)|0b[01_]+|0x[0-9a-f_]+|0o?[0-7_]+|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+"
-            + "|[-+]?([0-9][0-9_]*)?\\.[0-9._]*(e[-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(\\.[0-9_]*)?e[-+]?[0-9]+"
-            + "|[-+]?\\.inf|\\.nan|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*");
-
-    /** A YAML scalar for the string {@code s}: plain when that reads back as {@code s}, else double-quoted. */
-    static String q(String s) {
-        return PLAIN.matcher(s).matches() && !NOT_A_STRING.matcher(s).matches() ? s : quoted(s);
-    }
-
-    /** A double-quoted YAML scalar. */
-    private static String quoted(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) b.append(String.format("\\x%02x", (int) c));
-                    else b.append(c);
-                }
-            }
-        }
-        return b.append('"').toString();
     }
 }

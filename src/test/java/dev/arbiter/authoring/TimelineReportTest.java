@@ -184,8 +184,18 @@ class TimelineReportTest {
 
     @Test
     void namesCannotBreakOutOfTheirElements() {
-        assertEquals("a &lt;/td&gt;&lt;script&gt; &amp; b", TimelineReport.esc("a </td><script> & b"));
-        assertEquals("x y", TimelineReport.esc("x\u001by"), "control characters become spaces");
+        String hostile = "a </td><script>\"x\" & b\u001bc";
+        List<Binding> bound = List.of(new Binding("ns/" + hostile, "node<1>", "gang: r"));
+        CycleResult c = new CycleResult(1, "g", bound, List.of(), List.of(new PodGroupStatus("ns/" + hostile, "q", "Running", 1, 1, 0, null, null)),
+                List.of(new QueueStatus("q", null, 1, "Open", Resources.of("cpu", 1), Resources.of("cpu", 1), 0, 0, 1)), Map.of());
+        String page = TimelineReport.write(new dev.arbiter.sim.SimulationResult(List.of(c), List.of(new dev.arbiter.sim.PodOutcome(
+                "ns/" + hostile, "Running", "node<1>")), c.podGroups(), c.queues(), List.of(hostile), true), hostile);
+        String escaped = "a &lt;/td&gt;&lt;script&gt;&quot;x&quot; &amp; b c";
+        assertTrue(page.contains("<title>" + escaped + "</title>") && page.contains("<h1>" + escaped + "</h1>")
+                && page.contains("<p class=\"notice\">notice: " + escaped + "</p>"), "escaped, control characters as spaces");
+        assertTrue(page.contains("<td>ns/" + escaped + "</td><td>node&lt;1&gt;</td>"), "in the decisions and the final tables");
+        String outsideScripts = page.replaceAll("(?s)<script[^>]*>.*?</script>", "");
+        assertFalse(outsideScripts.contains("<script") || outsideScripts.contains("\u001b"), "no name breaks out of its element");
         assertEquals("{\"q\":\"\\u003c/script>\"}", TimelineReport.jsonInScript("{\"q\":\"</script>\"}"));
         assertThrows(IllegalStateException.class, () -> TimelineReport.scriptSafe("var a = '</script>';"));
     }

@@ -192,13 +192,20 @@ class ClusterGeneratorTest {
     }
 
     @Test
-    void stringsYamlWouldReadAsSomethingElseAreQuoted() {
-        for (String s : List.of("8", "true", "no", "on", "null", "1e3", "0x1f", "0o17", "1:30", ".5", "2026-11-29", "2026-11-29T10:00:00Z",
-                "a: b", "", "-x", "x y", "#c", "*a")) {
-            assertEquals('"', ManifestYamlWriter.q(s).charAt(0), s + " must be quoted");
-        }
-        for (String s : List.of("q-00", "500m", "16Gi", "nvidia.com/gpu", "scheduling.k8s.io/v1", "PreemptLowerPriority", "node-00001")) {
-            assertEquals(s, ManifestYamlWriter.q(s), s + " is written plain");
-        }
+    void stringsYamlWouldReadAsSomethingElseAreQuotedAndEveryStringLoadsBack() {
+        List<String> other = List.of("8", "true", "no", "on", "null", "1e3", "0x1f", "1:30", ".5", "2026-11-29", "2026-11-29T10:00:00Z");
+        List<String> awkward = List.of("a: b", "", "-x", "x y", "#c", "*a", "[a]", "{b}", "c, d", "say \"hi\"", "back\\slash");
+        List<String> plain = List.of("q-00", "500m", "16Gi", "nvidia.com/gpu", "PreemptLowerPriority", "node-00001");
+        Map<String, String> annotations = new HashMap<>();
+        for (List<String> values : List.of(other, awkward, plain)) values.forEach(v -> annotations.put("k" + annotations.size(), v));
+        PodSpec pod = new PodSpec("ns", "p1", ClusterGenerator.SCHEDULER, null, "Pending", null, null, null,
+                dev.arbiter.model.Resources.of("cpu", 1, "pods", 1), Map.of(), List.of(), Map.of(), annotations, 0, 0, false);
+        Manifests m = new Manifests(List.of(), List.of(pod), List.of(), List.of(), List.of(), List.of(), Map.of(), List.of());
+        String yaml = ManifestYamlWriter.toYaml(m);
+        assertEquals(annotations, ManifestLoader.parse(yaml, "annotations.yaml").pods().get(0).annotations(), yaml);
+        annotations.forEach((k, v) -> {
+            if (other.contains(v)) assertTrue(yaml.contains("    " + k + ": \"" + v + "\"\n"), v + " must be double-quoted: " + yaml);
+            if (plain.contains(v)) assertTrue(yaml.contains("    " + k + ": " + v + "\n"), v + " is written plain: " + yaml);
+        });
     }
 }
