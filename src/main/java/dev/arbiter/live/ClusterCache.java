@@ -1002,6 +1002,11 @@ public final class ClusterCache implements AutoCloseable {
         if (records.remove(key) != null) onChange.run();
     }
 
+    /** The creation time (epoch milliseconds) a live object's creation order carries; 0 when it had none. */
+    static long createdMillis(long creationOrder) {
+        return creationOrder >>> TIE_BITS;
+    }
+
     private long creationOrder(HasMetadata obj) {
         long tie = tieBreaks.computeIfAbsent(uidOrKey(obj), k -> seen.getAndIncrement());
         Instant created = created(obj);

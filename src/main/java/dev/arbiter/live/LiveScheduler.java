@@ -53,6 +53,7 @@ public final class LiveScheduler implements AutoCloseable {
         });
         cache.reprobeHyperNodesEvery(config.hyperNodeReprobe());
         metrics.unreadableObjects(cache::unreadableCount);
+        metrics.queueObjects(cache::queueStatus);
         this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
         // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded; and a

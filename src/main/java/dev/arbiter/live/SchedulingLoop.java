@@ -1,5 +1,6 @@
 package dev.arbiter.live;
 
+import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Nomination;
 import dev.arbiter.engine.rules.RuleBook;
@@ -268,13 +269,20 @@ public final class SchedulingLoop implements AutoCloseable {
         metrics.phase("total", ms(t0, t3));
         for (Map.Entry<String, Double> e : result.phaseMillis().entrySet()) metrics.phase("engine_" + e.getKey(), e.getValue());
         metrics.queues(result.queues());
-        metrics.victims(result.evictions().size());
+        metrics.evictions(result.evictions());
         int pending = 0;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() && !p.terminating() && schedulerNames.contains(p.schedulerName())
                     && !"Succeeded".equals(p.phase()) && !"Failed".equals(p.phase())) pending++;
         }
         metrics.pendingPods(pending - result.bindings().size());
+        metrics.unschedulable(pending - result.bindings().size());
+        Map<String, Integer> placed = new HashMap<>();
+        for (Binding b : result.bindings()) {
+            PodSpec p = cache.pod(b.pod());
+            if (p != null) placed.merge(StatusViews.groupKey(p), 1, Integer::sum);
+        }
+        metrics.jobs(snapshot.podGroups(), placed, System.currentTimeMillis());
         metrics.cycleFinished();
         return pending;
     }
