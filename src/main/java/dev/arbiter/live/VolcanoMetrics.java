@@ -266,6 +266,7 @@ final class VolcanoMetrics {
     }
 
     private long sweep;
+    private List<PodGroupSpec> lastGroups;
 
     /**
      * The cycle's PodGroups ({@code live}) and, per PodGroup, how many of its tasks the cycle placed ({@code placed},
@@ -273,6 +274,9 @@ final class VolcanoMetrics {
      * gets new ones.
      */
     void jobs(List<PodGroupSpec> live, Map<String, Integer> placed, long nowMillis) {
+        // The cache hands out the same list while no PodGroup changed: then only placements can change a series.
+        if (live == lastGroups && placed.isEmpty()) return;
+        lastGroups = live;
         long round = ++sweep;
         for (PodGroupSpec g : live) {
             String key = g.key();
