@@ -39,11 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaderElection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
-
-    /** Every line of the election names the Lease ({@code lease=namespace/name}) and this replica ({@code identity}). */
-    private org.slf4j.spi.LoggingEventBuilder leaseLine(org.slf4j.spi.LoggingEventBuilder line) {
-        return line.addKeyValue("lease", namespace + "/" + leaseName).addKeyValue("identity", identity);
-    }
     /** client-go's jitter for candidates' retries: up to 1.2 retry periods more. */
     private static final double JITTER = 1.2;
 
@@ -376,5 +371,10 @@ public final class LeaderElection implements AutoCloseable {
 
     private static boolean isNullOrEmpty(String s) {
         return s == null || s.isEmpty();
+    }
+
+    /** Every line of the election names the Lease ({@code lease=namespace/name}) and this replica ({@code identity}). */
+    private org.slf4j.spi.LoggingEventBuilder leaseLine(org.slf4j.spi.LoggingEventBuilder line) {
+        return line.addKeyValue("lease", namespace + "/" + leaseName).addKeyValue("identity", identity);
     }
 }
