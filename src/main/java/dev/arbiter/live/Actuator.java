@@ -250,7 +250,8 @@ public final class Actuator implements AutoCloseable {
         Set<String> seen = new HashSet<>();
         for (Binding b : bindings) {
             if (!seen.add(b.pod())) {
-                LOG.warn("the cycle bound {} twice; the second binding is ignored", b.pod());
+                LOG.atWarn().addKeyValue("pod", b.pod()).addKeyValue("node", b.node()).addKeyValue("rule", b.rule())
+                        .log("the cycle bound {} twice; the second binding is ignored", b.pod());
                 continue;
             }
             if (assumed.assumedNode(b.pod()) != null) continue;
@@ -302,7 +303,8 @@ public final class Actuator implements AutoCloseable {
                     ApiOutcome o = api.post("/apis/" + VolcanoQueue.GROUP + "/v1beta1/queues", q);
                     if (!o.ok() && o.code() != 409) {
                         nextDefaultQueueAttempt = System.nanoTime() + DEFAULT_QUEUE_RETRY.toNanos();
-                        LOG.warn("cannot create the default Queue: {}; retrying in {} s", o, DEFAULT_QUEUE_RETRY.toSeconds());
+                        LOG.atWarn().addKeyValue("queue", QueueSpec.DEFAULT)
+                                .log("cannot create the default Queue: {}; retrying in {} s", o, DEFAULT_QUEUE_RETRY.toSeconds());
                     }
                 } finally {
                     creatingDefaultQueue.set(false);

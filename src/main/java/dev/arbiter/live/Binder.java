@@ -258,10 +258,13 @@ final class Binder {
             }
         }
         if (wasCutOff) {
-            LOG.warn("gang {} cut off before {} was bound ({}); rolling back {} bound member(s)", gang.group, failed.pod(),
-                    failure.message(), rollBack.size());
+            LOG.atWarn().addKeyValue("cycle", gang.cycle.cycle()).addKeyValue("podgroup", gang.group)
+                    .addKeyValue("pod", failed.pod()).addKeyValue("node", failed.node()).addKeyValue("rule", failed.rule())
+                    .log("gang {} cut off before {} was bound ({}); rolling back {} bound member(s)", gang.group, failed.pod(),
+                            failure.message(), rollBack.size());
         } else {
-            LOG.atWarn().addKeyValue("pod", failed.pod()).addKeyValue("node", failed.node()).addKeyValue("rule", failed.rule())
+            LOG.atWarn().addKeyValue("cycle", gang.cycle.cycle()).addKeyValue("podgroup", gang.group)
+                    .addKeyValue("pod", failed.pod()).addKeyValue("node", failed.node()).addKeyValue("rule", failed.rule())
                     .log("binding {} to {} failed: {}; rolling back {} bound member(s) of its gang {}{}", failed.pod(), failed.node(),
                     failure, rollBack.size(), gang.group, nextTry == null ? "" : "; its " + nextTry.replace("next try", "next binding"));
         }
@@ -284,7 +287,9 @@ final class Binder {
         ClusterCache.PodIdentity id = cache.podIdentity(b.pod());
         if (id != null && id.created() != null) metrics.e2eLatency(Duration.between(id.created(), now));
         if (r.outcome() == Outcome.BOUND_ELSEWHERE) {
-            LOG.warn("{} was already bound to {} by someone else (Arbiter chose {})", b.pod(), r.node(), b.node());
+            LOG.atWarn().addKeyValue("cycle", gang.cycle.cycle()).addKeyValue("podgroup", gang.group)
+                    .addKeyValue("pod", b.pod()).addKeyValue("node", r.node()).addKeyValue("rule", b.rule())
+                    .log("{} was already bound to {} by someone else (Arbiter chose {})", b.pod(), r.node(), b.node());
             report.event(b.pod(), "Warning", "AlreadyBound", b.pod() + " is bound to " + r.node()
                     + " by someone else; Arbiter's placement on " + b.node() + " was dropped", gang.cycle);
             return;

@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
+import org.slf4j.spi.LoggingEventBuilder;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -457,7 +458,7 @@ public final class ClusterCache implements AutoCloseable {
         for (PodGroupSpec g : upstream) {
             if (podGroups.contains(g.key())) {
                 if (clashes.add(g.key())) {
-                    LOG.warn("PodGroup {} ({}/{}) is left out: a Volcano PodGroup (scheduling.volcano.sh) has its namespace"
+                    LOG.atWarn().addKeyValue("podgroup", g.key()).log("PodGroup {} ({}/{}) is left out: a Volcano PodGroup (scheduling.volcano.sh) has its namespace"
                             + " and name, and is the gang its pods join; rename one", g.key(), WorkloadPodGroup.GROUP,
                             WorkloadPodGroup.VERSION);
                 }
@@ -726,7 +727,9 @@ public final class ClusterCache implements AutoCloseable {
         }
         String message = id + ": " + String.join("; ", lines);
         Mistake before = mistakes.put(id, new Mistake(id, involved(kind, obj), message));
-        if (before == null || !before.message().equals(message)) LOG.warn("{}", message);
+        if (before == null || !before.message().equals(message)) {
+            LogFields.object(LOG.atWarn(), kind, key).log(message);
+        }
     }
 
     /** Objects that cannot be read now, by id ("Kind ns/name"). */
@@ -831,7 +834,7 @@ public final class ClusterCache implements AutoCloseable {
     private final Map<String, String> queueNotices = new java.util.concurrent.ConcurrentHashMap<>();
 
     private void queueNotice(String queue, String line) {
-        if (!line.equals(queueNotices.put(queue, line))) LOG.warn("{}", line);
+        if (!line.equals(queueNotices.put(queue, line))) LOG.atWarn().addKeyValue("queue", queue).log(line);
     }
 
     /**
@@ -850,7 +853,7 @@ public final class ClusterCache implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             queueUsage.remove(queue);
             if (!value.equals(badUsage.put(queue, value))) {
-                LOG.warn("Queue {}: annotation {}: {}; its past usage starts from none", queue,
+                LOG.atWarn().addKeyValue("queue", queue).log("Queue {}: annotation {}: {}; its past usage starts from none", queue,
                         dev.arbiter.model.QueueUsage.ANNOTATION, e.getMessage());
             }
         }
@@ -941,7 +944,7 @@ public final class ClusterCache implements AutoCloseable {
             return null;
         }
         if (unreadable.remove(id) != null) {
-            LOG.info("{} can be read again", id);
+            LogFields.object(LOG.atInfo(), kind, key).log("{} can be read again", id);
             releaseUnknownNode(key);
         }
         R previous = records.put(key, record);
@@ -969,7 +972,11 @@ public final class ClusterCache implements AutoCloseable {
         }
         String message = "cannot read " + id + ": " + problem + "; " + consequence;
         Unreadable before = unreadable.put(id, new Unreadable(id, kind, involved(kind, obj), message));
-        if (before == null || !before.message().equals(message)) LOG.warn("{}", message);
+        if (before == null || !before.message().equals(message)) {
+            LoggingEventBuilder line = LogFields.object(LOG.atWarn(), kind, key);
+            if (holdsNode) line = line.addKeyValue("node", node);
+            line.log(message);
+        }
     }
 
     private void releaseUnknownNode(String podKey) {
@@ -1000,6 +1007,11 @@ public final class ClusterCache implements AutoCloseable {
         tieBreaks.remove(uidOrKey(obj));
         if (unreadable.remove(kind + " " + key) != null) releaseUnknownNode(key);
         if (records.remove(key) != null) onChange.run();
+    }
+
+    /** The creation time (epoch milliseconds) a live object's creation order carries; 0 when it had none. */
+    static long createdMillis(long creationOrder) {
+        return creationOrder >>> TIE_BITS;
     }
 
     private long creationOrder(HasMetadata obj) {

@@ -100,8 +100,10 @@ final class Evictor {
         if (refused == 0) return true;
         for (Eviction e : plan) assumed.forgetEviction(e.pod());
         cycle.evictionsWithheld.addAndGet(plan.size() - refused);
-        LOG.info("none of the {} victims for {} evicted: {} refused in a dry run", plan.size(), plan.get(0).forPodGroup(),
-                refused);
+        LOG.atInfo().addKeyValue("cycle", cycle.cycle()).addKeyValue("podgroup", plan.get(0).forPodGroup())
+                .addKeyValue("rule", plan.get(0).rule())
+                .log("none of the {} victims for {} evicted: {} refused in a dry run", plan.size(), plan.get(0).forPodGroup(),
+                        refused);
         return false;
     }
 
@@ -116,8 +118,8 @@ final class Evictor {
             for (Eviction r : rest) assumed.forgetEviction(r.pod());
             cycle.evictionsWithheld.addAndGet(rest.size());
             if (!rest.isEmpty()) {
-                LOG.warn("eviction of {} for {} not accepted after its dry run was ({}); {} more victim(s) not evicted,"
-                        + " {} already were", e.pod(), e.forPodGroup(), d.outcome(), rest.size(), i);
+                fields(LOG.atWarn(), e, cycle).log("eviction of {} for {} not accepted after its dry run was ({}); {} more"
+                        + " victim(s) not evicted, {} already were", e.pod(), e.forPodGroup(), d.outcome(), rest.size(), i);
             }
             return;
         }
@@ -125,10 +127,10 @@ final class Evictor {
 
     /**
      * A log line's fields for a victim (the cycle, the pod, the PodGroup it makes room for, the rule): {@code cycle=7
-     * pod=b01/w-1 podGroup=a01/pg rule=...} after a text line, fields of the object in JSON.
+     * pod=b01/w-1 podgroup=a01/pg rule=...} after a text line, fields of the object in JSON.
      */
     private static org.slf4j.spi.LoggingEventBuilder fields(org.slf4j.spi.LoggingEventBuilder line, Eviction e, CycleWrites cycle) {
-        return line.addKeyValue("cycle", cycle.cycle()).addKeyValue("pod", e.pod()).addKeyValue("podGroup", e.forPodGroup())
+        return line.addKeyValue("cycle", cycle.cycle()).addKeyValue("pod", e.pod()).addKeyValue("podgroup", e.forPodGroup())
                 .addKeyValue("rule", e.rule());
     }
 
@@ -191,8 +193,9 @@ final class Evictor {
                 // Victims back off in EvictionRefusals; a rollback's member here, so that a stranded gang's evictions wait.
                 String wait = api.isShutDown() ? "the next leader finds the gang" : "a later cycle retries it, "
                         + failedWrites.failed("evict", pod);
-                LOG.warn("rollback eviction of {} (gang member of failed {}) did not succeed: {}; {}", pod, failedMember,
-                        result.outcome, wait);
+                LOG.atWarn().addKeyValue("cycle", cycle.cycle()).addKeyValue("pod", pod)
+                        .log("rollback eviction of {} (gang member of failed {}) did not succeed: {}; {}", pod, failedMember,
+                                result.outcome, wait);
             }
         });
     }

@@ -64,7 +64,9 @@ final class FailedWrites {
     /** The {@code kind} write of {@code object} succeeded: its failures are forgotten. */
     void succeeded(String kind, String object) {
         Entry e = byObject.remove(kind + " " + object);
-        if (e != null) LOG.info("{} of {} succeeded after {} failure(s)", kind, object, e.failures());
+        if (e != null) {
+            LogFields.id(LOG.atInfo(), object).log("{} of {} succeeded after {} failure(s)", kind, object, e.failures());
+        }
     }
 
     /** True while the {@code kind} write of {@code object} must wait. */

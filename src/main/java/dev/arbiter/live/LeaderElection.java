@@ -144,7 +144,7 @@ public final class LeaderElection implements AutoCloseable {
             if (wasLeading) renew();
             else acquire();
         } catch (RuntimeException e) {
-            LOG.warn("{}: Lease {}/{}: {}", identity, namespace, leaseName, e.toString());
+            leaseLine(LOG.atWarn()).log("{}: Lease {}/{}: {}", identity, namespace, leaseName, e.toString());
         }
         synchronized (this) {
             if (closing) return;
@@ -163,11 +163,11 @@ public final class LeaderElection implements AutoCloseable {
             ApiCalls.Answer created = api.exchange("POST", "/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases",
                     json.asJson(fresh), timeLeft(sentAt));
             if (created.outcome().ok()) becomeLeader(sentAt, read(created));
-            else LOG.debug("{}: creating Lease {}/{}: {}", identity, namespace, leaseName, created.outcome());
+            else leaseLine(LOG.atDebug()).log("{}: creating Lease {}/{}: {}", identity, namespace, leaseName, created.outcome());
             return;
         }
         if (!got.outcome().ok()) {
-            LOG.debug("{}: reading Lease {}/{}: {}", identity, namespace, leaseName, got.outcome());
+            leaseLine(LOG.atDebug()).log("{}: reading Lease {}/{}: {}", identity, namespace, leaseName, got.outcome());
             return;
         }
         Lease current = read(got);
@@ -180,7 +180,7 @@ public final class LeaderElection implements AutoCloseable {
                 ours ? transitions : transitions + 1)).build();
         ApiCalls.Answer put = api.exchange("PATCH", path, json.asJson(update), timeLeft(sentAt));
         if (put.outcome().ok()) becomeLeader(sentAt, read(put));
-        else LOG.debug("{}: taking Lease {}/{}: {}", identity, namespace, leaseName, put.outcome());
+        else leaseLine(LOG.atDebug()).log("{}: taking Lease {}/{}: {}", identity, namespace, leaseName, put.outcome());
     }
 
     /**
@@ -196,7 +196,7 @@ public final class LeaderElection implements AutoCloseable {
         ApiCalls.Answer got = api.exchange("GET", path, null, timeLeft(sentAt));
         if (!got.outcome().ok()) {
             if (got.outcome().notFound()) stepDown(term0, "Lease " + namespace + "/" + leaseName + " was deleted");
-            else LOG.debug("{}: renewing Lease {}/{}: {}", identity, namespace, leaseName, got.outcome());
+            else leaseLine(LOG.atDebug()).log("{}: renewing Lease {}/{}: {}", identity, namespace, leaseName, got.outcome());
             return;
         }
         Lease current = read(got);
@@ -213,7 +213,7 @@ public final class LeaderElection implements AutoCloseable {
             observe(read(put));
             renewed(term0, sentAt);
         } else {
-            LOG.debug("{}: renewing Lease {}/{}: {}", identity, namespace, leaseName, put.outcome());
+            leaseLine(LOG.atDebug()).log("{}: renewing Lease {}/{}: {}", identity, namespace, leaseName, put.outcome());
         }
     }
 
@@ -250,7 +250,7 @@ public final class LeaderElection implements AutoCloseable {
         String holder = now == null ? null : now.getHolderIdentity();
         if (!Objects.equals(holder, lastLeader)) {
             lastLeader = holder;
-            if (!isNullOrEmpty(holder)) LOG.info("{}: leader of {}/{} is now {}", identity, namespace, leaseName, holder);
+            if (!isNullOrEmpty(holder)) leaseLine(LOG.atInfo()).log("{}: leader of {}/{} is now {}", identity, namespace, leaseName, holder);
         }
     }
 
@@ -269,7 +269,7 @@ public final class LeaderElection implements AutoCloseable {
             leading = true;
             term++;
             armDeadline(sentAt);
-            LOG.info("{}: acquired Lease {}/{}; scheduling", identity, namespace, leaseName);
+            leaseLine(LOG.atInfo()).log("{}: acquired Lease {}/{}; scheduling", identity, namespace, leaseName);
             onStartLeading.run();
         }
     }
@@ -302,7 +302,7 @@ public final class LeaderElection implements AutoCloseable {
             if (!leading || term != term0) return;
             leading = false;
             if (deadlineTimer != null) deadlineTimer.cancel(false);
-            LOG.warn("{}: {}; scheduling stopped", identity, why);
+            leaseLine(LOG.atWarn()).log("{}: {}; scheduling stopped", identity, why);
             onStopLeading.run();
         }
         api.cancelInFlight();
@@ -329,7 +329,7 @@ public final class LeaderElection implements AutoCloseable {
             leading = false;
             if (deadlineTimer != null) deadlineTimer.cancel(false);
             if (wasLeading) {
-                LOG.info("{}: giving up Lease {}/{}; scheduling stopped", identity, namespace, leaseName);
+                leaseLine(LOG.atInfo()).log("{}: giving up Lease {}/{}; scheduling stopped", identity, namespace, leaseName);
                 onStopLeading.run();
             }
         }
@@ -354,14 +354,14 @@ public final class LeaderElection implements AutoCloseable {
             ApiCalls.Answer put = api.exchange("PATCH", path, json.asJson(released),
                     left.isNegative() ? Duration.ofMillis(1) : left);
             if (put.outcome().ok()) {
-                LOG.info("{}: released Lease {}/{}", identity, namespace, leaseName);
+                leaseLine(LOG.atInfo()).log("{}: released Lease {}/{}", identity, namespace, leaseName);
                 return;
             }
             outcome = put.outcome().toString();
         } else {
             outcome = got.outcome().toString();
         }
-        LOG.warn("{}: could not release Lease {}/{} ({}); the standby takes over when it expires", identity, namespace,
+        leaseLine(LOG.atWarn()).log("{}: could not release Lease {}/{} ({}); the standby takes over when it expires", identity, namespace,
                 leaseName, outcome);
     }
 
@@ -371,5 +371,10 @@ public final class LeaderElection implements AutoCloseable {
 
     private static boolean isNullOrEmpty(String s) {
         return s == null || s.isEmpty();
+    }
+
+    /** Every line of the election names the Lease ({@code lease=namespace/name}) and this replica ({@code identity}). */
+    private org.slf4j.spi.LoggingEventBuilder leaseLine(org.slf4j.spi.LoggingEventBuilder line) {
+        return line.addKeyValue("lease", namespace + "/" + leaseName).addKeyValue("identity", identity);
     }
 }

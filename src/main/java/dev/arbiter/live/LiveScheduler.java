@@ -53,6 +53,7 @@ public final class LiveScheduler implements AutoCloseable {
         });
         cache.reprobeHyperNodesEvery(config.hyperNodeReprobe());
         metrics.unreadableObjects(cache::unreadableCount);
+        metrics.queueObjects(cache::queueStatus);
         this.actuator = new Actuator(new ApiCalls(client, config.writers().requestTimeout()), cache, assumed, metrics,
                 config.backoff(), config.schedulerNames(), config.component(), config.identity(), config.writers());
         // No one explains a live cycle from its rule trace (simulate and explain do), so it is not recorded; and a
@@ -70,8 +71,9 @@ public final class LiveScheduler implements AutoCloseable {
         // A rule that runs past its deadline in a cycle and cannot be stopped keeps a core for good: said once in a log
         // line, an event and a metric, and /healthz fails so that the kubelet restarts the pod. (New rules are first
         // run in a child process, so only rules that already worked here can get stuck, on data they had not met.)
-        StuckRules.whenStuck(message -> {
-            LOG.error("rules stuck: {}; /healthz now fails so that the pod is restarted", message);
+        StuckRules.whenStuck((String message, String rule) -> {
+            LogFields.known(LOG.atError(), "rule", rule).addKeyValue("generation", loop.currentRules().generation())
+                    .log("rules stuck: {}; /healthz now fails so that the pod is restarted", message);
             metrics.rulesStuck();
             actuator.schedulerEvent(selfPod(), "RulesStuck", message + "; the pod will be restarted");
             stuckRule = message; // last: once /healthz fails, the line, the metric and the event are out
@@ -248,7 +250,8 @@ public final class LiveScheduler implements AutoCloseable {
         watcher = new RulesWatcher(folder, loop.currentRules(), debounce, poll, new RulesWatcher.Listener() {
             @Override
             public void reloaded(RuleBook rules, String previousGeneration) {
-                LOG.info("rules reloaded: generation {} (was {})", rules.generation(), previousGeneration);
+                LOG.atInfo().addKeyValue("generation", rules.generation())
+                        .log("rules reloaded: generation {} (was {})", rules.generation(), previousGeneration);
                 metrics.rulesReloaded();
                 loop.useRules(rules);
             }
@@ -256,7 +259,9 @@ public final class LiveScheduler implements AutoCloseable {
             @Override
             public void reloadFailed(RulesWatcher.Failure failure) {
                 metrics.rulesReloadFailed();
-                for (String problem : failure.problems()) LOG.error("rules rejected: {}", problem);
+                for (String problem : failure.problems()) {
+                    LOG.atError().addKeyValue("generation", failure.keptGeneration()).log("rules rejected: {}", problem);
+                }
                 String first = failure.problems().isEmpty() ? "does not compile" : failure.problems().get(0);
                 actuator.schedulerEvent(selfPod(), "RulesRejected", "new rules rejected, keeping generation "
                         + failure.keptGeneration() + ": " + first

@@ -123,6 +123,25 @@ public final class Metrics {
 
     public void decision(String action, String outcome) {
         decisionCounter(action, outcome).increment();
+        if (action.equals("bind")) volcano.attempts(outcome.equals("ok") ? "scheduled" : "error", 1);
+    }
+
+    /** {@code n} pending pods a cycle left without a node ({@code volcano_schedule_attempts_total{result="unschedulable"}}). */
+    public void unschedulable(int n) {
+        volcano.attempts("unschedulable", n);
+    }
+
+    /** Where the Queue objects' status is read, for the PodGroup counts Volcano's queue controller writes. */
+    public void queueObjects(java.util.function.Function<String, VolcanoQueue.Status> status) {
+        volcano.queueObjects(status);
+    }
+
+    /**
+     * The per-job series: the cycle's PodGroups ({@code groups}) and how many tasks of each (by
+     * {@code namespace/name}) the cycle placed; the series of a PodGroup that left the cluster go.
+     */
+    public void jobs(List<dev.arbiter.model.PodGroupSpec> groups, Map<String, Integer> placed, long nowMillis) {
+        volcano.jobs(groups, placed, nowMillis);
     }
 
     private Counter decisionCounter(String action, String outcome) {
@@ -279,9 +298,9 @@ public final class Metrics {
         volcano.queues(queues);
     }
 
-    /** A cycle's evictions: {@code victims} pods chosen by preemption and reclaim together. */
-    public void victims(int victims) {
-        volcano.victims(victims);
+    /** A cycle's evictions, preemption and reclaim together. */
+    public void evictions(List<dev.arbiter.decision.Eviction> evictions) {
+        volcano.evictions(evictions);
     }
 
     private static void rows(List<MultiGauge.Row<?>> out, String queue, Resources r) {

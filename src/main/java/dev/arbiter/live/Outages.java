@@ -69,7 +69,7 @@ final class Outages implements AutoCloseable {
             if (closed.getAsBoolean()) return false;
             int code = code(failure);
             if (!started && (code == 401 || code == 403 || code == 404)) {
-                LOG.error("{} informer: {}; stopping", name, describe(failure));
+                LOG.atError().addKeyValue("informer", name).log("{} informer: {}; stopping", name, describe(failure));
                 return false;
             }
             synchronized (state) {
@@ -77,7 +77,7 @@ final class Outages implements AutoCloseable {
                 if (state.downSince == 0) state.downSince = System.nanoTime();
                 if (!state.warned) {
                     state.warned = true;
-                    LOG.warn("{} informer: {}; retrying", name, describe(failure));
+                    LOG.atWarn().addKeyValue("informer", name).log("{} informer: {}; retrying", name, describe(failure));
                 }
             }
             return true;
@@ -92,7 +92,8 @@ final class Outages implements AutoCloseable {
             synchronized (state) {
                 if (watching) {
                     if (state.warned) {
-                        LOG.info("{} informer: listing and watching again after {} s ({} failed attempts)", name,
+                        LOG.atInfo().addKeyValue("informer", name)
+                                .log("{} informer: listing and watching again after {} s ({} failed attempts)", name,
                                 String.format("%.1f", (now - state.downSince) / 1e9), state.failures);
                     }
                     state.everWatched = true;
@@ -103,7 +104,7 @@ final class Outages implements AutoCloseable {
                     if (state.downSince == 0) state.downSince = now;
                     if (!state.warned && now - state.downSince > TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS)) {
                         state.warned = true;
-                        LOG.warn("{} informer: watch on {} lost for {} s; reconnecting", name,
+                        LOG.atWarn().addKeyValue("informer", name).log("{} informer: watch on {} lost for {} s; reconnecting", name,
                                 server.replaceAll("/+$", ""), QUIET_MILLIS / 1000);
                     }
                 }

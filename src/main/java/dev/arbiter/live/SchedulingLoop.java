@@ -1,5 +1,6 @@
 package dev.arbiter.live;
 
+import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
 import dev.arbiter.decision.Nomination;
 import dev.arbiter.engine.rules.RuleBook;
@@ -145,13 +146,14 @@ public final class SchedulingLoop implements AutoCloseable {
     private Outcome cycle() {
         RuleBook next = nextRules.getAndSet(null);
         if (next != null) {
-            LOG.info("rules generation {} replaces {} from this cycle on", next.generation(), scheduler.rules().generation());
+            LOG.atInfo().addKeyValue("cycle", cycle.get() + 1).addKeyValue("generation", next.generation())
+                    .log("rules generation {} replaces {} from this cycle on", next.generation(), scheduler.rules().generation());
             scheduler = scheduler.withRules(next);
             metrics.rulesGeneration(next.generation());
         }
         if (!cache.hasSynced()) return new Outcome(cycle.get(), null, null);
         int n = cycle.incrementAndGet();
-        // The cycle is a field of every line logged on this thread while it runs (text: "cycle=7"; JSON: "mdc").
+        // The cycle is a field of every line logged on this thread while it runs (text: "cycle=7"; JSON: "cycle": 7).
         try (org.slf4j.MDC.MDCCloseable ignored = org.slf4j.MDC.putCloseable("cycle", Integer.toString(n))) {
             return cycle(n);
         }
@@ -185,7 +187,7 @@ public final class SchedulingLoop implements AutoCloseable {
                     writes.issuedBindings(), pending, writes.issuedEvictions(), ms1(t0, t1), ms1(t1, t2), ms1(t2, t3));
             writes.whenDone(r -> {
                 if (r.bindFailures() > 0 || r.evictionFailures() > 0 || r.evictionsRefused() > 0) {
-                    LOG.info("cycle {} writes: {} bound, {} evicted ({} refused), {} bind failures, {} rolled back, {} status writes",
+                    LOG.atInfo().addKeyValue("cycle", n).log("cycle {} writes: {} bound, {} evicted ({} refused), {} bind failures, {} rolled back, {} status writes",
                             n, r.bound(), r.evicted(), r.evictionsRefused(), r.bindFailures(), r.rolledBack(), r.statusWrites());
                 }
             });
@@ -209,25 +211,37 @@ public final class SchedulingLoop implements AutoCloseable {
         String message = oneLine(t);
         long now = System.nanoTime();
         if (failures == 1 || !message.equals(lastFailureMessage)) {
-            LOG.error("scheduling cycle failed (rules {}): {}; the next cycle starts from a fresh snapshot",
-                    scheduler.rules().generation(), message);
-            LOG.debug("the failed cycle's stack trace", t);
+            LogFields.known(LOG.atError().addKeyValue("cycle", cycle.get())
+                    .addKeyValue("generation", scheduler.rules().generation()), "rule", ruleOf(t))
+                    .log("scheduling cycle failed (rules {}): {}; the next cycle starts from a fresh snapshot",
+                            scheduler.rules().generation(), message);
+            LOG.atDebug().addKeyValue("cycle", cycle.get()).setCause(t).log("the failed cycle's stack trace");
             lastFailureLogNanos = now;
         } else if (now - lastFailureLogNanos > TimeUnit.SECONDS.toNanos(FAILURE_LOG_SECONDS)) {
-            LOG.error("scheduling cycles keep failing ({} in a row): {}", failures, message);
+            LOG.atError().addKeyValue("cycle", cycle.get()).addKeyValue("generation", scheduler.rules().generation())
+                    .log("scheduling cycles keep failing ({} in a row): {}", failures, message);
             lastFailureLogNanos = now;
         }
         lastFailureMessage = message;
         RuleBook current = scheduler.rules();
         if (failures >= fallbackAfter && lastGood != null && !lastGood.generation().equals(current.generation())) {
-            LOG.error("rules generation {} failed {} cycles in a row; falling back to generation {}, the last that worked",
-                    current.generation(), failures, lastGood.generation());
+            LOG.atError().addKeyValue("cycle", cycle.get()).addKeyValue("generation", lastGood.generation())
+                    .log("rules generation {} failed {} cycles in a row; falling back to generation {}, the last that worked",
+                            current.generation(), failures, lastGood.generation());
             scheduler = scheduler.withRules(lastGood);
             metrics.rulesGeneration(lastGood.generation());
             metrics.rulesFellBack();
             consecutiveFailures = 0;
             if (listener != null) listener.rulesFellBack(current.generation(), lastGood.generation(), failures, message);
         }
+    }
+
+    /** The rule a policy failure names (a rule that threw, looped or ran past its deadline), else null. */
+    private static String ruleOf(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof dev.arbiter.engine.rules.PolicyException p) return p.rule();
+        }
+        return null;
     }
 
     private static String oneLine(Throwable t) {
@@ -268,13 +282,20 @@ public final class SchedulingLoop implements AutoCloseable {
         metrics.phase("total", ms(t0, t3));
         for (Map.Entry<String, Double> e : result.phaseMillis().entrySet()) metrics.phase("engine_" + e.getKey(), e.getValue());
         metrics.queues(result.queues());
-        metrics.victims(result.evictions().size());
+        metrics.evictions(result.evictions());
         int pending = 0;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() && !p.terminating() && schedulerNames.contains(p.schedulerName())
                     && !"Succeeded".equals(p.phase()) && !"Failed".equals(p.phase())) pending++;
         }
         metrics.pendingPods(pending - result.bindings().size());
+        metrics.unschedulable(pending - result.bindings().size());
+        Map<String, Integer> placed = new HashMap<>();
+        for (Binding b : result.bindings()) {
+            PodSpec p = cache.pod(b.pod());
+            if (p != null) placed.merge(StatusViews.groupKey(p), 1, Integer::sum);
+        }
+        metrics.jobs(snapshot.podGroups(), placed, System.currentTimeMillis());
         metrics.cycleFinished();
         return pending;
     }

@@ -192,13 +192,15 @@ final class StatusWriter implements AutoCloseable {
         } else if (o.retryable()) {
             // An outage: every object's writes fail alike until the server is back, so one line says it.
             if (passingFailures.getAndIncrement() == 0) {
-                LOG.warn("cannot write status of {} {}: {}; each object's write is tried again after a wait (1 s doubling"
+                LogFields.object(LOG.atWarn(), job.kind(), job.key()).addKeyValue("cycle", job.cycle().cycle())
+                        .log("cannot write status of {} {}: {}; each object's write is tried again after a wait (1 s doubling"
                         + " to 5 min), not logged again until a write succeeds", job.kind(), job.key(), o);
             }
             if (!api.isClosed()) failed.failed("status", id); // not a call our own pause or shutdown cut short
         } else {
             // Refused (422 invalid, 403, ...): the same write would be refused again; its object waits, said each time.
-            LOG.warn("cannot write status of {} {}: {}; {}", job.kind(), job.key(), o, failed.failed("status", id));
+            LogFields.object(LOG.atWarn(), job.kind(), job.key()).addKeyValue("cycle", job.cycle().cycle())
+                    .log("cannot write status of {} {}: {}; {}", job.kind(), job.key(), o, failed.failed("status", id));
         }
         job.done().complete(false);
     }

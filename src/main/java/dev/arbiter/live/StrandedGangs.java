@@ -92,7 +92,7 @@ final class StrandedGangs {
             stranded.add(group);
             int seen = cycles.merge(group, 1, Integer::sum);
             if (seen == 1) {
-                LOG.warn("gang {} is half-bound ({} of minMember {} bound) and has never run whole: the next {} cycles may"
+                LOG.atWarn().addKeyValue("podgroup", group).log("gang {} is half-bound ({} of minMember {} bound) and has never run whole: the next {} cycles may"
                         + " complete it, then its bound members are evicted", group, m.bound.size(), min, GRACE_CYCLES);
             }
             if (seen <= GRACE_CYCLES) continue;
@@ -103,7 +103,7 @@ final class StrandedGangs {
             if (stranded.contains(group)) continue;
             cycles.remove(group);
             Members m = gangs.get(group);
-            LOG.info("gang {} is no longer half-bound ({} member(s) bound)", group, m == null ? 0 : m.bound.size());
+            LOG.atInfo().addKeyValue("podgroup", group).log("gang {} is no longer half-bound ({} member(s) bound)", group, m == null ? 0 : m.bound.size());
         }
         return evict.isEmpty() && hold.isEmpty() ? Plan.NONE : new Plan(evict, hold);
     }

@@ -73,18 +73,36 @@ class LogFormatTest {
     }
 
     @Test
-    void aJsonLineIsOneObjectWithTheCycleObjectAndRuleAsFields() throws Exception {
+    void aJsonLineIsOneFlatObjectWithTheCycleObjectAndRuleAsFields() throws Exception {
         List<String> lines = logged("json", LogFormatTest::refusal);
         assertEquals(1, lines.size(), "one object a line: " + lines);
         JsonNode line = new ObjectMapper().readTree(lines.get(0));
-        assertTrue(line.get("timestamp").asLong() > 1_700_000_000_000L, lines.get(0));
+        assertTrue(line.get("time").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"), lines.get(0));
         assertEquals("WARN", line.get("level").asText());
-        assertEquals("dev.arbiter.live.Evictor", line.get("loggerName").asText());
-        assertEquals("eviction of b01/worker-1 refused", line.get("formattedMessage").asText());
-        assertEquals("7", line.get("mdc").get("cycle").asText());
-        String fields = line.get("kvpList").toString();
-        assertTrue(fields.contains("{\"pod\":\"b01/worker-1\"}") && fields.contains("{\"rule\":\"reclaim: a queue below its share\"}"),
-                fields);
+        assertEquals("dev.arbiter.live.Evictor", line.get("logger").asText());
+        assertEquals(Thread.currentThread().getName(), line.get("thread").asText());
+        assertEquals("eviction of b01/worker-1 refused", line.get("message").asText());
+        assertTrue(line.get("cycle").isIntegralNumber(), lines.get(0));
+        assertEquals(7, line.get("cycle").asInt());
+        assertEquals("b01/worker-1", line.get("pod").asText());
+        assertEquals("reclaim: a queue below its share", line.get("rule").asText());
+        assertEquals(List.of("time", "level", "logger", "thread", "message", "cycle", "pod", "rule"),
+                line.propertyNames().stream().toList(), "flat, in this order, nothing else: " + lines.get(0));
+    }
+
+    @Test
+    void aJsonLinesExceptionIsOneStringFieldAndAFieldNeverReplacesTheLinesOwn() throws Exception {
+        List<String> lines = logged("json", () -> LOG.atError().addKeyValue("message", "not this").addKeyValue("node", "n1")
+                .addKeyValue("count", 3).setCause(new IllegalStateException("boom")).log("it failed"));
+        assertEquals(1, lines.size(), "the stack trace stays inside the one line: " + lines);
+        JsonNode line = new ObjectMapper().readTree(lines.get(0));
+        assertEquals("it failed", line.get("message").asText());
+        assertEquals("n1", line.get("node").asText());
+        assertEquals(3, line.get("count").asInt());
+        assertTrue(line.get("count").isIntegralNumber(), lines.get(0));
+        assertTrue(line.get("exception").isTextual(), lines.get(0));
+        assertTrue(line.get("exception").asText().startsWith("java.lang.IllegalStateException: boom"), lines.get(0));
+        assertTrue(line.get("exception").asText().contains("at dev.arbiter.cli.LogFormatTest"), lines.get(0));
     }
 
     @Test

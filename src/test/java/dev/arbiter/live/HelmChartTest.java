@@ -86,6 +86,34 @@ class HelmChartTest {
     @Test
     void helmLintPasses() throws Exception {
         run(helm.toString(), "lint", "--strict", CHART.toString());
+        run(helm.toString(), "lint", "--strict", CHART.toString(), "--set", "monitoring.prometheusRule.enabled=true",
+                "--set", "monitoring.grafanaDashboard.enabled=true");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void thePrometheusRuleAndTheDashboardAreDeployMonitoringsOwn() throws Exception {
+        for (String f : List.of("arbiter-alerts.rules.yaml", "arbiter-dashboard.json")) {
+            assertEquals(-1L, Files.mismatch(Path.of("deploy/monitoring", f), CHART.resolve("monitoring").resolve(f)),
+                    "deploy/helm/arbiter/monitoring/" + f + " must be a copy of deploy/monitoring/" + f);
+        }
+        // Off by default (the default render is the kustomize base's, which has neither).
+        assertFalse(template().contains("kind: PrometheusRule"));
+        Map<String, Map<String, Object>> r = keyed(objects(template("--set", "monitoring.prometheusRule.enabled=true",
+                "--set", "monitoring.prometheusRule.labels.release=kube-prometheus-stack",
+                "--set", "monitoring.grafanaDashboard.enabled=true", "--set", "monitoring.grafanaDashboard.namespace=grafana")));
+        Map<String, Object> rule = r.get("PrometheusRule arbiter-system/arbiter");
+        Map<String, Object> shipped = (Map<String, Object>) objects(Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml"))).get(0);
+        assertEquals(sorted(((Map<String, Object>) shipped.get("spec")).get("groups")),
+                ((Map<String, Object>) rule.get("spec")).get("groups"));
+        assertEquals(shipped.get("apiVersion"), rule.get("apiVersion"));
+        Map<String, Object> labels = (Map<String, Object>) ((Map<String, Object>) rule.get("metadata")).get("labels");
+        assertEquals("kube-prometheus-stack", labels.get("release"), labels.toString());
+        Map<String, Object> dashboard = r.get("ConfigMap grafana/arbiter-dashboard");
+        assertEquals("1", ((Map<String, Object>) ((Map<String, Object>) dashboard.get("metadata")).get("labels")).get("grafana_dashboard"));
+        String json = (String) ((Map<String, Object>) dashboard.get("data")).get("arbiter-dashboard.json");
+        tools.jackson.databind.ObjectMapper mapper = new tools.jackson.databind.ObjectMapper();
+        assertEquals(mapper.readTree(Files.readString(Path.of("deploy/monitoring/arbiter-dashboard.json"))), mapper.readTree(json));
     }
 
     @Test

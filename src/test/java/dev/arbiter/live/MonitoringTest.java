@@ -106,6 +106,8 @@ class MonitoringTest {
         try (LiveFixture fx = new LiveFixture(server, client)) {
             fx.create(node("node-1", 8));
             fx.create(pod("team", "job", "batch", 2, null));
+            fx.create(LiveFixture.podGroup("team", "gang", "default", 1));
+            fx.create(pod("team", "member", "batch", 1, "gang"));
             Path kubeconfig = fx.writeKubeconfig(dir.resolve("kubeconfig"));
             Thread run = new Thread(() -> Main.run(new String[] {"run", "--kubeconfig", kubeconfig.toString(),
                     "--scheduler-name", "batch", "--rules", "rules", "--period", "200ms", "--metrics-bind-address",
@@ -114,7 +116,8 @@ class MonitoringTest {
             run.start();
             Process prom = null;
             try {
-                await("bound by arbiter run", () -> "node-1".equals(fx.nodeOf("team/job")), LiveFixture.WAIT.multipliedBy(2));
+                await("bound by arbiter run", () -> "node-1".equals(fx.nodeOf("team/job"))
+                        && "node-1".equals(fx.nodeOf("team/member")), LiveFixture.WAIT.multipliedBy(2));
                 Path config = dir.resolve("prometheus.yml");
                 Files.writeString(config, """
                         global: {scrape_interval: 1s, evaluation_interval: 1s}
@@ -147,6 +150,29 @@ class MonitoringTest {
                         "volcano_e2e_scheduling_latency_milliseconds_bucket", "volcano_queue_share")) {
                     assertTrue(scraped.contains(v), v + " is not scraped: " + scraped);
                 }
+                // Volcano's series from a real run, with the values the cluster implies: two pods of 1 CPU bound on
+                // the one node of 96 CPUs (no guarantees, so the default queue's real capability is the node), one
+                // PodGroup running, two bindings accepted, the gang's per-job series.
+                Map<String, Double> expected = Map.of(
+                        "volcano_queue_request_milli_cpu{queue_name=\"default\"}", 2000.0,
+                        "volcano_queue_allocated_milli_cpu{queue_name=\"default\"}", 2000.0,
+                        "volcano_queue_real_capacity_milli_cpu{queue_name=\"default\"}", 96000.0,
+                        "volcano_queue_inqueue_milli_cpu{queue_name=\"default\"}", 0.0,
+                        "volcano_schedule_attempts_total{result=\"scheduled\"}", 2.0,
+                        "volcano_schedule_attempts_total{result=\"error\"}", 0.0,
+                        "count(volcano_e2e_job_scheduling_duration{job_name=\"gang\",job_namespace=\"team\",queue=\"default\"})", 1.0,
+                        "volcano_e2e_job_scheduling_latency_milliseconds_count", 1.0,
+                        "volcano_total_preemption_attempts", 0.0);
+                for (Map.Entry<String, Double> e : expected.entrySet()) {
+                    await(e.getKey() + " = " + e.getValue(), () -> {
+                        JsonNode r = query(http, api, e.getKey());
+                        JsonNode result = r == null ? null : r.path("data").path("result");
+                        return result != null && result.size() == 1
+                                && result.get(0).path("value").get(1).asDouble() == e.getValue();
+                    }, Duration.ofSeconds(30));
+                }
+                JsonNode running = query(http, api, "volcano_queue_pod_group_running_count{queue_name=\"default\"}");
+                assertTrue(running.path("data").path("result").get(0).path("value").get(1).asDouble() >= 1, running.toString());
             } finally {
                 if (prom != null) {
                     prom.destroy();

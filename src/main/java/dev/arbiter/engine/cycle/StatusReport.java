@@ -11,6 +11,7 @@ import dev.arbiter.decision.PodGroupStatus;
 import dev.arbiter.decision.ReasonWords;
 import dev.arbiter.decision.Refusal;
 import dev.arbiter.decision.QueueStatus;
+import dev.arbiter.model.Caps;
 import dev.arbiter.model.PodSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,7 +66,10 @@ final class StatusReport {
             int[] c = counts.getOrDefault(q.name(), new int[3]);
             out.add(new QueueStatus(q.name(), q.parentName(), q.spec.weight(),
                     q.treeError != null ? "Closed" : q.spec.state(), q.deserved(), q.allocated, c[0], c[1], c[2],
-                    q.treeError != null ? q.treeError : q.note));
+                    q.treeError != null ? q.treeError : q.note, q.request, q.inqueue,
+                    q.spec.capability() == null ? Caps.UNLIMITED : q.spec.capability(),
+                    q.fairShare == null || q.fairShare.getRealCapability() == null ? Caps.UNLIMITED
+                            : q.fairShare.getRealCapability()));
         }
         return out;
     }

@@ -227,6 +227,7 @@ public final class PolicyEvaluation {
             WorkingCluster.QueueTotals t = totals.get(q);
             q.allocated = t.allocated();
             q.request = t.request();
+            q.inqueue = t.inqueue();
             s.put(queues, q.name(), new QueueFact(q.name(), q.parentName(), q.spec.weight(), q.spec.priority(),
                     QueuePhase.of(q.spec.state()), q.open(), q.spec.reclaimable(), q.spec.capability(),
                     q.effectiveGuarantee, q.request, q.allocated, t.inqueue(),

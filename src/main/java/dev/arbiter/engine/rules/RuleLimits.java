@@ -188,7 +188,7 @@ final class RuleLimits extends DefaultAgendaEventListener {
     }
 
     private void stuck(String group, long deadline, String outcome) {
-        StuckRules.report(pastDeadline(group, deadline, true, outcome + ", and keeps a core").getMessage());
+        StuckRules.report(pastDeadline(group, deadline, true, outcome + ", and keeps a core"));
     }
 
     /** The rule that fired most in this phase. */

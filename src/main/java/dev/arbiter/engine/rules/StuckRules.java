@@ -1,5 +1,6 @@
 package dev.arbiter.engine.rules;
 
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -11,16 +12,21 @@ import java.util.function.Consumer;
  * test), and the stuck thread stays stuck.
  */
 public final class StuckRules {
-    private static volatile Consumer<String> action = message -> { };
+    private static volatile BiConsumer<String, String> action = (message, rule) -> { };
 
     private StuckRules() {}
 
     /** From now on, {@code then} is told (once per stuck phase, on the watchdog's thread) which rule is stuck and where. */
     public static void whenStuck(Consumer<String> then) {
+        action = (message, rule) -> then.accept(message);
+    }
+
+    /** As {@link #whenStuck(Consumer)}, told the stuck rule's name too (null when no one rule was firing). */
+    public static void whenStuck(BiConsumer<String, String> then) {
         action = then;
     }
 
-    static void report(String message) {
-        action.accept(message);
+    static void report(PolicyException stuck) {
+        action.accept(stuck.getMessage(), stuck.rule());
     }
 }

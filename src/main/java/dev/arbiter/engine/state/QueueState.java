@@ -29,6 +29,8 @@ public final class QueueState {
     public Resources allocated = Resources.NONE;
     /** What the queue's subtree asks for: running plus pending tasks. */
     public Resources request = Resources.NONE;
+    /** What its admitted, not yet running jobs reserve (their minimum resources less what runs), as the cycle began. */
+    public Resources inqueue = Resources.NONE;
     public int cursor;
     /** Pods evicted from it this cycle (for the per-queue eviction budget); its eviction steps count them. */
     public int evicted;
