@@ -40,34 +40,63 @@ public final class Mistakes {
             "priorityClass", "scheduleTimeoutSeconds");
     private static final Set<String> REPLICA_SPEC = Set.of("replicas", "template", "restartPolicy");
     private static final Set<String> NETWORK_TOPOLOGY = Set.of("mode", "highestTierAllowed", "highestTierName");
+    private static final Set<String> LIFECYCLE_POLICY = Set.of("action", "event", "events", "exitCode", "timeout");
 
     /**
-     * The fields each kind's schema has ({@code apiVersion kind} → path pattern → field names), by path pattern: {@code a.b} a mapping, {@code a[]} each item of a list,
-     * {@code a.*} each value of a mapping keyed by name. Only the parts of the objects their own API defines: standard
-     * metadata and pod templates are the API server's to check.
+     * The fields each kind's schema has ({@code apiVersion kind} → path pattern → field names), by path pattern:
+     * {@code a.b} a mapping, {@code a[]} each item of a list, {@code a.*} each value of a mapping keyed by name. Only the
+     * parts of the objects their own API defines: standard metadata, pod templates, label selectors and
+     * PersistentVolumeClaims are the API server's to check.
+     *
+     * <p>Taken from the upstream schemas (CRD {@code openAPIV3Schema}, checked against the Go types): Volcano's
+     * {@code config/crd/volcano/bases/*.yaml} and {@code volcano-sh/apis} ({@code scheduling/v1beta1/types.go},
+     * {@code batch/v1alpha1/job.go}, {@code topology/v1alpha1/hypernode_types.go}); Kubeflow's PyTorchJob CRD
+     * ({@code kubeflow/training-operator} {@code manifests/base/crds/kubeflow.org_pytorchjobs.yaml}, the last v1 one)
+     * and MPIJob v2beta1 ({@code kubeflow/mpi-operator} {@code manifests/base/kubeflow.org_mpijobs.yaml}); LWS
+     * ({@code kubernetes-sigs/lws} {@code api/leaderworkerset/v1/leaderworkerset_types.go}). {@code
+     * UpstreamSchemaFieldsTest} lists a manifest of each kind with every field.
      */
     private static final Map<String, Map<String, Set<String>>> SCHEMAS = Map.of(
             "scheduling.volcano.sh/v1beta1 PodGroup", Map.of(
-                    "spec", Set.of("minMember", "minResources", "minTaskMember", "networkTopology", "preemptable",
-                            "priorityClassName", "queue", "subGroupPolicy"),
-                    "spec.networkTopology", NETWORK_TOPOLOGY),
+                    "spec", Set.of("minMember", "minResources", "minTaskMember", "networkTopology", "priorityClassName",
+                            "queue", "subGroupPolicy"),
+                    "spec.networkTopology", NETWORK_TOPOLOGY,
+                    "spec.subGroupPolicy[]", Set.of("name", "networkTopology", "subGroupSize", "minSubGroups",
+                            "labelSelector", "matchLabelKeys"),
+                    "spec.subGroupPolicy[].networkTopology", NETWORK_TOPOLOGY),
             "scheduling.volcano.sh/v1beta1 Queue", Map.of(
                     "spec", Set.of("affinity", "capability", "dequeueStrategy", "deserved", "extendClusters", "guarantee",
                             "parent", "priority", "reclaimable", "type", "weight"),
-                    "spec.guarantee", Set.of("resource")),
-            "topology.volcano.sh/v1alpha1 HyperNode", Map.of("spec", Set.of("members", "tier", "tierName")),
+                    "spec.guarantee", Set.of("resource"),
+                    "spec.extendClusters[]", Set.of("name", "weight", "capacity")),
+            "topology.volcano.sh/v1alpha1 HyperNode", Map.of(
+                    "spec", Set.of("members", "tier", "tierName"),
+                    "spec.members[]", Set.of("type", "selector"),
+                    "spec.members[].selector", Set.of("exactMatch", "regexMatch", "labelMatch"),
+                    "spec.members[].selector.exactMatch", Set.of("name"),
+                    "spec.members[].selector.regexMatch", Set.of("pattern")),
             "batch.volcano.sh/v1alpha1 Job", Map.of(
                     "spec", Set.of("schedulerName", "minAvailable", "volumes", "tasks", "policies", "plugins",
                             "runningEstimate", "queue", "maxRetry", "ttlSecondsAfterFinished", "priorityClassName",
                             "minSuccess", "networkTopology"),
+                    "spec.volumes[]", Set.of("mountPath", "volumeClaimName", "volumeClaim"),
+                    "spec.policies[]", LIFECYCLE_POLICY,
                     "spec.tasks[]", Set.of("name", "replicas", "minAvailable", "template", "policies", "topologyPolicy",
                             "maxRetry", "dependsOn", "partitionPolicy"),
+                    "spec.tasks[].policies[]", LIFECYCLE_POLICY,
+                    "spec.tasks[].dependsOn", Set.of("name", "iteration"),
+                    "spec.tasks[].partitionPolicy", Set.of("totalPartitions", "partitionSize", "networkTopology",
+                            "minPartitions"),
+                    "spec.tasks[].partitionPolicy.networkTopology", NETWORK_TOPOLOGY,
                     "spec.networkTopology", NETWORK_TOPOLOGY),
             "kubeflow.org/v1 PyTorchJob", Map.of(
                     "spec", Set.of("runPolicy", "elasticPolicy", "pytorchReplicaSpecs", "nprocPerNode"),
                     "spec.runPolicy", RUN_POLICY,
                     "spec.runPolicy.schedulingPolicy", SCHEDULING_POLICY,
-                    "spec.pytorchReplicaSpecs.*", REPLICA_SPEC),
+                    "spec.pytorchReplicaSpecs.*", REPLICA_SPEC,
+                    "spec.elasticPolicy", Set.of("minReplicas", "maxReplicas", "rdzvBackend", "rdzvPort", "rdzvHost",
+                            "rdzvId", "rdzvConf", "standalone", "nProcPerNode", "maxRestarts", "metrics"),
+                    "spec.elasticPolicy.rdzvConf[]", Set.of("key", "value")),
             "kubeflow.org/v2beta1 MPIJob", Map.of(
                     "spec", Set.of("slotsPerWorker", "runLauncherAsWorker", "runPolicy", "mpiReplicaSpecs",
                             "sshAuthMountPath", "launcherCreationPolicy", "mpiImplementation"),
@@ -78,7 +107,12 @@ public final class Mistakes {
                     "spec", Set.of("replicas", "leaderWorkerTemplate", "rolloutStrategy", "startupPolicy",
                             "networkConfig"),
                     "spec.leaderWorkerTemplate", Set.of("leaderTemplate", "workerTemplate", "size", "restartPolicy",
-                            "subGroupPolicy", "resizePolicy")));
+                            "subGroupPolicy", "volumeClaimTemplates", "persistentVolumeClaimRetentionPolicy"),
+                    "spec.leaderWorkerTemplate.subGroupPolicy", Set.of("subGroupPolicyType", "subGroupSize"),
+                    "spec.leaderWorkerTemplate.persistentVolumeClaimRetentionPolicy", Set.of("whenDeleted", "whenScaled"),
+                    "spec.rolloutStrategy", Set.of("type", "rollingUpdateConfiguration"),
+                    "spec.rolloutStrategy.rollingUpdateConfiguration", Set.of("partition", "maxUnavailable", "maxSurge"),
+                    "spec.networkConfig", Set.of("subdomainPolicy")));
 
     /**
      * One notice per field of {@code object} (of {@code type}, "apiVersion kind": Volcano PodGroup, Queue, Job and
