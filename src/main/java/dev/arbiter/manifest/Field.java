@@ -93,11 +93,6 @@ final class Field {
         return origin.error(line, path, problem);
     }
 
-    /** {@code <file>:<line>} of this field. */
-    String location() {
-        return origin.source() + ":" + line;
-    }
-
     /** A notice line about this field, in the same form as {@link #error}'s message. */
     String notice(String problem) {
         return error(problem).getMessage();

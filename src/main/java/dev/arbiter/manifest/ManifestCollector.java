@@ -108,15 +108,21 @@ final class ManifestCollector {
         namespaceLabels.put(name, l);
     }
 
-    /** Where a field naming another object was read ({@code file:line} and path), by "Kind ns/name which". */
-    private final Map<String, Mistakes.Reference> references = new HashMap<>();
+    /**
+     * Where a field naming another object was read, by "Kind ns/name which": its file (the one String of that file),
+     * line and path (interned: a few paths serve every pod), so a folder of 100,000 pods keeps no string per pod but
+     * the key.
+     */
+    private final Map<String, ReadAt> references = new HashMap<>();
+
+    private record ReadAt(String source, int line, String path) {}
 
     /**
      * Records where {@code object} ("Pod ns/p", "PodGroup ns/g") names another object ({@code which}: "group" or
      * "queue"), so a notice that the named object does not exist points at that line.
      */
     void referenceAt(String object, String which, Field field) {
-        references.put(object + " " + which, new Mistakes.Reference(field.location(), null, field.path()));
+        references.put(object + " " + which, new ReadAt(field.origin().source(), field.line(), field.path().intern()));
     }
 
     /** What each Pod and PodGroup a workload was expanded into came from, e.g. "Job ml/vj", by "Kind ns/name". */
@@ -127,8 +133,8 @@ final class ManifestCollector {
      * was expanded into, the line of that workload, else the object's line with {@code path} as the field.
      */
     private Mistakes.Reference reference(String object, String which, String path) {
-        Mistakes.Reference r = references.get(object + " " + which);
-        if (r != null) return r;
+        ReadAt r = references.get(object + " " + which);
+        if (r != null) return new Mistakes.Reference(r.source() + ":" + r.line(), null, r.path());
         String at = firstSeenAt.get(object);
         return new Mistakes.Reference(at == null ? "?" : at, expandedFrom.get(object), path);
     }

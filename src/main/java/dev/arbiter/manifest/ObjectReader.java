@@ -149,9 +149,9 @@ final class ObjectReader {
                 out.missingLimits(pod.missingLimits);
                 dev.arbiter.model.PodSpec spec = pod.toSpec(creationOrder);
                 if (spec.groupName() != null) {
-                    Field group = object.get("spec", "schedulingGroup", "podGroupName");
+                    Field group = object.get("metadata", "annotations", dev.arbiter.model.PodSpec.GROUP_ANNOTATION);
                     out.referenceAt("Pod " + spec.key(), "group", group.isPresent() ? group
-                            : object.get("metadata", "annotations", dev.arbiter.model.PodSpec.GROUP_ANNOTATION));
+                            : object.get("spec", "schedulingGroup", "podGroupName"));
                 } else if (spec.annotations().containsKey(dev.arbiter.model.PodSpec.QUEUE_ANNOTATION)) {
                     out.referenceAt("Pod " + spec.key(), "queue",
                             object.get("metadata", "annotations", dev.arbiter.model.PodSpec.QUEUE_ANNOTATION));
