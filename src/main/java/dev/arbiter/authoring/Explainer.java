@@ -237,8 +237,8 @@ public final class Explainer {
             return new Verdict("Pending", "not scheduled by Arbiter: spec.schedulerName is \"" + pod.schedulerName() + "\"",
                     null, last);
         }
-        String elsewhere = status == null ? dev.arbiter.manifest.Mistakes.podGroupElsewhere(pod, replay.start().podGroups()) : null;
-        if (elsewhere != null) return new Verdict("Pending", elsewhere, null, last);
+        String missing = status == null ? dev.arbiter.manifest.Mistakes.podGroupMissing(pod, replay.start().podGroups()) : null;
+        if (missing != null) return new Verdict("Pending", missing, null, last);
         String reason = status == null ? "not yet seen by a cycle" : withQueueSuggestion(replay, replay.queueOf(pod), status.reason());
         return new Verdict("Pending", withClosest(reason, closest), status == null ? null : status.rule(), last);
     }

@@ -40,16 +40,13 @@ final class ExplainCommand implements Callable<Integer> {
     @Mixin
     RulesOption rules;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", defaultValue = "text",
-            description = "text (or table), json or yaml (default: ${DEFAULT-VALUE}).")
-    String output;
+    @Mixin
+    OutputOption output;
 
-    @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
-            description = "The namespace of a NAME given without one (default: the kubeconfig context's namespace live, "
-                    + "else default).")
+    @Option(names = {"-n", "--namespace"}, paramLabel = "NS", description = ClusterFlags.NAMESPACE)
     String namespace;
 
-    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use (live).")
+    @Option(names = "--context", paramLabel = "NAME", description = ClusterFlags.CONTEXT)
     String context;
 
     @Option(names = "--kubeconfig", paramLabel = "PATH", description = "Explain on a snapshot of this kubeconfig's cluster instead of manifests.")
@@ -70,10 +67,8 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         boolean live = kubeconfig != null || liveDefault;
         if (live == (paths != null && !paths.isEmpty())) return Main.usage(spec, "give manifest PATHs or --kubeconfig/--live, not both and not neither");
-        if (output.equals("table")) output = "text";
-        if (!output.equals("text") && !output.equals("json") && !output.equals("yaml")) {
-            return Main.usage(spec, "--output must be text, json or yaml, got " + output);
-        }
+        if (output.format.equals("text")) output.format = "table"; // explain's word before -o was kubectl's
+        if (output.problem() != null) return Main.usage(spec, output.problem());
         if (context != null && !live) return Main.usage(spec, "--context is for --kubeconfig or --live");
         if (subject.matches("[^/\\s]+") ) {
             String ns = namespace;
@@ -93,7 +88,7 @@ final class ExplainCommand implements Callable<Integer> {
         try {
             Explainer.Resolved r = Explainer.resolve(manifests, subject);
             if (r.note() != null) {
-                (output.equals("text") ? spec.commandLine().getOut() : spec.commandLine().getErr()).println(r.note());
+                (output.table() ? spec.commandLine().getOut() : spec.commandLine().getErr()).println(r.note());
                 subject = r.subject();
             }
         } catch (Explainer.UnknownSubjectException unknown) {
@@ -104,12 +99,12 @@ final class ExplainCommand implements Callable<Integer> {
         SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
         Main.warnIfUnsettled(spec, result, sim.maxCycles);
         Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
-        if (output.equals("text")) {
+        String document = output.document(() -> ExplanationText.json(e, manifests.notices()));
+        if (document == null) {
             for (String n : manifests.notices()) spec.commandLine().getOut().println("notice: " + dev.arbiter.sim.TerminalText.safe(n));
             spec.commandLine().getOut().print(ExplanationText.render(e));
         } else {
-            String json = ExplanationText.json(e, manifests.notices());
-            spec.commandLine().getOut().print(output.equals("json") ? json : YamlText.of(json));
+            spec.commandLine().getOut().print(document);
         }
         spec.commandLine().getOut().flush();
         return 0;

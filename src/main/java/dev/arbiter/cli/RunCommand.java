@@ -63,10 +63,10 @@ final class RunCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--kubeconfig", paramLabel = "PATH",
-            description = "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account).")
+            description = ClusterFlags.KUBECONFIG)
     Path kubeconfig;
 
-    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use (default: its current one).")
+    @Option(names = "--context", paramLabel = "NAME", description = ClusterFlags.CONTEXT)
     String context;
 
     @Mixin

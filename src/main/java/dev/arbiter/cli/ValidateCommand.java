@@ -23,8 +23,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code arbiter validate}: compiles a policy folder (rules and settings), then runs it on a built-in reference cluster
  * and on any clusters given and checks what it decides ({@link PolicyCheck}). A problem prints one
- * {@code file:line: message} line each and exits 3; a sound policy lists each file with its rules, then warns (exit 0,
- * or 1 with {@code --strict}) about rules whose matches grow with the square of the cluster.
+ * {@code file:line: message} line each (on stderr, whatever the output format) and exits 3; a sound policy lists each
+ * file with its rules, then warns (exit 0, or 1 with {@code --strict}) about rules whose matches grow with the square of
+ * the cluster. {@code -o json|yaml} prints the same as one document: {@code files} (each with its {@code rules}),
+ * {@code warnings} (each with its {@code rule}, {@code kind} quadratic or looping, and the {@code message} the table
+ * prints) and {@code summary}.
  */
 @Command(name = "validate", mixinStandardHelpOptions = true,
         description = "Compile the policy, run it on a reference cluster (and on the clusters given) and check what it decides;"
@@ -43,6 +46,9 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--strict", description = "Exit 1 when there are warnings.")
     boolean strict;
 
+    @Mixin
+    OutputOption output;
+
     @picocli.CommandLine.Parameters(arity = "0..*", paramLabel = "PATH",
             description = "Clusters (manifest files or folders) to run the policy on, besides the reference cluster.")
     List<Path> clusters = List.of();
@@ -50,6 +56,7 @@ final class ValidateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (rules.problem() != null) return Main.usage(spec, rules.problem());
+        if (output.problem() != null) return Main.usage(spec, output.problem());
         RuleBook book = RuleBook.load(rules.folder);
         List<ClusterSnapshot> given = new java.util.ArrayList<>();
         for (Path c : clusters) {
@@ -67,33 +74,57 @@ final class ValidateCommand implements Callable<Integer> {
         if (checkOnly) return 0;
         PrintWriter out = spec.commandLine().getOut();
         int count = 0;
+        List<Map<String, Object>> files = new java.util.ArrayList<>();
         for (Map.Entry<String, List<String>> file : RuleInventory.rulesByFile(book).entrySet()) {
             Path source = book.files().stream().filter(f -> f.getFileName().toString().equals(file.getKey())).findFirst()
                     .orElse(rules.folder.resolve(file.getKey()));
             Path here = Path.of("").toAbsolutePath();
             if (source.isAbsolute() && source.startsWith(here)) source = here.relativize(source);
-            out.println(source + " (" + file.getValue().size() + (file.getValue().size() == 1 ? " rule)" : " rules)"));
-            for (String rule : file.getValue()) out.println("  " + rule);
+            files.add(ordered("file", source.toString(), "rules", file.getValue()));
             count += file.getValue().size();
         }
         MatchGrowth.Report growth = MatchGrowth.measure(book);
+        List<Map<String, Object>> warned = new java.util.ArrayList<>();
         for (String rule : growth.looping()) {
-            out.println("warning: rule \"" + rule + "\": kept firing (past the firing limit in one phase on a "
-                    + growth.smallPods() + "-pod sample) without settling: its consequence re-triggers it; "
-                    + "add a guard (a condition its consequence makes false) or no-loop");
+            warned.add(ordered("rule", rule, "kind", "looping", "message", "rule \"" + rule + "\": kept firing (past the"
+                    + " firing limit in one phase on a " + growth.smallPods() + "-pod sample) without settling: its"
+                    + " consequence re-triggers it; add a guard (a condition its consequence makes false) or no-loop"));
         }
         for (MatchGrowth.Growth g : growth.quadratic()) {
-            out.println(String.format(Locale.ROOT,
-                    "warning: rule \"%s\": matches grow quadratically with the cluster: %d matches on %d pods x %d nodes, "
+            warned.add(ordered("rule", g.rule(), "kind", "quadratic", "message", String.format(Locale.ROOT,
+                    "rule \"%s\": matches grow quadratically with the cluster: %d matches on %d pods x %d nodes, "
                             + "%d on %d x %d (%.1fx); join on an equality, or use exists/not/accumulate",
                     g.rule(), g.small(), growth.smallPods(), growth.smallNodes(), g.large(), growth.largePods(),
-                    growth.largeNodes(), g.ratio()));
+                    growth.largeNodes(), g.ratio())));
         }
-        int warnings = growth.quadratic().size() + growth.looping().size();
+        int warnings = warned.size();
+        int rulesCounted = count;
+        String document = output.document(() -> OutputOption.json(ordered("files", files, "warnings", warned, "summary",
+                ordered("files", book.files().size(), "rules", rulesCounted, "generation", book.generation(),
+                        "warnings", warnings))));
+        if (document != null) {
+            out.print(document);
+            out.flush();
+            return strict && warnings > 0 ? 1 : 0;
+        }
+        for (Map<String, Object> file : files) {
+            @SuppressWarnings("unchecked")
+            List<String> names = (List<String>) file.get("rules");
+            out.println(file.get("file") + " (" + names.size() + (names.size() == 1 ? " rule)" : " rules)"));
+            for (String rule : names) out.println("  " + rule);
+        }
+        for (Map<String, Object> w : warned) out.println("warning: " + w.get("message"));
         out.println("ok: " + book.files().size() + (book.files().size() == 1 ? " file, " : " files, ") + count
                 + (count == 1 ? " rule" : " rules") + ", generation " + book.generation()
                 + (warnings == 0 ? "" : ", " + warnings + " warning(s)"));
         out.flush();
         return strict && warnings > 0 ? 1 : 0;
+    }
+
+    /** A map keeping the order of its keys ({@code key, value, key, value, ...}), for a JSON document. */
+    static Map<String, Object> ordered(Object... keysAndValues) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        return m;
     }
 }

@@ -33,7 +33,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * exist or a feature file Gherkin cannot read; 3 rules that do not compile ({@code file:line: message} lines) or ask for
  * something unknown. Undefined steps fail their scenario, named with the closest sentences of the vocabulary. The
  * report ({@link SpecReport}: steps with their feature file and line, messages without stack traces) goes to stdout:
- * by default the steps of the scenarios that failed and the counts; {@code --report pretty} every step.
+ * by default the steps of the scenarios that failed and the counts; {@code --report pretty} every step; {@code -o
+ * json|yaml} the counts and the failed scenarios as one document ({@link SpecReport.Json}).
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Run the Gherkin acceptance specs against a rules folder before deploying it.",
@@ -61,6 +62,9 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--html", paramLabel = "FILE", description = "Also write Cucumber's HTML report to FILE.")
     Path html;
 
+    @picocli.CommandLine.Mixin
+    OutputOption output;
+
     @Parameters(arity = "0..*", paramLabel = "FEATURES",
             description = "Feature files or folders (default: features/ under $ARBITER_HOME, else under the working directory).")
     List<Path> features;
@@ -68,6 +72,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!report.equals("pretty") && !report.equals("summary")) return Main.usage(spec, "--report must be pretty or summary, got " + report);
+        if (output.problem() != null) return Main.usage(spec, output.problem());
         List<Path> paths = features == null || features.isEmpty() ? List.of(defaultFeatures()) : features;
         for (Path p : paths) {
             if (!Files.exists(p)) return Main.usage(spec, p + ": no such file or directory");
@@ -83,7 +88,14 @@ final class VerifyCommand implements Callable<Integer> {
         long before = SpecListener.scenariosStarted();
         byte status;
         try {
-            status = runCucumber(cucumberArguments(paths));
+            if (output.table()) {
+                status = runCucumber(cucumberArguments(paths), spec.commandLine().getOut());
+            } else {
+                java.io.StringWriter json = new java.io.StringWriter();
+                status = runCucumber(cucumberArguments(paths), json);
+                spec.commandLine().getOut().print(output.document(json::toString));
+                spec.commandLine().getOut().flush();
+            }
         } catch (FeatureParserException e) {
             return Main.usage(spec, String.valueOf(e.getMessage()).replaceAll("\\s+", " "));
         }
@@ -110,7 +122,8 @@ final class VerifyCommand implements Callable<Integer> {
 
     private String[] cucumberArguments(List<Path> paths) {
         List<String> argv = new ArrayList<>(List.of("--glue", GLUE, "--plugin", SpecListener.class.getName(), "--plugin",
-                (report.equals("pretty") ? SpecReport.class : SpecReport.Summary.class).getName(), "--no-summary"));
+                (!output.table() ? SpecReport.Json.class : report.equals("pretty") ? SpecReport.class
+                        : SpecReport.Summary.class).getName(), "--no-summary"));
         if (html != null) argv.addAll(List.of("--plugin", "html:" + html));
         if (tags != null && !tags.isBlank()) argv.addAll(List.of("--tags", tags));
         if (System.console() == null || System.getenv("NO_COLOR") != null) argv.add("--monochrome");
@@ -119,13 +132,12 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs Cucumber with the steps pointed at {@link #rules} and its report written to this command's output; both the
+     * Runs Cucumber with the steps pointed at {@link #rules} and its report written to {@code out}; both the
      * {@value SpecRules#PROPERTY} property and {@code System.out} are restored afterwards.
      */
-    private byte runCucumber(String[] argv) {
+    private byte runCucumber(String[] argv, Writer out) {
         PrintStream originalOut = System.out;
         String originalRules = System.getProperty(SpecRules.PROPERTY);
-        Writer out = spec.commandLine().getOut();
         try (PrintStream report = new PrintStream(new WriterOutputStream(out), true, StandardCharsets.UTF_8)) {
             System.setOut(report);
             System.setProperty(SpecRules.PROPERTY, rules.toAbsolutePath().toString());

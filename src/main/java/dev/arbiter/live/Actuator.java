@@ -459,7 +459,7 @@ public final class Actuator implements AutoCloseable {
         }
     }
 
-    /** Tests: the clock (System.nanoTime by default) that times FailedScheduling repeats. */
+    /** Tests: the clock (System.nanoTime by default) that times FailedScheduling repeats and the missing PodGroup grace. */
     void useClock(java.util.function.LongSupplier nanos) {
         this.clock = nanos;
     }
@@ -478,14 +478,24 @@ public final class Actuator implements AutoCloseable {
                 s.pending(), reason, s.rule(), s.domain(), s.why());
     }
 
+    /**
+     * How long a pending pod naming a PodGroup that exists in no namespace waits before its LikelyMistake event: a
+     * controller (Volcano's job controller, Kubeflow's, LWS) may create the pods a moment before their PodGroup.
+     */
+    static final Duration MISSING_GROUP_GRACE = Duration.ofSeconds(30);
+
+    /** Pods naming a PodGroup that exists nowhere, by key: when a cycle first saw them so ({@link #clock}). */
+    private final Map<String, Long> missingGroupSince = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** What was said of each object by {@link #reportMistakes}: id → message. */
     private final Map<String, String> reportedMistakes = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * A LikelyMistake Warning event, once per object and distinct message, counted in
      * {@code arbiter_manifest_notices_total{kind}}: an object's own annotation or label key that nearly names one Arbiter
-     * reads; a pending pod naming a PodGroup that its namespace lacks but another has; a PodGroup naming a queue that
-     * does not exist (its condition says so too, with the queue meant).
+     * reads; a pending pod naming a PodGroup that its namespace lacks but another has, or that no namespace has (only
+     * once it waited {@link #MISSING_GROUP_GRACE}); a PodGroup, or a pending pod without one, naming a queue that does
+     * not exist (a PodGroup's condition says so too, with the queue meant).
      */
     private void reportMistakes(ClusterSnapshot snapshot, CycleResult result, Set<String> queueNames, CycleWrites writes) {
         Set<String> now = new HashSet<>();
@@ -494,19 +504,42 @@ public final class Actuator implements AutoCloseable {
             sayMistake(m.id(), m.involved(), "near-miss-key", m.message(), writes);
         }
         Map<String, Set<String>> byName = null;
+        Map<String, Set<String>> namesIn = null;
         Set<String> groupKeys = new HashSet<>();
         for (PodGroupSpec g : snapshot.podGroups()) groupKeys.add(g.key());
+        long nowNanos = clock.getAsLong();
+        Set<String> missingGroup = new HashSet<>();
         for (PodSpec p : snapshot.pods()) {
-            if (p.groupName() == null || p.isBound() || p.terminating() || !schedulerNames.contains(p.schedulerName())
-                    || groupKeys.contains(p.namespace() + "/" + p.groupName())) continue;
-            if (byName == null) byName = dev.arbiter.manifest.Mistakes.namespacesByPodGroupName(snapshot.podGroups());
-            String why = dev.arbiter.manifest.Mistakes.podGroupElsewhere(p, byName);
-            if (why == null) continue;
+            if (p.isBound() || p.terminating() || !schedulerNames.contains(p.schedulerName())) continue;
             String id = "Pod " + p.key();
+            if (p.groupName() == null) {
+                String q = p.annotations().get(PodSpec.QUEUE_ANNOTATION);
+                if (q == null || q.isEmpty() || queueNames.contains(q)) continue;
+                now.add(id + " queue");
+                sayMistake(id + " queue", EventRecorder.Involved.pod(p.key(), uidOf(p.key())), "missing-queue",
+                        dev.arbiter.manifest.Mistakes.missingQueue(id + ": metadata.annotations[" + PodSpec.QUEUE_ANNOTATION
+                                + "]", q, queueNames, false), writes);
+                continue;
+            }
+            if (groupKeys.contains(p.namespace() + "/" + p.groupName())) continue;
+            if (byName == null) {
+                byName = dev.arbiter.manifest.Mistakes.namespacesByPodGroupName(snapshot.podGroups());
+                namesIn = dev.arbiter.manifest.Mistakes.podGroupNamesByNamespace(snapshot.podGroups());
+            }
+            String why = dev.arbiter.manifest.Mistakes.podGroupMissing(p, byName, namesIn);
+            if (why == null) continue;
+            String kind = "podgroup-in-other-namespace";
+            if (!byName.containsKey(p.groupName())) {
+                // A controller may create the pods before their PodGroup: say so only once the pod waited the grace.
+                kind = "missing-podgroup";
+                missingGroup.add(p.key());
+                long since = missingGroupSince.computeIfAbsent(p.key(), k -> nowNanos);
+                if (nowNanos - since < MISSING_GROUP_GRACE.toNanos()) continue;
+            }
             now.add(id + " group");
-            sayMistake(id + " group", EventRecorder.Involved.pod(p.key(), uidOf(p.key())), "podgroup-in-other-namespace",
-                    id + ": " + why, writes);
+            sayMistake(id + " group", EventRecorder.Involved.pod(p.key(), uidOf(p.key())), kind, id + ": " + why, writes);
         }
+        missingGroupSince.keySet().retainAll(missingGroup);
         for (PodGroupSpec g : snapshot.podGroups()) {
             if (queueNames.contains(g.queue()) || !cache.hasPodGroup(g.key())) continue;
             String id = "PodGroup " + g.key();

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code arbiter_rules_fallbacks_total}: times the loop went back to the last rules that worked.</li>
  *   <li>{@code arbiter_unreadable_objects{kind}}: objects the cache cannot read now.</li>
  *   <li>{@code arbiter_manifest_notices_total{kind}}: likely mistakes said (a Warning Event LikelyMistake each):
- *       near-miss-key, podgroup-in-other-namespace, missing-queue.</li>
+ *       near-miss-key, podgroup-in-other-namespace, missing-podgroup, missing-queue.</li>
  *   <li>{@code arbiter_events_total{outcome}}: events sent, aggregated (an existing Event's count raised), throttled
  *       (per-object limit), dropped (queue full or shutting down), failed.</li>
  *   <li>{@code arbiter_writes_pending}, {@code arbiter_events_pending}, {@code arbiter_stranded_gangs}: the writers'
@@ -226,7 +226,7 @@ public final class Metrics {
 
     /**
      * A likely mistake said ({@code arbiter_manifest_notices_total{kind}}: near-miss-key, podgroup-in-other-namespace,
-     * missing-queue), once per object and distinct message.
+     * missing-podgroup, missing-queue), once per object and distinct message.
      */
     public void notice(String kind) {
         Counter.builder("arbiter.manifest.notices").description("Likely mistakes in objects, said once each, by kind")

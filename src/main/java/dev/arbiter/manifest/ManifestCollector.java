@@ -41,6 +41,9 @@ final class ManifestCollector {
     long claim(String kind, String id, Origin origin) {
         String identity = kind + " " + id;
         String first = firstSeenAt.putIfAbsent(identity, origin.location());
+        if (first == null && !origin.subject().equals(identity) && kind.equals("PodGroup")) {
+            expandedFrom.put(identity, origin.subject());
+        }
         if (first != null) {
             String about = origin.subject().equals(identity) ? "" : origin.subject() + ": ";
             throw new ManifestException(origin.location() + ": " + about + "duplicate " + identity
@@ -105,6 +108,37 @@ final class ManifestCollector {
         namespaceLabels.put(name, l);
     }
 
+    /**
+     * Where a field naming another object was read, by "Kind ns/name which": its file (the one String of that file),
+     * line and path (interned: a few paths serve every pod), so a folder of 100,000 pods keeps no string per pod but
+     * the key.
+     */
+    private final Map<String, ReadAt> references = new HashMap<>();
+
+    private record ReadAt(String source, int line, String path) {}
+
+    /**
+     * Records where {@code object} ("Pod ns/p", "PodGroup ns/g") names another object ({@code which}: "group" or
+     * "queue"), so a notice that the named object does not exist points at that line.
+     */
+    void referenceAt(String object, String which, Field field) {
+        references.put(object + " " + which, new ReadAt(field.origin().source(), field.line(), field.path().intern()));
+    }
+
+    /** What each Pod and PodGroup a workload was expanded into came from, e.g. "Job ml/vj", by "Kind ns/name". */
+    private final Map<String, String> expandedFrom = new HashMap<>();
+
+    /**
+     * Where {@code object} names its {@code which}: the field recorded, else, for an object a Job or LeaderWorkerSet
+     * was expanded into, the line of that workload, else the object's line with {@code path} as the field.
+     */
+    private Mistakes.Reference reference(String object, String which, String path) {
+        ReadAt r = references.get(object + " " + which);
+        if (r != null) return new Mistakes.Reference(r.source() + ":" + r.line(), null, r.path());
+        String at = firstSeenAt.get(object);
+        return new Mistakes.Reference(at == null ? "?" : at, expandedFrom.get(object), path);
+    }
+
     void notice(String line) {
         notices.add(line);
     }
@@ -146,7 +180,8 @@ final class ManifestCollector {
                 + "; the API server refuses such a pod, since a resource that cannot be overcommitted needs a limit equal"
                 + " to its request; simulated as if the limit were the request"));
         all.addAll(StartingState.notices(nodes, pods, firstSeenAt));
-        all.addAll(Mistakes.crossReferences(pods, podGroups, allQueues.stream().map(QueueSpec::name).toList()));
+        all.addAll(Mistakes.crossReferences(pods, podGroups, allQueues.stream().map(QueueSpec::name).toList(),
+                this::reference));
         return new Manifests(nodes, pods, podGroups, allQueues, priorityClasses, all, namespaceLabels, hyperNodes, queueUsage);
     }
 }

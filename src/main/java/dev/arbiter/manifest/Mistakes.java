@@ -40,34 +40,63 @@ public final class Mistakes {
             "priorityClass", "scheduleTimeoutSeconds");
     private static final Set<String> REPLICA_SPEC = Set.of("replicas", "template", "restartPolicy");
     private static final Set<String> NETWORK_TOPOLOGY = Set.of("mode", "highestTierAllowed", "highestTierName");
+    private static final Set<String> LIFECYCLE_POLICY = Set.of("action", "event", "events", "exitCode", "timeout");
 
     /**
-     * The fields each kind's schema has ({@code apiVersion kind} → path pattern → field names), by path pattern: {@code a.b} a mapping, {@code a[]} each item of a list,
-     * {@code a.*} each value of a mapping keyed by name. Only the parts of the objects their own API defines: standard
-     * metadata and pod templates are the API server's to check.
+     * The fields each kind's schema has ({@code apiVersion kind} → path pattern → field names), by path pattern:
+     * {@code a.b} a mapping, {@code a[]} each item of a list, {@code a.*} each value of a mapping keyed by name. Only the
+     * parts of the objects their own API defines: standard metadata, pod templates, label selectors and
+     * PersistentVolumeClaims are the API server's to check.
+     *
+     * <p>Taken from the upstream schemas (CRD {@code openAPIV3Schema}, checked against the Go types): Volcano's
+     * {@code config/crd/volcano/bases/*.yaml} and {@code volcano-sh/apis} ({@code scheduling/v1beta1/types.go},
+     * {@code batch/v1alpha1/job.go}, {@code topology/v1alpha1/hypernode_types.go}); Kubeflow's PyTorchJob CRD
+     * ({@code kubeflow/training-operator} {@code manifests/base/crds/kubeflow.org_pytorchjobs.yaml}, the last v1 one)
+     * and MPIJob v2beta1 ({@code kubeflow/mpi-operator} {@code manifests/base/kubeflow.org_mpijobs.yaml}); LWS
+     * ({@code kubernetes-sigs/lws} {@code api/leaderworkerset/v1/leaderworkerset_types.go}). {@code
+     * UpstreamSchemaFieldsTest} lists a manifest of each kind with every field.
      */
     private static final Map<String, Map<String, Set<String>>> SCHEMAS = Map.of(
             "scheduling.volcano.sh/v1beta1 PodGroup", Map.of(
-                    "spec", Set.of("minMember", "minResources", "minTaskMember", "networkTopology", "preemptable",
-                            "priorityClassName", "queue", "subGroupPolicy"),
-                    "spec.networkTopology", NETWORK_TOPOLOGY),
+                    "spec", Set.of("minMember", "minResources", "minTaskMember", "networkTopology", "priorityClassName",
+                            "queue", "subGroupPolicy"),
+                    "spec.networkTopology", NETWORK_TOPOLOGY,
+                    "spec.subGroupPolicy[]", Set.of("name", "networkTopology", "subGroupSize", "minSubGroups",
+                            "labelSelector", "matchLabelKeys"),
+                    "spec.subGroupPolicy[].networkTopology", NETWORK_TOPOLOGY),
             "scheduling.volcano.sh/v1beta1 Queue", Map.of(
                     "spec", Set.of("affinity", "capability", "dequeueStrategy", "deserved", "extendClusters", "guarantee",
                             "parent", "priority", "reclaimable", "type", "weight"),
-                    "spec.guarantee", Set.of("resource")),
-            "topology.volcano.sh/v1alpha1 HyperNode", Map.of("spec", Set.of("members", "tier", "tierName")),
+                    "spec.guarantee", Set.of("resource"),
+                    "spec.extendClusters[]", Set.of("name", "weight", "capacity")),
+            "topology.volcano.sh/v1alpha1 HyperNode", Map.of(
+                    "spec", Set.of("members", "tier", "tierName"),
+                    "spec.members[]", Set.of("type", "selector"),
+                    "spec.members[].selector", Set.of("exactMatch", "regexMatch", "labelMatch"),
+                    "spec.members[].selector.exactMatch", Set.of("name"),
+                    "spec.members[].selector.regexMatch", Set.of("pattern")),
             "batch.volcano.sh/v1alpha1 Job", Map.of(
                     "spec", Set.of("schedulerName", "minAvailable", "volumes", "tasks", "policies", "plugins",
                             "runningEstimate", "queue", "maxRetry", "ttlSecondsAfterFinished", "priorityClassName",
                             "minSuccess", "networkTopology"),
+                    "spec.volumes[]", Set.of("mountPath", "volumeClaimName", "volumeClaim"),
+                    "spec.policies[]", LIFECYCLE_POLICY,
                     "spec.tasks[]", Set.of("name", "replicas", "minAvailable", "template", "policies", "topologyPolicy",
                             "maxRetry", "dependsOn", "partitionPolicy"),
+                    "spec.tasks[].policies[]", LIFECYCLE_POLICY,
+                    "spec.tasks[].dependsOn", Set.of("name", "iteration"),
+                    "spec.tasks[].partitionPolicy", Set.of("totalPartitions", "partitionSize", "networkTopology",
+                            "minPartitions"),
+                    "spec.tasks[].partitionPolicy.networkTopology", NETWORK_TOPOLOGY,
                     "spec.networkTopology", NETWORK_TOPOLOGY),
             "kubeflow.org/v1 PyTorchJob", Map.of(
                     "spec", Set.of("runPolicy", "elasticPolicy", "pytorchReplicaSpecs", "nprocPerNode"),
                     "spec.runPolicy", RUN_POLICY,
                     "spec.runPolicy.schedulingPolicy", SCHEDULING_POLICY,
-                    "spec.pytorchReplicaSpecs.*", REPLICA_SPEC),
+                    "spec.pytorchReplicaSpecs.*", REPLICA_SPEC,
+                    "spec.elasticPolicy", Set.of("minReplicas", "maxReplicas", "rdzvBackend", "rdzvPort", "rdzvHost",
+                            "rdzvId", "rdzvConf", "standalone", "nProcPerNode", "maxRestarts", "metrics"),
+                    "spec.elasticPolicy.rdzvConf[]", Set.of("key", "value")),
             "kubeflow.org/v2beta1 MPIJob", Map.of(
                     "spec", Set.of("slotsPerWorker", "runLauncherAsWorker", "runPolicy", "mpiReplicaSpecs",
                             "sshAuthMountPath", "launcherCreationPolicy", "mpiImplementation"),
@@ -78,7 +107,12 @@ public final class Mistakes {
                     "spec", Set.of("replicas", "leaderWorkerTemplate", "rolloutStrategy", "startupPolicy",
                             "networkConfig"),
                     "spec.leaderWorkerTemplate", Set.of("leaderTemplate", "workerTemplate", "size", "restartPolicy",
-                            "subGroupPolicy", "resizePolicy")));
+                            "subGroupPolicy", "volumeClaimTemplates", "persistentVolumeClaimRetentionPolicy"),
+                    "spec.leaderWorkerTemplate.subGroupPolicy", Set.of("subGroupPolicyType", "subGroupSize"),
+                    "spec.leaderWorkerTemplate.persistentVolumeClaimRetentionPolicy", Set.of("whenDeleted", "whenScaled"),
+                    "spec.rolloutStrategy", Set.of("type", "rollingUpdateConfiguration"),
+                    "spec.rolloutStrategy.rollingUpdateConfiguration", Set.of("partition", "maxUnavailable", "maxSurge"),
+                    "spec.networkConfig", Set.of("subdomainPolicy")));
 
     /**
      * One notice per field of {@code object} (of {@code type}, "apiVersion kind": Volcano PodGroup, Queue, Job and
@@ -253,60 +287,116 @@ public final class Mistakes {
         return out;
     }
 
-    /**
-     * As {@link #podGroupElsewhere(PodSpec, Collection)}, with the PodGroups indexed by
-     * {@link #namespacesByPodGroupName}.
-     */
-    public static String podGroupElsewhere(PodSpec pod, Map<String, Set<String>> namespacesByName) {
-        String group = pod.groupName();
-        Set<String> namespaces = group == null ? null : namespacesByName.get(group);
-        if (namespaces == null || namespaces.contains(pod.namespace())) return null;
-        return "PodGroup " + pod.namespace() + "/" + group + " does not exist: " + inOtherNamespaces(group, namespaces);
-    }
-
     // ---- cross references ----
 
     /**
-     * Pods naming a PodGroup that their namespace lacks but another namespace has (a PodGroup gathers the pods of its
-     * own namespace only, so they stay pending), and PodGroups or lone pods naming a queue that does not exist.
+     * Where a field naming another object is: {@code file:line}, the object that holds it (null: the object named in
+     * the notice; else, for what a Job or LeaderWorkerSet was expanded into, that workload, e.g. {@code Job ml/vj}) and
+     * the field's path (null when the workload holds it in one of several places).
      */
-    static List<String> crossReferences(List<PodSpec> pods, List<PodGroupSpec> groups, Collection<String> queueNames) {
-        List<String> out = new ArrayList<>();
-        Map<String, Set<String>> namespacesOf = new TreeMap<>();
-        Set<String> groupKeys = new java.util.HashSet<>();
-        for (PodGroupSpec g : groups) {
-            namespacesOf.computeIfAbsent(g.name(), k -> new TreeSet<>()).add(g.namespace());
-            groupKeys.add(g.key());
+    record Reference(String location, String holder, String path) {
+        /** {@code m.yaml:9: PodGroup team-a/train: spec.queue}, or {@code m.yaml:6: Job ml/vj} for an expanded one. */
+        String where(String subject) {
+            return location + ": " + (holder == null ? subject + (path == null ? "" : ": " + path) : holder);
         }
-        Map<String, List<String>> strays = new LinkedHashMap<>();
+    }
+
+    /** Where {@code object} ("Pod ns/p") names its {@code which} ("group", "queue"), {@code path} when not recorded. */
+    @FunctionalInterface
+    interface References {
+        Reference of(String object, String which, String path);
+    }
+
+    private static final String GROUP_PATH = "metadata.annotations[" + PodSpec.GROUP_ANNOTATION + "]";
+    private static final String QUEUE_PATH = "metadata.annotations[" + PodSpec.QUEUE_ANNOTATION + "]";
+
+    /**
+     * What a complete set of manifests refers to but lacks, each at the line that names it: pods naming a PodGroup that
+     * their namespace lacks (another namespace having one of that name, or none at all, with the name meant), and
+     * PodGroups or lone pods naming a queue that does not exist. Pods naming one missing PodGroup share one line.
+     */
+    static List<String> crossReferences(List<PodSpec> pods, List<PodGroupSpec> groups, Collection<String> queueNames,
+                                        References at) {
+        List<String> out = new ArrayList<>();
+        Map<String, Set<String>> namespacesOf = namespacesByPodGroupName(groups);
+        Map<String, Set<String>> namesIn = podGroupNamesByNamespace(groups);
+        Set<String> groupKeys = new java.util.HashSet<>();
+        for (PodGroupSpec g : groups) groupKeys.add(g.key());
+        Map<String, List<PodSpec>> strays = new LinkedHashMap<>();
         for (PodSpec p : pods) {
             String group = p.groupName();
-            if (group == null || groupKeys.contains(p.namespace() + "/" + group) || !namespacesOf.containsKey(group)) continue;
-            strays.computeIfAbsent(p.namespace() + "/" + group, k -> new ArrayList<>()).add(p.name());
+            if (group == null || groupKeys.contains(p.namespace() + "/" + group)) continue;
+            strays.computeIfAbsent(p.namespace() + "/" + group, k -> new ArrayList<>()).add(p);
         }
-        strays.forEach((key, names) -> {
-            String group = key.substring(key.indexOf('/') + 1);
-            out.add(podGroupElsewhere(key, names, namespacesOf.get(group)));
+        strays.forEach((key, members) -> {
+            PodSpec first = members.get(0);
+            Reference where = at.of("Pod " + first.key(), "group", GROUP_PATH);
+            String problem = podGroupProblem(first, namespacesOf, namesIn, members.size() > 1);
+            out.add(where.where(podsNamed(members)) + ": " + problem);
         });
         Set<String> queues = new TreeSet<>(queueNames);
         for (PodGroupSpec g : groups) {
-            if (!queues.contains(g.queue())) out.add(missingQueue("PodGroup " + g.key() + ": spec.queue", g.queue(), queues));
+            if (queues.contains(g.queue())) continue;
+            Reference where = at.of("PodGroup " + g.key(), "queue", "spec.queue");
+            out.add(missingQueue(where.where("PodGroup " + g.key()), g.queue(), queues));
         }
         for (PodSpec p : pods) {
             String q = p.annotations().get(PodSpec.QUEUE_ANNOTATION);
             if (p.groupName() == null && q != null && !q.isEmpty() && !queues.contains(q)) {
-                out.add(missingQueue("Pod " + p.key() + ": metadata.annotations[" + PodSpec.QUEUE_ANNOTATION + "]", q, queues));
+                Reference where = at.of("Pod " + p.key(), "queue", QUEUE_PATH);
+                out.add(missingQueue(where.where("Pod " + p.key()), q, queues, false));
             }
         }
         return out;
     }
 
+    /** {@code Pod ns/p1}, {@code Pods ns/p1, ns/p2}, {@code Pods ns/p1, ns/p2, ns/p3 and 4 more}. */
+    private static String podsNamed(List<PodSpec> pods) {
+        List<String> shown = pods.stream().limit(3).map(PodSpec::key).toList();
+        return (pods.size() == 1 ? "Pod " : "Pods ") + String.join(", ", shown)
+                + (pods.size() > 3 ? " and " + (pods.size() - 3) + " more" : "");
+    }
+
+    /** A namespace → the names of its PodGroups. */
+    public static Map<String, Set<String>> podGroupNamesByNamespace(Collection<PodGroupSpec> groups) {
+        Map<String, Set<String>> out = new java.util.HashMap<>();
+        for (PodGroupSpec g : groups) out.computeIfAbsent(g.namespace(), k -> new TreeSet<>()).add(g.name());
+        return out;
+    }
+
     /**
-     * Why a pod naming a PodGroup its namespace lacks but another has waits, as {@code explain} and live mode's events
-     * say it first; null unless that is so.
+     * Why a pod whose namespace has no PodGroup of the name it gives waits: {@code PodGroup team-a/train does not exist:
+     * a PodGroup train exists only in namespace team-b, ...} when another namespace has one, else {@code PodGroup
+     * "trian" does not exist (did you mean train?); it stays pending}, the name meant among its namespace's PodGroups.
      */
-    public static String podGroupElsewhere(PodSpec pod, Collection<PodGroupSpec> groups) {
-        return podGroupElsewhere(pod, namespacesByPodGroupName(groups));
+    private static String podGroupProblem(PodSpec pod, Map<String, Set<String>> namespacesByName,
+                                          Map<String, Set<String>> namesByNamespace, boolean several) {
+        String group = pod.groupName();
+        Set<String> elsewhere = namespacesByName.get(group);
+        if (elsewhere != null) {
+            return "PodGroup " + pod.namespace() + "/" + group + " does not exist: " + inOtherNamespaces(group, elsewhere);
+        }
+        String meant = DidYouMean.among(group, namesByNamespace.getOrDefault(pod.namespace(), Set.of()));
+        return "PodGroup \"" + group + "\" does not exist" + (meant == null ? "" : " (did you mean " + meant + "?)")
+                + (several ? "; they stay pending" : "; it stays pending");
+    }
+
+    /**
+     * Why a pending pod naming a PodGroup its namespace lacks waits, as {@code explain} and live mode's events say it
+     * first: {@code PodGroup "trian" does not exist (did you mean train?); it stays pending}, or where a PodGroup of that
+     * name is (another namespace); null when its PodGroup exists or it names none.
+     */
+    public static String podGroupMissing(PodSpec pod, Map<String, Set<String>> namespacesByName,
+                                         Map<String, Set<String>> namesByNamespace) {
+        String group = pod.groupName();
+        if (group == null || namesByNamespace.getOrDefault(pod.namespace(), Set.of()).contains(group)) return null;
+        return podGroupProblem(pod, namespacesByName, namesByNamespace, false);
+    }
+
+    /** {@link #podGroupMissing(PodSpec, Map, Map)} against {@code groups}. */
+    public static String podGroupMissing(PodSpec pod, Collection<PodGroupSpec> groups) {
+        if (pod.groupName() == null) return null;
+        return podGroupMissing(pod, namespacesByPodGroupName(groups), podGroupNamesByNamespace(groups));
     }
 
     private static String inOtherNamespaces(String group, Set<String> namespaces) {
@@ -315,20 +405,18 @@ public final class Mistakes {
                 + " so they stay pending";
     }
 
-    private static String podGroupElsewhere(String key, List<String> pods, Set<String> namespaces) {
-        String group = key.substring(key.indexOf('/') + 1);
-        String ns = key.substring(0, key.indexOf('/'));
-        List<String> shown = pods.stream().limit(3).map(p -> ns + "/" + p).toList();
-        String who = (pods.size() == 1 ? "Pod " : "Pods ") + String.join(", ", shown)
-                + (pods.size() > 3 ? " and " + (pods.size() - 3) + " more" : "");
-        return who + ": " + PodSpec.GROUP_ANNOTATION + " names PodGroup " + key + ", which does not exist: "
-                + inOtherNamespaces(group, namespaces);
-    }
-
     /** {@code PodGroup team-a/train: spec.queue: queue "reserch" does not exist (did you mean research?); ...}. */
     public static String missingQueue(String where, String queue, Collection<String> queues) {
+        return missingQueue(where, queue, queues, true);
+    }
+
+    /**
+     * As {@link #missingQueue(String, String, Collection)}, of a PodGroup ({@code ...; its pods stay pending}) or of a
+     * pod without one ({@code ...; it stays pending}).
+     */
+    public static String missingQueue(String where, String queue, Collection<String> queues, boolean ofPodGroup) {
         return where + ": queue \"" + queue + "\" does not exist" + queueSuggestion(queue, queues)
-                + "; its pods stay pending";
+                + (ofPodGroup ? "; its pods stay pending" : "; it stays pending");
     }
 
     /** {@code " (did you mean research?)"} when one queue is clearly meant, else "". */

@@ -147,9 +147,22 @@ final class ObjectReader {
                 long creationOrder = claim(object);
                 PodDraft pod = PodReader.read(object, PodReader.DEFAULT_SCHEDULER);
                 out.missingLimits(pod.missingLimits);
-                out.add(pod.toSpec(creationOrder));
+                dev.arbiter.model.PodSpec spec = pod.toSpec(creationOrder);
+                if (spec.groupName() != null) {
+                    Field group = object.get("metadata", "annotations", dev.arbiter.model.PodSpec.GROUP_ANNOTATION);
+                    out.referenceAt("Pod " + spec.key(), "group", group.isPresent() ? group
+                            : object.get("spec", "schedulingGroup", "podGroupName"));
+                } else if (spec.annotations().containsKey(dev.arbiter.model.PodSpec.QUEUE_ANNOTATION)) {
+                    out.referenceAt("Pod " + spec.key(), "queue",
+                            object.get("metadata", "annotations", dev.arbiter.model.PodSpec.QUEUE_ANNOTATION));
+                }
+                out.add(spec);
             }
-            case POD_GROUP -> out.add(PodGroupReader.read(object, meta, claim(object)));
+            case POD_GROUP -> {
+                dev.arbiter.model.PodGroupSpec g = PodGroupReader.read(object, meta, claim(object));
+                out.referenceAt("PodGroup " + g.key(), "queue", object.get("spec", "queue"));
+                out.add(g);
+            }
             case WORKLOAD_POD_GROUP, WORKLOAD_POD_GROUP_ALPHA -> {
                 long order;
                 try {
@@ -159,6 +172,8 @@ final class ObjectReader {
                             + " PodGroup of one namespace and name would be one gang to Arbiter: rename one");
                 }
                 dev.arbiter.model.PodGroupSpec g = WorkloadPodGroupReader.read(object, meta, order);
+                out.referenceAt("PodGroup " + g.key(), "queue",
+                        object.get("metadata", "annotations", dev.arbiter.model.PodSpec.QUEUE_ANNOTATION));
                 if (g.workloadApi().ignored() != null) {
                     out.notice(object.origin().location() + ": " + object.origin().subject() + ": "
                             + g.workloadApi().ignored() + " not honoured: Arbiter schedules the group as a gang of "

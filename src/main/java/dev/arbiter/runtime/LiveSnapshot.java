@@ -68,6 +68,35 @@ public final class LiveSnapshot {
      * churn rules (minimum runtime before reclaim) see how long it has really run.
      */
     public static String write(KubernetesClient client, Instant taken) {
+        return take(client, taken).yaml();
+    }
+
+    /**
+     * The objects of a snapshot, in the order {@link #write} writes them, and what it could not take (a CRD not
+     * installed), one note each.
+     */
+    public record Taken(List<Map<String, Object>> objects, List<String> notes) {
+        /** The multi-document YAML {@link #write} returns. */
+        public String yaml() {
+            return toYaml(objects, notes);
+        }
+
+        /** The objects as one {@code v1 List} in JSON (as {@code kubectl get -o json}), which the simulator reads too. */
+        public String json() {
+            Map<String, Object> list = new java.util.LinkedHashMap<>();
+            list.put("apiVersion", "v1");
+            list.put("kind", "List");
+            list.put("items", objects);
+            return new tools.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(list) + "\n";
+        }
+    }
+
+    /** The cluster's objects, taken now ({@link #write}'s, before they are written). */
+    public static Taken take(KubernetesClient client) {
+        return take(client, Instant.now());
+    }
+
+    static Taken take(KubernetesClient client, Instant taken) {
         List<Map<String, Object>> docs = new ArrayList<>();
         for (HasMetadata n : sortedByName(client.nodes().list().getItems())) docs.add(node(json(client, n)));
         for (HasMetadata pc : sortedByName(client.scheduling().v1().priorityClasses().list().getItems())) {
@@ -95,7 +124,7 @@ public final class LiveSnapshot {
         workload.sort(Comparator.comparing(Dated::created).thenComparingInt(Dated::rank)
                 .thenComparing(d -> key(d.object())));
         for (Dated d : workload) docs.add(d.object());
-        return toYaml(docs, notes);
+        return new Taken(List.copyOf(docs), List.copyOf(notes));
     }
 
     /** Volcano's objects, or none (with a note) when the cluster does not have its CRDs. */

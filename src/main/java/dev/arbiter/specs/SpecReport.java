@@ -42,6 +42,9 @@ public class SpecReport implements ConcurrentEventListener {
 
     private final PrintStream out = System.out;
     private final boolean steps;
+    private final boolean json;
+    /** The failed and undefined scenarios as data, for {@link Json}. */
+    private final List<Map<String, Object>> problems = new ArrayList<>();
     private final StepVocabulary vocabulary = StepVocabulary.shipped();
     private final Map<Status, Integer> scenarioCounts = new EnumMap<>(Status.class);
     private final Map<Status, Integer> stepCounts = new EnumMap<>(Status.class);
@@ -57,7 +60,23 @@ public class SpecReport implements ConcurrentEventListener {
     }
 
     SpecReport(boolean steps) {
+        this(steps, false);
+    }
+
+    private SpecReport(boolean steps, boolean json) {
         this.steps = steps;
+        this.json = json;
+    }
+
+    /**
+     * The same as one JSON document ({@code arbiter verify -o json}): {@code scenarios} and {@code steps} (counts by
+     * status, and the total), and {@code problems}, each failed or undefined scenario with its {@code status},
+     * {@code scenario} name, {@code location} (path:line) and first {@code problem}.
+     */
+    public static final class Json extends SpecReport {
+        public Json() {
+            super(false, true);
+        }
     }
 
     /**
@@ -165,11 +184,29 @@ public class SpecReport implements ConcurrentEventListener {
                 + (firstProblem == null ? "" : "\n" + indent(firstProblem, "     "));
         if (status == Status.FAILED) failed.add(line);
         else if (status == Status.UNDEFINED) undefined.add(line);
-        if (!steps && (status == Status.FAILED || status == Status.UNDEFINED)) out.print(scenario);
+        if (status == Status.FAILED || status == Status.UNDEFINED) {
+            Map<String, Object> p = new java.util.LinkedHashMap<>();
+            p.put("status", status.name().toLowerCase());
+            p.put("scenario", tc.getName());
+            p.put("location", where(tc.getUri(), tc.getLocation().getLine()));
+            p.put("problem", firstProblem);
+            problems.add(p);
+        }
+        if (!steps && !json && (status == Status.FAILED || status == Status.UNDEFINED)) out.print(scenario);
         scenario.setLength(0);
     }
 
     private void runFinished(TestRunFinished event) {
+        if (json) {
+            Map<String, Object> doc = new java.util.LinkedHashMap<>();
+            doc.put("scenarios", counts(scenarioCounts));
+            doc.put("steps", counts(stepCounts));
+            doc.put("problems", problems);
+            if (event.getResult().getError() != null) doc.put("error", describe(event.getResult().getError()));
+            out.print(new tools.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(doc) + "\n");
+            out.flush();
+            return;
+        }
         out.println();
         list("Failed scenarios:", failed);
         list("Undefined scenarios:", undefined);
@@ -184,6 +221,14 @@ public class SpecReport implements ConcurrentEventListener {
         out.println(title);
         for (int i = 0; i < lines.size(); i++) out.println("  " + (i + 1) + ") " + lines.get(i));
         out.println();
+    }
+
+    /** {@code {"total": 9, "passed": 8, "failed": 1}}. */
+    private static Map<String, Object> counts(Map<Status, Integer> counts) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("total", counts.values().stream().mapToInt(Integer::intValue).sum());
+        for (Status s : ORDER) if (counts.containsKey(s)) out.put(s.name().toLowerCase(), counts.get(s));
+        return out;
     }
 
     /** {@code 9 scenarios (8 passed, 1 failed)}, as Cucumber prints it. */

@@ -314,8 +314,9 @@ class ExplainTest {
                 + " gathers the pods of its own namespace alone, so they stay pending", e.reason());
         CliRunner r = CliRunner.run("explain", "team-a/p1", f.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().startsWith("notice: Pods team-a/p1, team-a/p2: scheduling.k8s.io/group-name names PodGroup"
-                + " team-a/train"), r.out());
+        assertTrue(r.out().startsWith("notice: " + f + ":16: Pods team-a/p1, team-a/p2: metadata.annotations["
+                + "scheduling.k8s.io/group-name]: PodGroup team-a/train does not exist: a PodGroup train exists only in"
+                + " namespace team-b"), r.out());
         assertTrue(r.out().contains("why:      PodGroup team-a/train does not exist: "), r.out());
         CliRunner json = CliRunner.run("explain", "--output", "json", "team-a/p1", f.toString());
         assertTrue(json.out().contains("\"notices\":["), json.out());
@@ -355,5 +356,42 @@ class ExplainTest {
                 explain(m, run, "team-a/p1").reason());
         assertTrue(explain(m, run, "team-a/train").reason().startsWith("queue \"reserch\" does not exist (did you mean research?)"),
                 explain(m, run, "team-a/train").reason());
+    }
+
+    /** Issue 38: a pod naming a PodGroup that no namespace has was "not yet seen by a cycle". */
+    @Test
+    void aPodWhosePodGroupExistsNowhereIsExplainedByThatFirstWithTheGroupMeant(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path f = java.nio.file.Files.writeString(dir.resolve("m.yaml"), """
+                apiVersion: v1
+                kind: Node
+                metadata: {name: n1}
+                status: {allocatable: {cpu: "8", pods: "110"}}
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: train, namespace: team-a}
+                spec: {minMember: 1}
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: p1
+                  namespace: team-a
+                  annotations: {scheduling.k8s.io/group-name: trian}
+                spec:
+                  schedulerName: arbiter
+                  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+                """);
+        Manifests m = ManifestLoader.load(List.of(f));
+        Explanation e = explain(m, Shipped.simulate(m), "team-a/p1");
+        assertEquals("Pending", e.outcome());
+        assertEquals("PodGroup \"trian\" does not exist (did you mean train?); it stays pending", e.reason());
+        CliRunner r = CliRunner.run("explain", "-n", "team-a", "p1", f.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("notice: " + f + ":16: Pod team-a/p1: metadata.annotations[scheduling.k8s.io/group-name]:"
+                + " PodGroup \"trian\" does not exist (did you mean train?); it stays pending\n"), r.out());
+        assertTrue(r.out().contains("why:      PodGroup \"trian\" does not exist (did you mean train?); it stays pending"),
+                r.out());
     }
 }

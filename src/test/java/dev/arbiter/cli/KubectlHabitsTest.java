@@ -115,4 +115,88 @@ class KubectlHabitsTest {
         assertEquals(2, oldHabit.exit());
         assertTrue(oldHabit.err().contains("to write a file, use --file " + f), oldHabit.err());
     }
+
+    @Test
+    void validateAndVerifyPrintTheirResultAsJsonOrYaml() {
+        CliRunner json = CliRunner.run("validate", "-o", "json");
+        assertEquals(0, json.exit(), json.err());
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> doc = new tools.jackson.databind.ObjectMapper().readValue(json.out(), java.util.Map.class);
+        assertEquals(java.util.List.of("files", "warnings", "summary"), java.util.List.copyOf(doc.keySet()));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> summary = (java.util.Map<String, Object>) doc.get("summary");
+        CliRunner table = CliRunner.run("validate");
+        assertTrue(table.out().contains("ok: " + summary.get("files") + " files, " + summary.get("rules") + " rules"),
+                "the table's counts: " + table.out());
+        CliRunner yaml = CliRunner.run("validate", "--output", "yaml");
+        assertEquals(normalized(doc), normalized(new org.yaml.snakeyaml.Yaml().load(yaml.out())));
+
+        CliRunner verify = CliRunner.run("verify", "-o", "json", "features/usage.feature");
+        assertEquals(0, verify.exit(), verify.err());
+        assertTrue(verify.out().startsWith("{"), verify.out());
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> result = new tools.jackson.databind.ObjectMapper().readValue(verify.out(), java.util.Map.class);
+        assertEquals(java.util.Map.of("total", 3, "passed", 3), result.get("scenarios"));
+        assertEquals(java.util.List.of(), result.get("problems"));
+        CliRunner verifyYaml = CliRunner.run("verify", "-o", "yaml", "features/usage.feature");
+        assertEquals(0, verifyYaml.exit(), verifyYaml.err());
+        assertEquals(normalized(result), normalized(new org.yaml.snakeyaml.Yaml().load(verifyYaml.out())));
+    }
+
+    @Test
+    void verifyJsonNamesTheScenarioThatFailed() throws Exception {
+        Path feature = Files.writeString(dir.resolve("f.feature"), """
+                Feature: f
+                  Scenario: a step nobody wrote
+                    Given a sentence no step reads
+                """);
+        CliRunner r = CliRunner.run("verify", "-o", "json", feature.toString());
+        assertEquals(1, r.exit(), r.err());
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> result = new tools.jackson.databind.ObjectMapper().readValue(r.out(), java.util.Map.class);
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> problem = ((java.util.List<java.util.Map<String, Object>>) result.get("problems")).get(0);
+        assertEquals("undefined", problem.get("status"));
+        assertEquals("a step nobody wrote", problem.get("scenario"));
+        assertTrue(problem.get("location").toString().endsWith("f.feature:2"), problem.toString());
+        assertTrue(problem.get("problem").toString().startsWith("no step reads \"a sentence no step reads\""), problem.toString());
+    }
+
+    @Test
+    void anUnsupportedOutputIsOneLineNamingTheAcceptedValuesExit2() {
+        String[][] commands = {{"simulate", "deploy/examples/seed"}, {"diff", "--candidate", "rules", "deploy/examples/seed"},
+                {"explain", "research/pretrain", WORKLOADS}, {"validate"}, {"verify", "features/usage.feature"}};
+        for (String[] cmd : commands) {
+            String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(cmd), java.util.stream.Stream.of("-o", "xml"))
+                    .toArray(String[]::new);
+            CliRunner r = CliRunner.run(args);
+            assertEquals(2, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertEquals("error: --output must be table, wide, json or yaml, got xml\n", r.err(), String.join(" ", args));
+        }
+        CliRunner snapshot = CliRunner.run("snapshot", "-o", "table");
+        assertEquals(2, snapshot.exit(), snapshot.err());
+        assertEquals("error: --output must be yaml or json, got table\n", snapshot.err());
+    }
+
+    @Test
+    void theSameFlagHasTheSameNameAndHelpOnEveryCommand() {
+        picocli.CommandLine cl = new picocli.CommandLine(new Main());
+        java.util.function.BiFunction<String, String, String> help = (command, option) -> {
+            picocli.CommandLine.Model.OptionSpec o = cl.getSubcommands().get(command).getCommandSpec().findOption(option);
+            return o == null ? command + " has no " + option : String.join(" ", o.description());
+        };
+        for (String command : java.util.List.of("simulate", "diff", "explain", "validate", "verify")) {
+            assertEquals(help.apply("simulate", "--output"), help.apply(command, "-o"), command);
+        }
+        for (String command : java.util.List.of("explain", "snapshot", "run")) {
+            assertEquals(ClusterFlags.CONTEXT, help.apply(command, "--context"), command);
+        }
+        for (String command : java.util.List.of("snapshot", "run")) {
+            assertEquals(ClusterFlags.KUBECONFIG, help.apply(command, "--kubeconfig"), command);
+        }
+        assertEquals(ClusterFlags.NAMESPACE, help.apply("explain", "-n"));
+        assertTrue(String.join(" ", cl.getSubcommands().get("snapshot").getCommandSpec().usageMessage().description())
+                .contains("Always every namespace (no -n)"));
+        assertTrue(help.apply("snapshot", "-o").startsWith("yaml (one document per object) or json"));
+    }
 }

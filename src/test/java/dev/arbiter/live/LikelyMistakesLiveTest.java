@@ -59,4 +59,72 @@ class LikelyMistakesLiveTest extends LiveClusterTest {
         assertEquals(2.0, s.metrics().notices("podgroup-in-other-namespace"));
         assertEquals(1.0, s.metrics().notices("missing-queue"));
     }
+
+    /** A pod without a PodGroup; its queue-name annotation names {@code queue}. */
+    private static PodSpec lonePodInQueue(String ns, String name, String queue) {
+        PodSpec p = pod(ns, name, "arbiter", 1, null);
+        return new PodSpec(p.namespace(), p.name(), p.schedulerName(), null, "Pending", null, null, null, p.requests(),
+                Map.of(), List.of(), Map.of(), Map.of(PodSpec.QUEUE_ANNOTATION, queue), 0, 0, false);
+    }
+
+    @Test
+    void aLonePodNamingAMissingQueueIsToldOnceWithTheQueueMeant() {
+        fx.create(new QueueSpec("research", 1, 0, null, Resources.NONE, true, "Open", null, 0));
+        fx.create(node("node-1", 8));
+        fx.create(lonePodInQueue("team-a", "q1", "reserch"));
+        LiveScheduler s = fx.manualScheduler();
+        await("in cache", () -> s.cache().snapshot().pods().size() == 1 && s.cache().hasQueue("research"));
+
+        s.loop().runOnce();
+
+        await("the queue typo said on the pod", () -> fx.events("team-a/q1").contains("LikelyMistake: Pod team-a/q1:"
+                + " metadata.annotations[scheduling.volcano.sh/queue-name]: queue \"reserch\" does not exist (did you mean"
+                + " research?); it stays pending"));
+        assertEquals(1.0, s.metrics().notices("missing-queue"));
+        s.loop().runOnce();
+        assertEquals(1.0, s.metrics().notices("missing-queue"), "said once, not every cycle");
+    }
+
+    @Test
+    void aPodNamingAPodGroupThatExistsNowhereIsToldOnlyAfterTheGraceAndOnce() {
+        fx.create(new QueueSpec("research", 1, 0, null, Resources.NONE, true, "Open", null, 0));
+        fx.create(node("node-1", 8));
+        fx.create(podGroup("team-a", "train", "research", 1));
+        fx.create(pod("team-a", "p1", "arbiter", 1, "trian"));
+        LiveScheduler s = fx.manualScheduler();
+        long[] nanos = {0};
+        s.actuator().useClock(() -> nanos[0]);
+        await("in cache", () -> s.cache().snapshot().pods().size() == 1 && s.cache().hasPodGroup("team-a/train"));
+
+        s.loop().runOnce();
+        nanos[0] = Actuator.MISSING_GROUP_GRACE.toNanos() - 1;
+        s.loop().runOnce();
+        assertEquals(0.0, s.metrics().notices("missing-podgroup"), "within the grace its PodGroup may still come");
+
+        nanos[0] = Actuator.MISSING_GROUP_GRACE.toNanos();
+        s.loop().runOnce();
+        await("said on the pod", () -> fx.events("team-a/p1").contains("LikelyMistake: Pod team-a/p1: PodGroup \"trian\""
+                + " does not exist (did you mean train?); it stays pending"));
+        assertEquals(1.0, s.metrics().notices("missing-podgroup"));
+        nanos[0] += Actuator.MISSING_GROUP_GRACE.toNanos();
+        s.loop().runOnce();
+        assertEquals(1.0, s.metrics().notices("missing-podgroup"), "said once, not every cycle");
+    }
+
+    @Test
+    void aPodWhosePodGroupComesWithinTheGraceIsNeverTold() {
+        fx.create(new QueueSpec("research", 1, 0, null, Resources.NONE, true, "Open", null, 0));
+        fx.create(pod("team-a", "p1", "arbiter", 1, "late"));
+        LiveScheduler s = fx.manualScheduler();
+        long[] nanos = {0};
+        s.actuator().useClock(() -> nanos[0]);
+        await("in cache", () -> s.cache().snapshot().pods().size() == 1);
+        s.loop().runOnce();
+
+        fx.create(podGroup("team-a", "late", "research", 1));
+        await("its PodGroup in cache", () -> s.cache().hasPodGroup("team-a/late"));
+        nanos[0] = 2 * Actuator.MISSING_GROUP_GRACE.toNanos();
+        s.loop().runOnce();
+        assertEquals(0.0, s.metrics().notices("missing-podgroup"));
+    }
 }

@@ -111,7 +111,8 @@ class ApiServerChecksTest {
                         + " annotations: {scheduling.k8s.io/group-name: g, note: \"free text: anything\"}}",
                 "{requests: {cpu: 500m, nvidia.com/gpu: \"2\"}, limits: {cpu: \"1\", nvidia.com/gpu: \"2\"}}", "{phase: Pending}")
                 + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n"
-                + "    resources: {limits: {example.com/fpga: \"1\"}}\n");
+                + "    resources: {limits: {example.com/fpga: \"1\"}}\n"
+                + "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g, namespace: team-a}\n");
         assertEquals(2, m.pods().size());
         assertEquals(List.of(), m.notices());
     }

@@ -140,9 +140,9 @@ class MistakesTest {
                 spec: {minMember: 2, queue: research}
                 """ + pod("p1", "team-a", "scheduling.k8s.io/group-name: train")
                 + pod("p2", "team-a", "scheduling.k8s.io/group-name: train");
-        assertEquals(List.of("Pods team-a/p1, team-a/p2: scheduling.k8s.io/group-name names PodGroup team-a/train, which does"
-                + " not exist: a PodGroup train exists only in namespace team-b, and a PodGroup gathers the pods of its own"
-                + " namespace alone, so they stay pending"), notices(yaml));
+        assertEquals(List.of("m.yaml:16: Pods team-a/p1, team-a/p2: metadata.annotations[scheduling.k8s.io/group-name]:"
+                + " PodGroup team-a/train does not exist: a PodGroup train exists only in namespace team-b, and a PodGroup"
+                + " gathers the pods of its own namespace alone, so they stay pending"), notices(yaml));
     }
 
     @Test
@@ -155,9 +155,10 @@ class MistakesTest {
                 """ + pod("p1", "team-a", "scheduling.k8s.io/group-name: train")
                 + pod("lone", "team-a", "scheduling.volcano.sh/queue-name: researh");
         assertEquals(List.of(
-                "PodGroup team-a/train: spec.queue: queue \"reserch\" does not exist (did you mean research?); its pods stay pending",
-                "Pod team-a/lone: metadata.annotations[scheduling.volcano.sh/queue-name]: queue \"researh\" does not exist"
-                        + " (did you mean research?); its pods stay pending"), notices(yaml));
+                "m.yaml:9: PodGroup team-a/train: spec.queue: queue \"reserch\" does not exist (did you mean research?); its"
+                        + " pods stay pending",
+                "m.yaml:25: Pod team-a/lone: metadata.annotations[scheduling.volcano.sh/queue-name]: queue \"researh\" does"
+                        + " not exist (did you mean research?); it stays pending"), notices(yaml));
     }
 
     @Test
@@ -168,8 +169,54 @@ class MistakesTest {
                 metadata: {name: train, namespace: team-a}
                 spec: {queue: gpu-pool}
                 """;
-        assertEquals(List.of("PodGroup team-a/train: spec.queue: queue \"gpu-pool\" does not exist; its pods stay pending"),
-                notices(yaml));
+        assertEquals(List.of("m.yaml:9: PodGroup team-a/train: spec.queue: queue \"gpu-pool\" does not exist; its pods stay"
+                + " pending"), notices(yaml));
+    }
+
+    @Test
+    void aQueueMissingFromAnExpandedJobIsNamedAtTheJob() {
+        String yaml = QUEUE + """
+                apiVersion: batch.volcano.sh/v1alpha1
+                kind: Job
+                metadata: {name: vj, namespace: ml}
+                spec:
+                  queue: reseach
+                  tasks:
+                  - {name: w, replicas: 1, template: {spec: {containers: [{name: c, image: x}]}}}
+                """;
+        assertEquals(List.of("m.yaml:6: Job ml/vj: queue \"reseach\" does not exist (did you mean research?); its pods stay"
+                + " pending"), notices(yaml));
+    }
+
+    @Test
+    void aPodNamingAPodGroupThatExistsNowhereIsNamedAtItsAnnotationWithTheGroupMeant() {
+        String yaml = QUEUE + """
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: train, namespace: team-a}
+                spec: {minMember: 1, queue: research}
+                """ + pod("p1", "team-a", "scheduling.k8s.io/group-name: trian")
+                + pod("w1", "team-b", "scheduling.k8s.io/group-name: eval")
+                + pod("w2", "team-b", "scheduling.k8s.io/group-name: eval");
+        assertEquals(List.of(
+                "m.yaml:16: Pod team-a/p1: metadata.annotations[scheduling.k8s.io/group-name]: PodGroup \"trian\" does not"
+                        + " exist (did you mean train?); it stays pending",
+                "m.yaml:25: Pods team-b/w1, team-b/w2: metadata.annotations[scheduling.k8s.io/group-name]: PodGroup \"eval\""
+                        + " does not exist; they stay pending"), notices(yaml));
+    }
+
+    @Test
+    void aWorkloadApiPodNamingAMissingPodGroupIsNamedAtItsSchedulingGroup() {
+        String yaml = """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: p1, namespace: team-a}
+                spec:
+                  schedulingGroup: {podGroupName: gone}
+                  containers: [{name: c, image: x}]
+                """;
+        assertEquals(List.of("m.yaml:5: Pod team-a/p1: spec.schedulingGroup.podGroupName: PodGroup \"gone\" does not"
+                + " exist; it stays pending"), notices(yaml));
     }
 
     @Test

@@ -181,6 +181,18 @@ class LiveSnapshotTest {
         assertEquals(0, snap.exit(), snap.err());
         Path saved = Files.writeString(dir.resolve("cluster.yaml"), snap.out());
         assertEquals(2, ManifestLoader.load(List.of(saved)).pods().size());
+        CliRunner json = CliRunner.run("snapshot", "-o", "json", "--kubeconfig", kubeconfig.toString());
+        assertEquals(0, json.exit(), json.err());
+        assertTrue(json.out().startsWith("{"), json.out());
+        Path savedJson = Files.writeString(dir.resolve("cluster.json"), json.out());
+        Manifests fromJson = ManifestLoader.load(List.of(savedJson));
+        Manifests fromYaml = ManifestLoader.load(List.of(saved));
+        // Each snapshot rebases start times on its own moment: compare the rest.
+        java.util.function.Function<Manifests, List<String>> pods = m -> m.pods().stream()
+                .map(p -> p.key() + " " + p.nodeName() + " " + p.phase() + " " + p.requests() + " " + p.annotations()).toList();
+        assertEquals(pods.apply(fromYaml), pods.apply(fromJson), "-o json is the same objects, as one v1 List the simulator reads");
+        assertEquals(fromYaml.podGroups(), fromJson.podGroups());
+        assertEquals(fromYaml.nodes(), fromJson.nodes());
 
         CliRunner explain = CliRunner.run("explain", "ml/train", "--kubeconfig", kubeconfig.toString());
         assertEquals(0, explain.exit(), explain.err());
