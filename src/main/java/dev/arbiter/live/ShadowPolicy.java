@@ -133,6 +133,11 @@ public final class ShadowPolicy implements AutoCloseable {
         }
     }
 
+    /** What a shadow rule stuck for good said, or null. */
+    public String stuck() {
+        return stuck;
+    }
+
     /** True while an evaluation runs (or is stuck for good). */
     public boolean running() {
         return busy.get();
