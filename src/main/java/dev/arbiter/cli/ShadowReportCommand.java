@@ -95,13 +95,14 @@ final class ShadowReportCommand implements Callable<Integer> {
         }
         String document = output.document(() -> body);
         PrintWriter out = spec.commandLine().getOut();
-        out.print(document != null ? document : table(new ObjectMapper().readTree(body)));
+        out.print(document != null ? document : table(new ObjectMapper().readTree(body), output.wide()));
         out.flush();
         return 0;
     }
 
     /** The endpoint's document as tables, for people. */
-    static String table(JsonNode doc) {
+    static String table(JsonNode doc, boolean wide) {
+        int cell = wide ? Integer.MAX_VALUE : 48;
         StringBuilder sb = new StringBuilder();
         sb.append("Shadow rules ").append(text(doc.path("shadowRules"))).append(" (generation ")
                 .append(text(doc.path("shadowGeneration"))).append(")\n");
@@ -120,10 +121,12 @@ final class ShadowReportCommand implements Callable<Integer> {
         if (rules.isEmpty()) {
             sb.append("No rule made a differing decision yet.\n");
         } else {
-            sb.append(columns(new String[] {"SIDE", "RULE", "DIFFERENCES"}, rules));
+            sb.append(columns(new String[] {"SIDE", "RULE", "DIFFERENCES"}, rules, Integer.MAX_VALUE));
         }
         for (JsonNode cycle : doc.path("cycles")) {
-            sb.append("\nCycle ").append(cycle.path("cycle").asString()).append(" (").append(text(cycle.path("time")))
+            int first = cycle.path("firstCycle").asInt(cycle.path("cycle").asInt());
+            sb.append(first == cycle.path("cycle").asInt() ? "\nCycle " : "\nCycles " + first + " to ")
+                    .append(cycle.path("cycle").asString()).append(" (").append(text(cycle.path("time")))
                     .append(", ").append(text(cycle.path("result"))).append(", ").append(cycle.path("millis").asString())
                     .append(" ms)");
             if (!cycle.path("error").isNull()) {
@@ -137,7 +140,7 @@ final class ShadowReportCommand implements Callable<Integer> {
                 rows.add(new String[] {text(d.path("kind")), text(d.path("subject")), text(d.path("active")),
                         text(d.path("shadow")), text(d.path("activeRule")), text(d.path("shadowRule"))});
             }
-            sb.append(columns(new String[] {"KIND", "SUBJECT", "ACTIVE", "SHADOW", "ACTIVE RULE", "SHADOW RULE"}, rows));
+            sb.append(columns(new String[] {"KIND", "SUBJECT", "ACTIVE", "SHADOW", "ACTIVE RULE", "SHADOW RULE"}, rows, cell));
             int more = cycle.path("differences").size() - rows.size() + cycle.path("unlisted").asInt(0);
             if (more > 0) sb.append("(").append(more).append(" more: -o json)\n");
         }
@@ -156,10 +159,11 @@ final class ShadowReportCommand implements Callable<Integer> {
         return n == null || n.isNull() || n.isMissingNode() ? "-" : TerminalText.safe(n.asString());
     }
 
-    private static String columns(String[] header, List<String[]> rows) {
+    /** Aligned columns; a cell longer than {@code max} is cut to it, ending in "...". */
+    private static String columns(String[] header, List<String[]> rows, int max) {
         int[] width = new int[header.length];
         for (int i = 0; i < header.length; i++) width[i] = header[i].length();
-        for (String[] r : rows) for (int i = 0; i < r.length; i++) width[i] = Math.max(width[i], Math.min(60, r[i].length()));
+        for (String[] r : rows) for (int i = 0; i < r.length; i++) width[i] = Math.max(width[i], Math.min(max, r[i].length()));
         StringBuilder sb = new StringBuilder();
         List<String[]> all = new ArrayList<>();
         all.add(header);
@@ -167,7 +171,7 @@ final class ShadowReportCommand implements Callable<Integer> {
         for (String[] r : all) {
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < r.length; i++) {
-                String cell = r[i].length() > 60 ? r[i].substring(0, 57) + "..." : r[i];
+                String cell = r[i].length() > max ? r[i].substring(0, max - 3) + "..." : r[i];
                 line.append(i == 0 ? "" : "  ").append(i == r.length - 1 ? cell : String.format("%-" + width[i] + "s", cell));
             }
             sb.append(line.toString().stripTrailing()).append('\n');

@@ -73,9 +73,20 @@ public final class ShadowPolicy implements AutoCloseable {
     private String lastFailure;
     private long lastFailureLogNanos;
 
-    /** One evaluation, as {@code /shadow} shows it. */
-    record Kept(int cycle, long time, String result, double millis, String activeGeneration, String error,
-                ShadowDifferences differences) {}
+    /**
+     * One evaluation, as {@code /shadow} shows it; {@code firstCycle} is the first of the consecutive kept cycles that
+     * found the same differences (a cluster that does not change shows the same ones every cycle), up to {@code cycle}.
+     */
+    record Kept(int cycle, int firstCycle, int repeats, long time, String result, double millis, String activeGeneration,
+                String error, ShadowDifferences differences) {
+        Kept(int cycle, long time, String result, double millis, String activeGeneration, String error, ShadowDifferences differences) {
+            this(cycle, cycle, 1, time, result, millis, activeGeneration, error, differences);
+        }
+
+        boolean sameAs(Kept o) {
+            return java.util.Objects.equals(error, o.error) && differences.equals(o.differences);
+        }
+    }
 
     /**
      * A shadow of {@code rules} (compiled and checked by the caller, as {@code --rules} are), scheduling as
@@ -215,6 +226,12 @@ public final class ShadowPolicy implements AutoCloseable {
             for (Map.Entry<String, Integer> e : ruleCounts.entrySet()) rules.merge(e.getKey(), e.getValue(), Integer::sum);
             last = k;
             if (k.error() != null || !k.differences().isEmpty()) {
+                Kept newest = kept.peekFirst();
+                if (newest != null && newest.sameAs(k)) {
+                    kept.removeFirst();
+                    k = new Kept(k.cycle(), newest.firstCycle(), newest.repeats() + 1, k.time(), k.result(), k.millis(),
+                            k.activeGeneration(), k.error(), k.differences());
+                }
                 kept.addFirst(k);
                 while (kept.size() > KEPT_CYCLES) kept.removeLast();
             }
@@ -249,7 +266,8 @@ public final class ShadowPolicy implements AutoCloseable {
     }
 
     private static void cycle(JsonWriter w, Kept k) {
-        w.startObject().field("cycle", k.cycle()).field("time", Instant.ofEpochSecond(k.time()).toString())
+        w.startObject().field("cycle", k.cycle()).field("firstCycle", k.firstCycle()).field("repeats", k.repeats())
+                .field("time", Instant.ofEpochSecond(k.time()).toString())
                 .field("result", k.result()).name("millis").decimal(k.millis(), 1)
                 .field("activeGeneration", k.activeGeneration());
         w.name("error").value(k.error());
