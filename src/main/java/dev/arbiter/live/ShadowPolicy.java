@@ -64,11 +64,11 @@ public final class ShadowPolicy implements AutoCloseable {
     private volatile Thread thread;
     private volatile String stuck;
     // Guarded by this:
-    private final Deque<Kept> kept = new ArrayDeque<>();
+    private final Deque<Evaluation> kept = new ArrayDeque<>();
     private final Map<String, Long> cycles = new LinkedHashMap<>();
     private final Map<ShadowDifferences.Kind, Long> differences = new EnumMap<>(ShadowDifferences.Kind.class);
     private final Map<String, Integer> rules = new HashMap<>();
-    private Kept last;
+    private Evaluation last;
     // The shadow thread's own:
     private String lastFailure;
     private long lastFailureLogNanos;
@@ -77,13 +77,13 @@ public final class ShadowPolicy implements AutoCloseable {
      * One evaluation, as {@code /shadow} shows it; {@code firstCycle} is the first of the consecutive kept cycles that
      * found the same differences (a cluster that does not change shows the same ones every cycle), up to {@code cycle}.
      */
-    record Kept(int cycle, int firstCycle, int repeats, long time, String result, double millis, String activeGeneration,
+    public record Evaluation(int cycle, int firstCycle, int repeats, long time, String result, double millis, String activeGeneration,
                 String error, ShadowDifferences differences) {
-        Kept(int cycle, long time, String result, double millis, String activeGeneration, String error, ShadowDifferences differences) {
+        Evaluation(int cycle, long time, String result, double millis, String activeGeneration, String error, ShadowDifferences differences) {
             this(cycle, cycle, 1, time, result, millis, activeGeneration, error, differences);
         }
 
-        boolean sameAs(Kept o) {
+        boolean sameAs(Evaluation o) {
             return java.util.Objects.equals(error, o.error) && differences.equals(o.differences);
         }
     }
@@ -154,7 +154,16 @@ public final class ShadowPolicy implements AutoCloseable {
         return busy.get();
     }
 
-    private void evaluate(int cycle, ClusterSnapshot snapshot, CycleResult active) {
+    /**
+     * Evaluates the shadow on {@code snapshot} now, on the calling thread, and records it as {@link #offer} does (no
+     * skip, no thread of its own): for the specs and tools that drive cycles themselves.
+     */
+    public Evaluation evaluateNow(int cycle, ClusterSnapshot snapshot, CycleResult active) {
+        busy.set(true);
+        return evaluate(cycle, snapshot, active);
+    }
+
+    private Evaluation evaluate(int cycle, ClusterSnapshot snapshot, CycleResult active) {
         long t0 = System.nanoTime();
         try (org.slf4j.MDC.MDCCloseable ignored = org.slf4j.MDC.putCloseable("cycle", Integer.toString(cycle))) {
             ShadowDifferences diff;
@@ -163,21 +172,22 @@ public final class ShadowPolicy implements AutoCloseable {
             } catch (Throwable t) {
                 long nanos = System.nanoTime() - t0;
                 metrics.shadowDuration(nanos);
-                failed(cycle, snapshot, active, nanos, t);
-                return;
+                return failed(cycle, snapshot, active, nanos, t);
             }
             long nanos = System.nanoTime() - t0;
             metrics.shadowDuration(nanos);
             String result = nanos > overrunAfter.toNanos() ? "overrun" : "ok";
             lastFailure = null;
-            record(new Kept(cycle, snapshot.now(), result, nanos / 1e6, active.rulesGeneration(), null, diff));
+            Evaluation e = new Evaluation(cycle, snapshot.now(), result, nanos / 1e6, active.rulesGeneration(), null, diff);
+            record(e);
             if (!diff.isEmpty()) log(cycle, active, diff);
+            return e;
         } finally {
             busy.set(false);
         }
     }
 
-    private void failed(int cycle, ClusterSnapshot snapshot, CycleResult active, long nanos, Throwable t) {
+    private Evaluation failed(int cycle, ClusterSnapshot snapshot, CycleResult active, long nanos, Throwable t) {
         String message = oneLine(t);
         long now = System.nanoTime();
         if (!message.equals(lastFailure) || now - lastFailureLogNanos > FAILURE_LOG_NANOS) {
@@ -186,8 +196,10 @@ public final class ShadowPolicy implements AutoCloseable {
             lastFailureLogNanos = now;
         }
         lastFailure = message;
-        record(new Kept(cycle, snapshot.now(), "failed", nanos / 1e6, active.rulesGeneration(), message,
-                new ShadowDifferences(List.of())));
+        Evaluation e = new Evaluation(cycle, snapshot.now(), "failed", nanos / 1e6, active.rulesGeneration(), message,
+                new ShadowDifferences(List.of()));
+        record(e);
+        return e;
     }
 
     private void log(int cycle, CycleResult active, ShadowDifferences diff) {
@@ -212,7 +224,7 @@ public final class ShadowPolicy implements AutoCloseable {
         }
     }
 
-    private void record(Kept k) {
+    private void record(Evaluation k) {
         metrics.shadowCycle(k.result());
         for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.differences().counts().entrySet()) {
             metrics.shadowDifferences(e.getKey().metricName(), e.getValue());
@@ -226,10 +238,10 @@ public final class ShadowPolicy implements AutoCloseable {
             for (Map.Entry<String, Integer> e : ruleCounts.entrySet()) rules.merge(e.getKey(), e.getValue(), Integer::sum);
             last = k;
             if (k.error() != null || !k.differences().isEmpty()) {
-                Kept newest = kept.peekFirst();
+                Evaluation newest = kept.peekFirst();
                 if (newest != null && newest.sameAs(k)) {
                     kept.removeFirst();
-                    k = new Kept(k.cycle(), newest.firstCycle(), newest.repeats() + 1, k.time(), k.result(), k.millis(),
+                    k = new Evaluation(k.cycle(), newest.firstCycle(), newest.repeats() + 1, k.time(), k.result(), k.millis(),
                             k.activeGeneration(), k.error(), k.differences());
                 }
                 kept.addFirst(k);
@@ -260,12 +272,12 @@ public final class ShadowPolicy implements AutoCloseable {
         if (last == null) w.nullValue();
         else cycle(w, last);
         w.name("cycles").startArray();
-        for (Kept k : kept) cycle(w, k);
+        for (Evaluation k : kept) cycle(w, k);
         w.endArray().endObject();
         return w.toString();
     }
 
-    private static void cycle(JsonWriter w, Kept k) {
+    private static void cycle(JsonWriter w, Evaluation k) {
         w.startObject().field("cycle", k.cycle()).field("firstCycle", k.firstCycle()).field("repeats", k.repeats())
                 .field("time", Instant.ofEpochSecond(k.time()).toString())
                 .field("result", k.result()).name("millis").decimal(k.millis(), 1)
