@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP endpoints of a replica: {@code /metrics} (Prometheus text format), {@code /healthz} (200 while the process
  * should live; 503 once an informer has given up or no cycle finished within the deadline, so the kubelet restarts
  * the pod) and {@code /readyz} (200 once the informer caches have synced; a standby replica is ready too, it just
- * does not schedule).
+ * does not schedule), and with a shadow policy {@code /shadow} (its differences as JSON, beside {@code /metrics} and
+ * behind the same authorization when secure; see {@link ShadowPolicy}).
  *
  * <p>Served by Vert.x (already on the class path for fabric8's HTTP client) on one event loop: a connection costs no
  * thread, so slow or idle clients cannot use up the handlers (the server this replaces gave each connection one of 32
