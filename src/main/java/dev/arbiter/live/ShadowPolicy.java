@@ -74,17 +74,27 @@ public final class ShadowPolicy implements AutoCloseable {
     private long lastFailureLogNanos;
 
     /**
-     * One evaluation, as {@code /shadow} shows it; {@code firstCycle} is the first of the consecutive kept cycles that
-     * found the same differences (a cluster that does not change shows the same ones every cycle), up to {@code cycle}.
+     * One evaluation, as {@code /shadow} shows it: {@code counts} and {@code rules} cover every difference it found
+     * ({@code total}), {@code differences} holds the first {@value #LISTED_PER_CYCLE} of them (what is kept across
+     * cycles stays small on a large cluster). {@code firstCycle} is the first of the consecutive kept cycles that found
+     * the same differences (a cluster that does not change shows the same ones every cycle), up to {@code cycle}.
      */
-    public record Evaluation(int cycle, int firstCycle, int repeats, long time, String result, double millis, String activeGeneration,
-                String error, ShadowDifferences differences) {
-        Evaluation(int cycle, long time, String result, double millis, String activeGeneration, String error, ShadowDifferences differences) {
-            this(cycle, cycle, 1, time, result, millis, activeGeneration, error, differences);
+    public record Evaluation(int cycle, int firstCycle, int repeats, long time, String result, double millis,
+                             String activeGeneration, String error, Map<ShadowDifferences.Kind, Integer> counts,
+                             Map<String, Integer> rules, int total, ShadowDifferences differences) {
+        Evaluation(int cycle, long time, String result, double millis, String activeGeneration, String error, ShadowDifferences all) {
+            this(cycle, cycle, 1, time, result, millis, activeGeneration, error, all.counts(), all.rules(), all.differences().size(),
+                    new ShadowDifferences(all.differences().subList(0, Math.min(all.differences().size(), LISTED_PER_CYCLE))));
+        }
+
+        Evaluation repeating(Evaluation earlier) {
+            return new Evaluation(cycle, earlier.firstCycle, earlier.repeats + 1, time, result, millis, activeGeneration, error,
+                    counts, rules, total, differences);
         }
 
         boolean sameAs(Evaluation o) {
-            return java.util.Objects.equals(error, o.error) && differences.equals(o.differences);
+            return java.util.Objects.equals(error, o.error) && total == o.total && counts.equals(o.counts)
+                    && rules.equals(o.rules) && differences.equals(o.differences);
         }
     }
 
@@ -226,23 +236,22 @@ public final class ShadowPolicy implements AutoCloseable {
 
     private void record(Evaluation k) {
         metrics.shadowCycle(k.result());
-        for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.differences().counts().entrySet()) {
+        for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.counts().entrySet()) {
             metrics.shadowDifferences(e.getKey().metricName(), e.getValue());
         }
-        Map<String, Integer> ruleCounts = k.differences().rules();
+        Map<String, Integer> ruleCounts = k.rules();
         synchronized (this) {
             cycles.merge(k.result(), 1L, Long::sum);
-            for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.differences().counts().entrySet()) {
+            for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.counts().entrySet()) {
                 differences.merge(e.getKey(), (long) e.getValue(), Long::sum);
             }
             for (Map.Entry<String, Integer> e : ruleCounts.entrySet()) rules.merge(e.getKey(), e.getValue(), Integer::sum);
             last = k;
-            if (k.error() != null || !k.differences().isEmpty()) {
+            if (k.error() != null || k.total() > 0) {
                 Evaluation newest = kept.peekFirst();
                 if (newest != null && newest.sameAs(k)) {
                     kept.removeFirst();
-                    k = new Evaluation(k.cycle(), newest.firstCycle(), newest.repeats() + 1, k.time(), k.result(), k.millis(),
-                            k.activeGeneration(), k.error(), k.differences());
+                    k = k.repeating(newest);
                 }
                 kept.addFirst(k);
                 while (kept.size() > KEPT_CYCLES) kept.removeLast();
@@ -284,21 +293,21 @@ public final class ShadowPolicy implements AutoCloseable {
                 .field("activeGeneration", k.activeGeneration());
         w.name("error").value(k.error());
         w.name("counts").startObject();
-        for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.differences().counts().entrySet()) {
+        for (Map.Entry<ShadowDifferences.Kind, Integer> e : k.counts().entrySet()) {
             w.field(e.getKey().metricName(), e.getValue().longValue());
         }
         w.endObject().name("rules").startObject();
-        for (Map.Entry<String, Integer> e : k.differences().rules().entrySet()) w.field(e.getKey(), e.getValue().longValue());
+        for (Map.Entry<String, Integer> e : k.rules().entrySet()) w.field(e.getKey(), e.getValue().longValue());
         w.endObject().name("differences").startArray();
-        List<ShadowDifferences.Difference> all = k.differences().differences();
-        for (ShadowDifferences.Difference d : all.subList(0, Math.min(all.size(), LISTED_PER_CYCLE))) {
+        List<ShadowDifferences.Difference> listed = k.differences().differences();
+        for (ShadowDifferences.Difference d : listed) {
             w.startObject().field("kind", d.kind().metricName()).field("subject", d.subject())
                     .field("active", d.active()).field("shadow", d.shadow());
             w.name("activeRule").value(d.activeRule());
             w.name("shadowRule").value(d.shadowRule());
             w.endObject();
         }
-        w.endArray().field("unlisted", Math.max(0, all.size() - LISTED_PER_CYCLE)).endObject();
+        w.endArray().field("unlisted", k.total() - listed.size()).endObject();
     }
 
     private static String oneLine(Throwable t) {
