@@ -270,7 +270,12 @@ final class RunCommand implements Callable<Integer> {
             CheckedRules checked = rulesOf(checkedRules);
             if (!checked.findings().isEmpty()) return Main.brokenRules(spec, checked.findings());
             RuleBook book = checked.book();
-            CheckedRules shadowChecked = checkedShadow == null ? null : rulesOf(checkedShadow);
+            CheckedRules shadowChecked;
+            try {
+                shadowChecked = checkedShadow == null ? null : rulesOf(checkedShadow);
+            } catch (dev.arbiter.engine.rules.RuleCompileException e) {
+                return Main.brokenRules(spec, e.problems().stream().map(p -> "--shadow-rules: " + p).toList());
+            }
             if (shadowChecked != null && !shadowChecked.findings().isEmpty()) {
                 return Main.brokenRules(spec, shadowChecked.findings().stream().map(f -> "--shadow-rules: " + f).toList());
             }

@@ -129,7 +129,7 @@ class ShadowRunCommandTest {
                     new PrintWriter(new StringWriter()), new PrintWriter(err, true));
             assertEquals(Main.RULES_BROKEN, code, err.toString());
             assertTrue(err.toString().contains("broken.drl"), err.toString());
-            assertTrue(err.toString().lines().allMatch(l -> l.startsWith("error: ")), err.toString());
+            assertTrue(err.toString().lines().allMatch(l -> l.startsWith("error: --shadow-rules: ")), err.toString());
         }
     }
 
