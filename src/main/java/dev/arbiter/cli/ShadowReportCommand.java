@@ -26,7 +26,11 @@ import tools.jackson.databind.ObjectMapper;
  * {@code arbiter shadow-report}: what a running {@code arbiter run --shadow-rules DIR} has found, read from its
  * {@code /shadow} endpoint and printed as a table (the running totals, the rules behind the differences, the last
  * cycles that differed) or as the endpoint's JSON or YAML. Exit 0; 1 when the endpoint cannot be read or serves no
- * shadow. (To compare two policies on manifests, offline, {@code arbiter diff} does it.)
+ * shadow.
+ *
+ * <p>Offline, {@code shadow-report --shadow-rules DIR [--rules DIR] PATH...} does the same on manifests: the simulator
+ * runs {@code --rules} to a stable state and the shadow decides beside it on every cycle's snapshot, as live (its
+ * differences are one-cycle differences along the active policy's run; {@code arbiter diff} runs both to the end).
  */
 @Command(name = "shadow-report", mixinStandardHelpOptions = true,
         description = "Print what the shadow policy of a running 'arbiter run --shadow-rules' decided differently, and the rules behind it.")
@@ -53,9 +57,23 @@ final class ShadowReportCommand implements Callable<Integer> {
     @Mixin
     OutputOption output;
 
+    @Option(names = "--rules", paramLabel = "DIR", description = "Offline: the active policy (default: ${DEFAULT-VALUE}).")
+    Path rules = RulesLocation.defaultFolder();
+
+    @Option(names = "--shadow-rules", paramLabel = "DIR", description = "Offline: the candidate policy, beside --rules on PATH.")
+    Path shadowRules;
+
+    @Mixin
+    SimulationOptions sim;
+
+    @picocli.CommandLine.Parameters(arity = "0..*", paramLabel = "PATH",
+            description = "Offline: manifest files or folders to simulate (with --shadow-rules) instead of reading --url.")
+    List<Path> paths;
+
     @Override
     public Integer call() throws Exception {
         if (output.problem() != null) return Main.usage(spec, output.problem());
+        if (paths != null && !paths.isEmpty() || shadowRules != null) return offline();
         URI uri;
         try {
             uri = URI.create(url);
@@ -96,6 +114,35 @@ final class ShadowReportCommand implements Callable<Integer> {
         String document = output.document(() -> body);
         PrintWriter out = spec.commandLine().getOut();
         out.print(document != null ? document : table(new ObjectMapper().readTree(body), output.wide()));
+        out.flush();
+        return 0;
+    }
+
+    /** {@code --shadow-rules DIR PATH...}: the shadow beside the simulator's run of {@code --rules}. */
+    private int offline() throws Exception {
+        if (shadowRules == null) return Main.usage(spec, "PATH needs --shadow-rules DIR (the candidate to run beside --rules)");
+        if (paths == null || paths.isEmpty()) return Main.usage(spec, "--shadow-rules needs PATH (manifest files or folders)");
+        if (sim.problem() != null) return Main.usage(spec, sim.problem());
+        if (RulesLocation.problem("--rules", rules) != null) return Main.usage(spec, RulesLocation.problem("--rules", rules));
+        if (RulesLocation.problem("--shadow-rules", shadowRules) != null) {
+            return Main.usage(spec, RulesLocation.problem("--shadow-rules", shadowRules));
+        }
+        dev.arbiter.model.Manifests manifests = dev.arbiter.manifest.ManifestLoader.load(paths);
+        dev.arbiter.engine.rules.RuleBook shadowBook = dev.arbiter.engine.rules.RuleBook.load(shadowRules);
+        dev.arbiter.engine.rules.RuleBook book = dev.arbiter.engine.rules.RuleBook.load(rules);
+        String json;
+        try (dev.arbiter.live.ShadowPolicy shadow = new dev.arbiter.live.ShadowPolicy(shadowRules.toString(), shadowBook,
+                sim.schedulerConfig(), false, new dev.arbiter.live.Metrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+                Duration.ofDays(1)).quiet()) {
+            dev.arbiter.sim.SimulationResult r = new dev.arbiter.sim.Simulator(new dev.arbiter.engine.cycle.Scheduler(book,
+                    sim.schedulerConfig())).run(manifests, sim.simulation(false),
+                    (snapshot, result) -> shadow.evaluateNow(result.cycle(), snapshot, result));
+            Main.warnIfUnsettled(spec, r, sim.maxCycles);
+            json = shadow.json();
+        }
+        String document = output.document(() -> json);
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(document != null ? document : table(new ObjectMapper().readTree(json), output.wide()));
         out.flush();
         return 0;
     }

@@ -63,6 +63,7 @@ public final class ShadowPolicy implements AutoCloseable {
     private final AtomicBoolean busy = new AtomicBoolean();
     private volatile Thread thread;
     private volatile String stuck;
+    private volatile boolean quiet;
     // Guarded by this:
     private final Deque<Evaluation> kept = new ArrayDeque<>();
     private final Map<String, Long> cycles = new LinkedHashMap<>();
@@ -154,6 +155,12 @@ public final class ShadowPolicy implements AutoCloseable {
         }
     }
 
+    /** No log lines from now on (tools that print the report themselves: specs, the offline shadow-report). */
+    public ShadowPolicy quiet() {
+        quiet = true;
+        return this;
+    }
+
     /** What a shadow rule stuck for good said, or null. */
     public String stuck() {
         return stuck;
@@ -190,7 +197,7 @@ public final class ShadowPolicy implements AutoCloseable {
             lastFailure = null;
             Evaluation e = new Evaluation(cycle, snapshot.now(), result, nanos / 1e6, active.rulesGeneration(), null, diff);
             record(e);
-            if (!diff.isEmpty()) log(cycle, active, diff);
+            if (!diff.isEmpty() && !quiet) log(cycle, active, diff);
             return e;
         } finally {
             busy.set(false);
@@ -200,7 +207,7 @@ public final class ShadowPolicy implements AutoCloseable {
     private Evaluation failed(int cycle, ClusterSnapshot snapshot, CycleResult active, long nanos, Throwable t) {
         String message = oneLine(t);
         long now = System.nanoTime();
-        if (!message.equals(lastFailure) || now - lastFailureLogNanos > FAILURE_LOG_NANOS) {
+        if (!quiet && (!message.equals(lastFailure) || now - lastFailureLogNanos > FAILURE_LOG_NANOS)) {
             LOG.warn("shadow policy {} failed (the active policy is not affected): {}", folder, message);
             LOG.debug("the shadow's stack trace", t);
             lastFailureLogNanos = now;

@@ -339,7 +339,7 @@ final class ScenarioWorld {
                 try (dev.arbiter.live.ShadowPolicy shadow = new dev.arbiter.live.ShadowPolicy(shadowFolder.toString(),
                         SpecRules.load(shadowFolder), SchedulerConfig.simulatorDefault(), false,
                         new dev.arbiter.live.Metrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
-                        java.time.Duration.ofHours(1))) {
+                        java.time.Duration.ofHours(1)).quiet()) {
                     r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options,
                             (snapshot, result) -> evaluations.add(shadow.evaluateNow(result.cycle(), snapshot, result)));
                 }
