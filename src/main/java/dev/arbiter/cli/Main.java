@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
         description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
         subcommands = {SimulateCommand.class, VerifyCommand.class, RunCommand.class, GenerateCommand.class, BenchCommand.class,
                 ValidateCommand.class, ExplainCommand.class, DiffCommand.class, SnapshotCommand.class, TrainCommand.class,
+                ShadowReportCommand.class,
                 CompletionCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {

@@ -75,6 +75,12 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     RulesOption rules;
 
+    @Option(names = "--shadow-rules", paramLabel = "DIR",
+            description = "A candidate policy folder, evaluated on every cycle beside --rules on the same snapshot and"
+                    + " acted on never: what it decides differently is counted (arbiter_shadow_*), logged, and served on"
+                    + " /shadow (arbiter shadow-report). Compiled and checked at start-up as --rules are.")
+    Path shadowRules;
+
     @Option(names = "--rules-cache", paramLabel = "DIR",
             description = "Folder that keeps compiled rules across restarts, or off (default: $ARBITER_RULES_CACHE, else"
                     + " $XDG_CACHE_HOME/arbiter/rules, else ~/.cache/arbiter/rules). A corrupt or stale file is ignored and rewritten.")
@@ -212,6 +218,9 @@ final class RunCommand implements Callable<Integer> {
         } else if (metricsCertDir != null) {
             return Main.usage(spec, "--metrics-cert-dir is for --metrics-secure");
         }
+        if (shadowRules != null && RulesLocation.problem("--shadow-rules", shadowRules) != null) {
+            return Main.usage(spec, RulesLocation.problem("--shadow-rules", shadowRules));
+        }
         Config clientConfig = KubeClients.config(kubeconfig, context, Duration.ofSeconds(10));
         KubeClients.allowInFlight(clientConfig, binders + STATUS_AND_OTHER_REQUESTS);
         // The rules compile (or come from the rules cache) and are checked while the client starts and the cluster is
@@ -223,6 +232,11 @@ final class RunCommand implements Callable<Integer> {
             startup.mark("rules checked");
             return checked;
         }, onThread("arbiter-rules-load"));
+        // The shadow's rules, compiled and checked as the active ones are, beside them.
+        CompletableFuture<CheckedRules> checkedShadow = shadowRules == null ? null : CompletableFuture.supplyAsync(() -> {
+            RuleBook book = RuleBook.load(shadowRules, RulesCache.fromEnvironment(rulesCache));
+            return new CheckedRules(book, dev.arbiter.engine.cycle.PolicyCheck.check(book, List.of()));
+        }, onThread("arbiter-shadow-rules-load"));
         LiveConfig config = config(every, deadline, grace);
 
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -243,7 +257,10 @@ final class RunCommand implements Callable<Integer> {
                              ready, MetricsServer.Serving.PROBES)
                      : null) {
             startup.mark("client and probes up");
-            if (!awaitCluster(client, stop, checkedRules, startup)) {
+            // Start-up stops early when either policy turns out unusable (the active one is said first, below).
+            CompletableFuture<CheckedRules> bothRules = checkedShadow == null ? checkedRules
+                    : checkedRules.thenCombine(checkedShadow, (active, shadow) -> active.findings().isEmpty() ? shadow : active);
+            if (!awaitCluster(client, stop, bothRules, startup)) {
                 if (stop.getCount() == 0) return 0;
             } else {
                 startup.mark("cluster answered");
@@ -253,7 +270,20 @@ final class RunCommand implements Callable<Integer> {
             CheckedRules checked = rulesOf(checkedRules);
             if (!checked.findings().isEmpty()) return Main.brokenRules(spec, checked.findings());
             RuleBook book = checked.book();
+            CheckedRules shadowChecked;
+            try {
+                shadowChecked = checkedShadow == null ? null : rulesOf(checkedShadow);
+            } catch (dev.arbiter.engine.rules.RuleCompileException e) {
+                return Main.brokenRules(spec, e.problems().stream().map(p -> "--shadow-rules: " + p).toList());
+            }
+            if (shadowChecked != null && !shadowChecked.findings().isEmpty()) {
+                return Main.brokenRules(spec, shadowChecked.findings().stream().map(f -> "--shadow-rules: " + f).toList());
+            }
             LiveScheduler scheduler = new LiveScheduler(client, book, config, registry);
+            if (shadowChecked != null) {
+                scheduler.shadow(shadowRules.toAbsolutePath().normalize().toString(), shadowChecked.book());
+                http.serveShadow(() -> scheduler.shadow() == null ? null : scheduler.shadow().json());
+            }
             scheduler.timeStartUp(startup);
             running.set(scheduler);
             // start() waits for every informer's first list, retrying a server that refuses for now (429, 5xx) for
@@ -275,7 +305,9 @@ final class RunCommand implements Callable<Integer> {
                 scheduler.watchRules(rules.folder, Duration.ofSeconds(2), Duration.ofSeconds(30));
                 String started = "arbiter: scheduling pods of " + config.schedulerNames() + " as "
                         + config.identity() + " (rules " + rules.folder.toAbsolutePath().normalize() + " generation "
-                        + book.generation() + ", metrics on " + (metricsSecure ? "https://" : "") + metricsBindAddress + ":"
+                        + book.generation() + (shadowChecked == null ? "" : ", shadow rules "
+                                + shadowRules.toAbsolutePath().normalize() + " generation " + shadowChecked.book().generation())
+                        + ", metrics on " + (metricsSecure ? "https://" : "") + metricsBindAddress + ":"
                         + http.port() + (probes != null ? ", probes on " + metricsBindAddress + ":" + probes.port() : "") + ")";
                 // With --log-format json every stderr line is a JSON object, so this line is logged (INFO); as text it
                 // is printed as it always was.

@@ -271,6 +271,21 @@ public final class LiveScheduler implements AutoCloseable {
         watcher.start();
     }
 
+    /**
+     * Evaluates {@code candidate} (compiled and checked, as the active rules are) beside the active policy on every
+     * cycle that acts, acting on nothing ({@link ShadowPolicy}); {@code folder} names it. Call before {@link #start()}.
+     */
+    public synchronized ShadowPolicy shadow(String folder, RuleBook candidate) {
+        ShadowPolicy s = new ShadowPolicy(folder, candidate, schedulerConfig, config.keepRulesSession(), metrics, config.period());
+        loop.shadow(s);
+        return s;
+    }
+
+    /** The shadow policy, or null. */
+    public ShadowPolicy shadow() {
+        return loop.shadow();
+    }
+
     /** Stops acting (rules watcher, loop, writes, Lease) but keeps the informers running; {@link #close()} stops all. */
     public void stopScheduling() {
         stopScheduling(config.shutdownGrace());
@@ -287,6 +302,8 @@ public final class LiveScheduler implements AutoCloseable {
         if (w != null) w.close(Duration.ofMillis(Math.min(1000, grace.toMillis() / 10)));
         // 1. No new cycle, and a cycle still running acts no more.
         loop.stop();
+        ShadowPolicy shadow = loop.shadow();
+        if (shadow != null) shadow.close();
         metrics.leader(false);
         // 2. Writes in flight get up to a third of what is left to finish, then are cancelled; events get a moment.
         actuator.close(remaining(deadline).multipliedBy(2).dividedBy(3));

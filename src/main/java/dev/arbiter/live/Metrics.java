@@ -111,6 +111,56 @@ public final class Metrics {
         volcano.phase(phase, millis);
     }
 
+    /**
+     * A shadow policy's metrics ({@code run --shadow-rules}), registered at zero when a shadow is configured (never
+     * otherwise): {@code arbiter_shadow_cycles_total{result}}, {@code arbiter_shadow_differences_total{kind}} and the
+     * {@code arbiter_shadow_duration_seconds} histogram.
+     */
+    void shadowMetrics(java.util.Collection<String> results, java.util.Collection<String> kinds) {
+        for (String r : results) shadowCycleCounter(r);
+        for (String k : kinds) shadowDifferenceCounter(k);
+        shadowTimer();
+    }
+
+    void shadowCycle(String result) {
+        shadowCycleCounter(result).increment();
+    }
+
+    void shadowDifferences(String kind, int n) {
+        shadowDifferenceCounter(kind).increment(n);
+    }
+
+    void shadowDuration(long nanos) {
+        shadowTimer().record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public double shadowCycles(String result) {
+        Counter c = registry.find("arbiter.shadow.cycles").tag("result", result).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    public double shadowDifferenceCount(String kind) {
+        Counter c = registry.find("arbiter.shadow.differences").tag("kind", kind).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    private Counter shadowCycleCounter(String result) {
+        return Counter.builder("arbiter.shadow.cycles")
+                .description("Shadow policy evaluations by result (ok, failed, skipped while the last ran, overrun: took longer than --period)")
+                .tag("result", result).register(registry);
+    }
+
+    private Counter shadowDifferenceCounter(String kind) {
+        return Counter.builder("arbiter.shadow.differences")
+                .description("Decisions the shadow policy made differently from the active one, by kind")
+                .tag("kind", kind).register(registry);
+    }
+
+    private Timer shadowTimer() {
+        return Timer.builder("arbiter.shadow.duration").description("Shadow policy evaluation duration")
+                .serviceLevelObjectives(CYCLE_BUCKETS).register(registry);
+    }
+
     public void e2eLatency(Duration d) {
         if (d.isNegative()) return;
         e2eLatency.record(d);

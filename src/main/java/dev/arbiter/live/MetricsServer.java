@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP endpoints of a replica: {@code /metrics} (Prometheus text format), {@code /healthz} (200 while the process
  * should live; 503 once an informer has given up or no cycle finished within the deadline, so the kubelet restarts
  * the pod) and {@code /readyz} (200 once the informer caches have synced; a standby replica is ready too, it just
- * does not schedule).
+ * does not schedule), and with a shadow policy {@code /shadow} (its differences as JSON, beside {@code /metrics} and
+ * behind the same authorization when secure; see {@link ShadowPolicy}).
  *
  * <p>Served by Vert.x (already on the class path for fabric8's HTTP client) on one event loop: a connection costs no
  * thread, so slow or idle clients cannot use up the handlers (the server this replaces gave each connection one of 32
@@ -79,6 +80,17 @@ public final class MetricsServer implements AutoCloseable {
     }
 
     private final Serving serving;
+    /** What {@code /shadow} serves (a shadow policy's JSON), or null: 404. */
+    private volatile Supplier<String> shadow;
+
+    /**
+     * Serves {@code /shadow} (with {@code /metrics}, behind the same authorization when secure): the JSON
+     * {@code json} gives, or 404 while it gives null (no shadow policy).
+     */
+    public MetricsServer serveShadow(Supplier<String> json) {
+        shadow = json;
+        return this;
+    }
 
     /** Binds {@code address} and serves what {@code serving} says. */
     public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, BooleanSupplier healthy,
@@ -147,15 +159,16 @@ public final class MetricsServer implements AutoCloseable {
             return;
         }
         String path = request.path();
-        if (path.equals("/metrics") && serving.metrics()) {
+        if ((path.equals("/metrics") || path.equals("/shadow")) && serving.metrics()) {
+            java.util.function.Consumer<HttpServerRequest> answer = path.equals("/metrics") ? this::scrape : this::shadow;
             if (serving.auth() == null) {
-                scrape(request);
+                answer.accept(request);
                 return;
             }
             String header = request.getHeader("Authorization");
             offLoop(() -> serving.auth().check(header)).onComplete(v -> {
                 if (v.failed()) reply(request, 503, "text/plain; charset=utf-8", "no answer: " + v.cause().getMessage() + "\n");
-                else if (v.result().code() == 200) scrape(request);
+                else if (v.result().code() == 200) answer.accept(request);
                 else reply(request, v.result().code(), "text/plain; charset=utf-8", v.result().body());
             });
         } else if (path.equals("/healthz") && serving.probes()) {
@@ -171,6 +184,15 @@ public final class MetricsServer implements AutoCloseable {
         offLoop(registry::scrape).onComplete(r -> {
             if (r.succeeded()) reply(request, 200, "text/plain; version=0.0.4; charset=utf-8", r.result());
             else reply(request, 500, "text/plain; charset=utf-8", "scrape failed: " + r.cause() + "\n");
+        });
+    }
+
+    private void shadow(HttpServerRequest request) {
+        Supplier<String> json = shadow;
+        offLoop(() -> json == null ? null : json.get()).onComplete(r -> {
+            if (r.failed()) reply(request, 500, "text/plain; charset=utf-8", "shadow failed: " + r.cause() + "\n");
+            else if (r.result() == null) reply(request, 404, "text/plain; charset=utf-8", "no shadow policy (arbiter run --shadow-rules DIR)\n");
+            else reply(request, 200, "application/json; charset=utf-8", r.result());
         });
     }
 

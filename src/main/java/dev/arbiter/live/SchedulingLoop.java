@@ -70,6 +70,8 @@ public final class SchedulingLoop implements AutoCloseable {
     private volatile long lastCycleMillis;
     private volatile int consecutiveFailures;
     private volatile StartupTimeline startup;
+    /** A candidate policy evaluated after each cycle that acts, acting on nothing ({@code run --shadow-rules}), or null. */
+    private volatile ShadowPolicy shadow;
     // Guarded by cycleLock:
     private RuleBook lastGood;
     private Map<String, String> nominations = Map.of();
@@ -175,6 +177,9 @@ public final class SchedulingLoop implements AutoCloseable {
         long t3 = System.nanoTime();
         nominations = nominationsOf(result);
         succeeded(n);
+        // 4. The shadow policy, if any, on the same snapshot, on its own thread: it never delays this cycle.
+        ShadowPolicy candidate = shadow;
+        if (candidate != null && writes != null) candidate.offer(n, snapshot, result);
 
         int pending = record(snapshot, result, t0, t1, t2, t3);
         StartupTimeline timeline = startup;
@@ -307,6 +312,19 @@ public final class SchedulingLoop implements AutoCloseable {
 
     private static double ms(long from, long to) {
         return (to - from) / 1e6;
+    }
+
+    /**
+     * From the next cycle on, {@code candidate} decides beside the active policy on each cycle that acts, and acts on
+     * nothing ({@link ShadowPolicy}); null: no shadow.
+     */
+    public void shadow(ShadowPolicy candidate) {
+        shadow = candidate;
+    }
+
+    /** The shadow policy, or null. */
+    public ShadowPolicy shadow() {
+        return shadow;
     }
 
     /** The first cycle that acts marks itself on {@code timeline} and logs it. */

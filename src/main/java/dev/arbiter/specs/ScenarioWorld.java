@@ -36,6 +36,10 @@ final class ScenarioWorld {
     /** The simulator's default clock: {@code Simulator.run(manifests, maxCycles)} advances one second per cycle. */
     static final long SECONDS_PER_CYCLE = 1;
     private Path policyFolder;
+    /** The candidate evaluated beside the policy on every cycle, acting on nothing ({@code run --shadow-rules}), or null. */
+    private Path shadowFolder;
+    private List<dev.arbiter.live.ShadowPolicy.Evaluation> shadowEvaluations = List.of();
+    private SimulationResult withoutShadow;
     /** Settings the story changes ("the policy setting x.y is ..."), by dotted key, in the order it said them. */
     private final Map<String, String> settings = new java.util.LinkedHashMap<>();
     /** A pack per base folder and settings, written once per run: each compiles once. */
@@ -215,6 +219,63 @@ final class ScenarioWorld {
         outcome = null;
     }
 
+    /**
+     * Evaluates the policy folder {@code folder} (as {@link #usePolicy} resolves it) as a shadow on every cycle of the
+     * story's last simulation, as {@code arbiter run --shadow-rules} does on a live cluster.
+     */
+    void useShadow(String folder) {
+        String home = System.getenv("ARBITER_HOME");
+        Path p = Path.of(folder);
+        shadowFolder = p.isAbsolute() || home == null || home.isBlank() ? p : Path.of(home).resolve(p);
+        outcome = null;
+    }
+
+    /** A shadow policy: the policy under test plus rule {@code rule}, which throws on every cycle that has a queue. */
+    void useFailingShadow(String rule) {
+        Path base = (policyFolder == null ? SpecRules.folder() : policyFolder).toAbsolutePath().normalize();
+        shadowFolder = SETTINGS_PACKS.computeIfAbsent(base + "\nfailing shadow " + rule, k -> {
+            try {
+                Path pack = java.nio.file.Files.createTempDirectory("arbiter-spec-shadow");
+                pack.toFile().deleteOnExit();
+                java.nio.file.Files.writeString(pack.resolve("pack.yaml"), "extends: " + base + "\n");
+                java.nio.file.Files.writeString(pack.resolve("failing.drl"), """
+                        package arbiter.policy;
+                        import dev.arbiter.facts.QueueFact;
+                        rule "%s"
+                        ruleflow-group "policy"
+                        when
+                            QueueFact()
+                        then
+                            throw new IllegalStateException("the candidate fails");
+                        end
+                        """.formatted(rule.replace("\"", "'")));
+                pack.resolve("pack.yaml").toFile().deleteOnExit();
+                pack.resolve("failing.drl").toFile().deleteOnExit();
+                return pack;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        outcome = null;
+    }
+
+    /** The extended resource the scenario's GPUs are. */
+    String gpu() {
+        return gpu;
+    }
+
+    /** What the shadow policy found on each cycle of the story's last simulation (empty without a shadow). */
+    List<dev.arbiter.live.ShadowPolicy.Evaluation> shadowEvaluations() {
+        outcome();
+        return shadowEvaluations;
+    }
+
+    /** The story's last simulation run again without the shadow policy, or null when there is none. */
+    SimulationResult withoutShadow() {
+        outcome();
+        return withoutShadow;
+    }
+
     /** A setting of {@code policy.yaml}, by its dotted key ({@code victims.gangBelowFloor}), for this scenario. */
     void useSetting(String key, String value) {
         if (!key.matches("[A-Za-z]+\\.[A-Za-z]+")) {
@@ -270,7 +331,23 @@ final class ScenarioWorld {
             Manifests m = ManifestLoader.parse(yaml, "scenario");
             // Time passes only when the story says so ("a minute passes"): do not follow the policy's wake-ups.
             Simulator.Options options = new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, recreateEvicted, false);
-            SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
+            SimulationResult r;
+            if (shadowFolder != null && i == batches.size() - 1) {
+                // The candidate sees each cycle's snapshot and result after the cycle, as on a live cluster; the
+                // simulator acts on the policy's decisions only.
+                List<dev.arbiter.live.ShadowPolicy.Evaluation> evaluations = new ArrayList<>();
+                try (dev.arbiter.live.ShadowPolicy shadow = new dev.arbiter.live.ShadowPolicy(shadowFolder.toString(),
+                        SpecRules.load(shadowFolder), SchedulerConfig.simulatorDefault(), false,
+                        new dev.arbiter.live.Metrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+                        java.time.Duration.ofHours(1)).quiet()) {
+                    r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options,
+                            (snapshot, result) -> evaluations.add(shadow.evaluateNow(result.cycle(), snapshot, result)));
+                }
+                shadowEvaluations = List.copyOf(evaluations);
+                withoutShadow = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
+            } else {
+                r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
+            }
             if (Boolean.getBoolean(COMPARE_KEPT_SESSION)) sameWithKeptSession(rules, m, options, r);
             o = new Outcome(m, r, gpu);
             lastSimulated = o;

@@ -169,6 +169,21 @@ class HelmChartTest {
     }
 
     @Test
+    void aShadowPackIsMountedAndPassedAsShadowRules() throws Exception {
+        Map<String, Map<String, Object>> none = keyed(objects(template()));
+        assertFalse(none.get("Deployment arbiter-system/arbiter").toString().contains("shadow"), "no shadow by default");
+        Map<String, Map<String, Object>> r = keyed(objects(template("--set", "shadow.pack=drf")));
+        String d = r.get("Deployment arbiter-system/arbiter").toString();
+        assertTrue(d.contains("--shadow-rules=/etc/arbiter/shadow-rules"), d);
+        assertTrue(d.contains("{mountPath=/etc/arbiter/shadow-rules, name=shadow-rules, readOnly=true}"), d);
+        assertTrue(d.contains("{configMap={name=arbiter-shadow-rules}, name=shadow-rules}"), d);
+        assertTrue(d.contains("arbiter.dev/shadow-policy-checksum="), d);
+        assertFalse(d.contains("--rules=/etc/arbiter/rules"), "the active policy stays the image's");
+        Map<String, Object> cm = r.get("ConfigMap arbiter-system/arbiter-shadow-rules");
+        assertTrue(cm != null && cm.toString().contains("preempt.drl"), r.keySet().toString());
+    }
+
+    @Test
     void anUnknownPackIsRefusedNamingTheValue() throws Exception {
         Process p = new ProcessBuilder(helm.toString(), "template", "arbiter", CHART.toString(), "-n", "arbiter-system",
                 "--set", "policy.pack=nope").redirectErrorStream(true).start();

@@ -182,6 +182,7 @@ final class LiveFixture implements AutoCloseable {
             spec.capability = new java.util.TreeMap<>();
             q.capability().asQuantities().forEach((k, v) -> spec.capability.put(k, new Quantity(v)));
         }
+        if (q.deserved() != null) spec.deserved = quantities(q.deserved());
         queue.setSpec(spec);
         client.resources(VolcanoQueue.class).resource(queue).create();
     }

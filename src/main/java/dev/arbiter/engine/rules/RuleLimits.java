@@ -176,19 +176,19 @@ final class RuleLimits extends DefaultAgendaEventListener {
             }
         }
         if (unstoppable) {
-            stuck(group, deadline, "it cannot be stopped on this JVM (Java " + Runtime.version().feature() + ")");
+            stuck(worker, group, deadline, "it cannot be stopped on this JVM (Java " + Runtime.version().feature() + ")");
             return;
         }
         WATCHDOG.schedule(() -> {
             synchronized (lock) {
                 if (!firing || runs.get() != run) return;
             }
-            stuck(group, deadline, "it did not stop when told to");
+            stuck(worker, group, deadline, "it did not stop when told to");
         }, GRACE.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private void stuck(String group, long deadline, String outcome) {
-        StuckRules.report(pastDeadline(group, deadline, true, outcome + ", and keeps a core"));
+    private void stuck(Thread worker, String group, long deadline, String outcome) {
+        StuckRules.report(worker, pastDeadline(group, deadline, true, outcome + ", and keeps a core"));
     }
 
     /** The rule that fired most in this phase. */

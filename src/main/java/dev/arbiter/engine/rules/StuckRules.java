@@ -13,6 +13,8 @@ import java.util.function.Consumer;
  */
 public final class StuckRules {
     private static volatile BiConsumer<String, String> action = (message, rule) -> { };
+    /** Threads whose stuck rules are theirs to handle (a shadow policy's), with what to tell instead. */
+    private static final java.util.Map<Thread, Consumer<String>> OWN = new java.util.concurrent.ConcurrentHashMap<>();
 
     private StuckRules() {}
 
@@ -26,7 +28,22 @@ public final class StuckRules {
         action = then;
     }
 
-    static void report(PolicyException stuck) {
-        action.accept(stuck.getMessage(), stuck.rule());
+    /**
+     * Rules stuck on {@code thread} tell {@code then} instead of the process-wide action: a shadow policy's thread
+     * ({@code run --shadow-rules}) is stuck for itself, and the active policy's health is not its business.
+     */
+    public static void whenStuckOn(Thread thread, Consumer<String> then) {
+        OWN.put(thread, then);
+    }
+
+    /** {@code thread} reports to the process-wide action again (its owner stopped). */
+    public static void forget(Thread thread) {
+        OWN.remove(thread);
+    }
+
+    static void report(Thread worker, PolicyException stuck) {
+        Consumer<String> own = worker == null ? null : OWN.get(worker);
+        if (own != null) own.accept(stuck.getMessage());
+        else action.accept(stuck.getMessage(), stuck.rule());
     }
 }
