@@ -29,8 +29,20 @@ public final class DecisionDigest {
         r.evictions().forEach(e -> line(e.toString()));
         r.nominations().forEach(n -> line(n.toString()));
         r.podGroups().forEach(g -> line(g.toString()));
-        r.queues().forEach(q -> line(q.toString()));
+        r.queues().forEach(q -> line(decided(q)));
         return this;
+    }
+
+    /**
+     * A queue's status as decided: its share, allocation, job counts and reason. The figures kept beside them for
+     * Volcano's metrics (request, inqueue, capability, real capability) restate the snapshot and the shares, so they
+     * are left out, and digests stay comparable with builds from before they were kept (the record's text then).
+     */
+    private static String decided(dev.arbiter.decision.QueueStatus q) {
+        return "QueueStatus[queue=" + q.queue() + ", parent=" + q.parent() + ", weight=" + q.weight() + ", state="
+                + q.state() + ", deserved=" + q.deserved() + ", allocated=" + q.allocated() + ", pendingJobs="
+                + q.pendingJobs() + ", inqueueJobs=" + q.inqueueJobs() + ", runningJobs=" + q.runningJobs() + ", reason="
+                + q.reason() + "]";
     }
 
     /** The first 16 hex digits of the digest so far. */
