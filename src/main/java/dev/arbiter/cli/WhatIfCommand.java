@@ -115,9 +115,9 @@ final class WhatIfCommand implements Callable<Integer> {
                 : atCycle != null ? WhatIfState.atCycle(simulator, manifests, options, subject, atCycle)
                 : WhatIfState.whereStillPending(simulator, manifests, options, subject);
         if (at.note() != null) note = note == null ? at.note() : note + "\n" + at.note();
-        Answer a = at.answer() != null ? at.answer()
-                : WhatIf.ask(new WhatIf.Question(at.state(), at.cycle(), at.job(), book, config, options.cycleSeconds()));
         int max = all ? -1 : top;
+        Answer a = at.answer() != null ? at.answer()
+                : WhatIf.ask(new WhatIf.Question(at.state(), at.cycle(), at.job(), book, config, options.cycleSeconds(), max));
         String doc = output.document(() -> WhatIfText.json(a, max, at.note() == null ? null : at.note()));
         spec.commandLine().getOut().print(doc != null ? doc : WhatIfText.render(a, max, note));
         spec.commandLine().getOut().flush();

@@ -75,9 +75,19 @@ public final class WhatIf {
     /** The most cycles one check runs: the next cycle, and two more for evictions to take effect. */
     static final int CHECK_CYCLES = 3;
 
-    /** What is asked: the job ({@code ns/podgroup}) in {@code state}, the snapshot of {@code cycle}. */
+    /**
+     * What is asked: the job ({@code ns/podgroup}) in {@code state}, the snapshot of {@code cycle}. With a {@code limit}
+     * (positive), the search stops after the cost tier in which it has found that many changes: every later tier is
+     * dearer, so the first {@code limit} are the same; -1 searches every tier.
+     */
     public record Question(ClusterSnapshot state, int cycle, String job, RuleBook rules, SchedulerConfig config,
-                           long cycleSeconds) {}
+                           long cycleSeconds, int limit) {
+        /** Every tier searched. */
+        public Question(ClusterSnapshot state, int cycle, String job, RuleBook rules, SchedulerConfig config,
+                        long cycleSeconds) {
+            this(state, cycle, job, rules, config, cycleSeconds, -1);
+        }
+    }
 
     private final Question q;
     private final String job;
@@ -148,11 +158,17 @@ public final class WhatIf {
         Refusal why = status == null ? null : status.why();
         List<Remedy> found = new ArrayList<>();
         List<String> notFound = new ArrayList<>();
-        quota(why, found, notFound);
-        policy(why, today, found, notFound);
-        ownConstraints(why, found, notFound);
-        jobsEnding(why, today, found, notFound);
-        hardware(why, found, notFound);
+        List<Runnable> tiers = List.of(() -> quota(why, found, notFound), () -> policy(why, today, found, notFound),
+                () -> ownConstraints(why, found, notFound), () -> jobsEnding(why, today, found, notFound),
+                () -> hardware(why, found, notFound));
+        String[] names = {"quota", "policy", "job spec", "jobs end", "hardware"};
+        for (int i = 0; i < tiers.size(); i++) {
+            if (q.limit() > 0 && found.size() >= q.limit()) {
+                notFound.add(names[i] + ": not tried (" + found.size() + " cheaper changes found; --all tries every kind)");
+                continue;
+            }
+            tiers.get(i).run();
+        }
         found.sort(Comparator.comparing(Remedy::tier).thenComparingLong(Remedy::cost)
                 .thenComparing(r -> r.change().words()));
         return new Answer(job, queue, q.cycle(), found.isEmpty() ? Verdict.NONE_IN_REACH : Verdict.CHANGES_FOUND, reason,
@@ -209,9 +225,21 @@ public final class WhatIf {
         sim.runFrom(s, q.cycle(), new Simulator.Options(CHECK_CYCLES, q.cycleSeconds(), false, false), r -> {
             seen.add(r);
             engineCycles++;
-            for (Binding b : r.bindings()) if (podKeys.contains(b.pod())) bound[0]++;
-            for (Eviction e : r.evictions()) if (podKeys.contains(e.pod())) bound[0]--;
-            return bound[0] >= needed;
+            boolean moved = false;
+            for (Binding b : r.bindings()) {
+                if (podKeys.contains(b.pod())) {
+                    bound[0]++;
+                    moved = true;
+                }
+            }
+            for (Eviction e : r.evictions()) {
+                if (podKeys.contains(e.pod())) bound[0]--;
+                if (job.equals(e.forPodGroup())) moved = true;
+            }
+            for (dev.arbiter.decision.Nomination n : r.nominations()) moved |= podKeys.contains(n.pod());
+            // Started; or the cycle did nothing for the job (no binding, no eviction or nomination for it): it will
+            // not start in the next cycle, and waiting longer is not what whatif asks.
+            return bound[0] >= needed || !moved;
         });
         return new Run(bound[0] >= needed, seen);
     }
@@ -235,7 +263,19 @@ public final class WhatIf {
         Run r = check(top);
         if (!r.started) return null;
         Found best = new Found(top, r);
+        // Small amounts are the common answer: double from 1 until one works, then halve the gap.
         int lo = 1, hi = max; // hi works
+        for (int k = 1; k < max; k *= 2) {
+            Change c = at.apply(k);
+            Run run = check(c);
+            if (run.started) {
+                hi = k;
+                best = new Found(c, run);
+                break;
+            }
+            lo = k + 1;
+            if (k > max / 2) break;
+        }
         while (lo < hi) {
             int mid = lo + (hi - lo) / 2;
             Change c = at.apply(mid);
@@ -347,8 +387,10 @@ public final class WhatIf {
             return;
         }
         int before = found.size();
+        boolean protectedVictims = holdsAny(why, Refusal.AllProtected.class);
+        boolean noPlan = holdsAny(why, Refusal.NoPlan.class, Refusal.DownToFloors.class);
         // The minimum runtime: the largest value that works, among the ages of the pods younger than it now.
-        if (churn.minRuntimeSeconds() > 0) {
+        if (churn.minRuntimeSeconds() > 0 && protectedVictims) {
             TreeSet<Long> ages = new TreeSet<>();
             for (PodSpec p : q.state().pods()) {
                 if (!p.isBound() || p.terminating() || p.startedAt() == PodSpec.UNKNOWN_START) continue;
@@ -383,28 +425,28 @@ public final class WhatIf {
             if (f != null) add(found, f, Cost.Tier.POLICY, 1, blocks(why, "churn.maxEvictionsPerQueuePerCycle " + from,
                     Refusal.QueueBudgetSpent.class, Refusal.QueueBudgetWouldPass.class));
         }
-        if (churn.hysteresis()) {
+        if (churn.hysteresis() && noPlan) {
             singles.add(churnChange("churn.hysteresis", "true", "false",
                     c -> new PolicySettings.Churn(c.minRuntimeSeconds(), c.minRuntimeAgainstPreemption(), c.maxEvictionsPerCycle(),
                             c.maxEvictionsPerQueuePerCycle(), false)));
         }
-        if (churn.minRuntimeAgainstPreemption()) {
+        if (churn.minRuntimeAgainstPreemption() && protectedVictims) {
             singles.add(churnChange("churn.minRuntimeAgainstPreemption", "true", "false",
                     c -> new PolicySettings.Churn(c.minRuntimeSeconds(), false, c.maxEvictionsPerCycle(),
                             c.maxEvictionsPerQueuePerCycle(), c.hysteresis())));
         }
         PolicySettings.Victims v = s.victims();
-        if (v.nonPreemptibleFrom() != null) {
+        if (v.nonPreemptibleFrom() != null && (protectedVictims || noPlan)) {
             singles.add(victimsChange("victims.nonPreemptibleFrom", String.valueOf(v.nonPreemptibleFrom()), "off",
                     x -> new PolicySettings.Victims(x.order(), x.breakingGang(), x.gangBelowFloor(), null)));
         }
         for (BreakingGang b : BreakingGang.values()) {
-            if (b == v.breakingGang()) continue;
+            if (b == v.breakingGang() || !noPlan) continue;
             singles.add(victimsChange("victims.breakingGang", v.breakingGang().word(), b.word(),
                     x -> new PolicySettings.Victims(x.order(), b, x.gangBelowFloor(), x.nonPreemptibleFrom())));
         }
         for (GangBelowFloor g : GangBelowFloor.values()) {
-            if (g == v.gangBelowFloor()) continue;
+            if (g == v.gangBelowFloor() || !noPlan) continue;
             singles.add(victimsChange("victims.gangBelowFloor", v.gangBelowFloor().word(), g.word(),
                     x -> new PolicySettings.Victims(x.order(), x.breakingGang(), g, x.nonPreemptibleFrom())));
         }
@@ -482,7 +524,13 @@ public final class WhatIf {
             return;
         }
         int before = found.size();
+        int usableNow = usableNodes().size();
         for (Change c : tries) {
+            // A node-level constraint dropped must widen the nodes the pods may use, or it cannot help.
+            if (c instanceof Change.SelectorDropped || c instanceof Change.TaintTolerated
+                    || c instanceof Change.TermDropped t && t.what().equals(Terms.NODE_AFFINITY)) {
+                if (usableAfter(c) <= usableNow) continue;
+            }
             Run r = check(c);
             if (!r.started) continue;
             // The gentlest relaxation of the topology that works is enough: drop the wider ones.
@@ -492,6 +540,18 @@ public final class WhatIf {
                     Refusal.NoSingleDomain.class, Refusal.NoNodeSuits.class), r.outcome()));
         }
         if (found.size() == before) notFound.add("job spec: relaxing any one of its " + tries.size() + " constraints does not start it");
+    }
+
+    /** How many nodes every pending pod of the job may use once {@code c} is made (selectors, affinity, taints). */
+    private int usableAfter(Change c) {
+        ClusterSnapshot one = c.apply(new ClusterSnapshot(List.of(), pending, List.of(), List.of(), List.of()));
+        int n = 0;
+        for (NodeSpec node : q.state().nodes()) {
+            boolean all = true;
+            for (PodSpec p : one.pods()) all &= Explainer.passesPredicates(p, node);
+            if (all) n++;
+        }
+        return n;
     }
 
     private static String constraintWords(Change c) {
