@@ -689,8 +689,11 @@ public final class WhatIf {
     /** What today's policy says of evicting for the job: the eviction actions' refusals, worded. */
     private static String evictionWords(Refusal why) {
         List<String> parts = new ArrayList<>();
-        collect(why, Refusal.Attempted.class, parts);
-        return parts.isEmpty() ? "today's policy tries no eviction for it" : "today's policy does not evict them for it: " + String.join("; ", parts);
+        collect(why, Refusal.AllProtected.class, parts);
+        if (parts.isEmpty()) collect(why, Refusal.NoPlan.class, parts);
+        if (parts.isEmpty()) collect(why, Refusal.Attempted.class, parts);
+        return parts.isEmpty() ? "today's policy tries no eviction for it"
+                : "not evicted for it today: " + String.join("; ", new LinkedHashSet<>(parts));
     }
 
     private boolean usableByAll(NodeSpec n) {

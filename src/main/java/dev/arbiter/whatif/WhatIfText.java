@@ -13,7 +13,7 @@ public final class WhatIfText {
     /** The words for an answer, showing at most {@code max} changes (all when {@code max} is negative). */
     public static String render(Answer a, int max, String note) {
         StringBuilder sb = new StringBuilder();
-        if (note != null) sb.append(TerminalText.safe(note)).append('\n');
+        if (note != null) for (String line : note.split("\n")) sb.append(TerminalText.safe(line)).append('\n');
         sb.append("Job ").append(safe(a.job())).append(" (queue ").append(safe(a.queue())).append(") at cycle ")
                 .append(a.cycle()).append('\n');
         switch (a.verdict()) {
