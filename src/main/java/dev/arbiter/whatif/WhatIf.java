@@ -497,14 +497,14 @@ public final class WhatIf {
     private void ownConstraints(Refusal why, List<Remedy> found, List<String> notFound) {
         List<Change> tries = new ArrayList<>();
         if (group != null && group.networkTopology() != null) {
+            // Gentlest first: a wider tier (still one domain), then soft (one domain preferred), then none.
             NetworkTopology t = group.networkTopology();
-            if (t.hard()) tries.add(new Change.TopologyRelaxed(job, t, new NetworkTopology(false, t.highestTier(), t.level())));
             if (t.level() == null && t.hard()) {
-                int top = Math.max(t.highestTier() + 1, maxTier());
-                for (int tier = t.highestTier() + 1; tier <= top && tier <= t.highestTier() + 3; tier++) {
+                for (int tier = t.highestTier() + 1; tier <= maxTier(); tier++) {
                     tries.add(new Change.TopologyRelaxed(job, t, NetworkTopology.tiers(true, tier)));
                 }
             }
+            if (t.hard()) tries.add(new Change.TopologyRelaxed(job, t, new NetworkTopology(false, t.highestTier(), t.level())));
             tries.add(new Change.TopologyRelaxed(job, t, null));
         }
         PodSpec p = pending.isEmpty() ? null : pending.get(0);

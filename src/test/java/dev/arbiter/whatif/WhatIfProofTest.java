@@ -3,6 +3,7 @@ package dev.arbiter.whatif;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.arbiter.decision.Binding;
 import dev.arbiter.decision.CycleResult;
@@ -41,8 +42,8 @@ import tools.jackson.databind.ObjectMapper;
  * at the cycle asked about (a setting is written into a policy.yaml overlay and loaded as a pack), and the job must
  * start within the cycles whatif said. Scenarios: the seed story (tenant A's gang before reclaim, brought in at cycle
  * 30 while tenant B's pods are younger than the minimum runtime), a gang blocked by its queue's capability, one
- * blocked by its node selector, one blocked by the minimum runtime shielding young pods from preemption; and a gated
- * pod nothing in reach starts.
+ * blocked by its node selector, one held to one rack by its network topology, one blocked by the minimum runtime
+ * shielding young pods from preemption; and a gated pod nothing in reach starts.
  */
 class WhatIfProofTest {
     private static final Path SEED = Path.of("deploy/examples/seed");
@@ -111,6 +112,16 @@ class WhatIfProofTest {
         Asked a = ask(SCENARIOS.resolve("selector"), null, "vision/detect", null);
         assertEquals(List.of("node-selector-dropped", "nodes-added"), kinds(a.answer()));
         assertEquals("h100", changes(a.answer()).get(1).get("labels").get("accelerator").asString());
+        proveAll(a);
+    }
+
+    @Test
+    void aGangHeldToOneRackStartsWhenItMayUseTheBlock() throws Exception {
+        Asked a = ask(SCENARIOS.resolve("topology"), null, "llm/pretrain", null);
+        assertEquals(List.of("topology-relaxed"), kinds(a.answer()), "the gentlest relaxation only; nodes outside every"
+                + " rack cannot hold a gang that must stay in one");
+        assertEquals("hard, tier <= 2", changes(a.answer()).get(0).get("networkTopology").asString());
+        assertTrue(a.answer().notFound().stream().anyMatch(n -> n.startsWith("hardware:")), a.answer().notFound().toString());
         proveAll(a);
     }
 
@@ -221,6 +232,17 @@ class WhatIfProofTest {
                     labels.put("kubernetes.io/hostname", "proof-" + i);
                     nodes.add(new NodeSpec("proof-" + i, labels, List.of(), false, Resources.ofMilli(milli(c.get("allocatable"))), 0));
                 }
+            }
+            case "topology-relaxed" -> {
+                String to = c.get("networkTopology").asString();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(hard|soft), tier <= (\\d+)").matcher(to);
+                dev.arbiter.model.NetworkTopology t = to.equals("none") ? null : m.matches()
+                        ? dev.arbiter.model.NetworkTopology.tiers(m.group(1).equals("hard"), Integer.parseInt(m.group(2)))
+                        : fail("cannot read networkTopology " + to);
+                List<PodGroupSpec> groups = new ArrayList<>(s.podGroups());
+                groups.replaceAll(g -> g.key().equals(job) ? g.withNetworkTopology(t) : g);
+                return new ClusterSnapshot(nodes, pods, groups, queues, s.priorityClasses(), s.now(), s.nominations(),
+                        s.namespaceLabels(), s.hyperNodes(), s.refusedVictims(), s.usage());
             }
             case "node-selector-dropped" -> pods.replaceAll(p -> {
                 if (!p.jobId().equals(job) || p.isBound()) return p;
