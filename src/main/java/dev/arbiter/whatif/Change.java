@@ -147,7 +147,7 @@ public sealed interface Change {
         }
 
         public String words() {
-            return count + " node" + (count == 1 ? "" : "s") + " added" + (like == null ? "" : " like " + like) + " ("
+            return count + " node" + (count == 1 ? "" : "s") + " added" + (like == null ? " of the pods' shape" : " like " + like) + " ("
                     + dev.arbiter.decision.ReasonWords.amounts(allocatable.without("pods")) + " each)";
         }
 

@@ -42,7 +42,7 @@ import tools.jackson.databind.ObjectMapper;
  * at the cycle asked about (a setting is written into a policy.yaml overlay and loaded as a pack), and the job must
  * start within the cycles whatif said. Scenarios: the seed story (tenant A's gang before reclaim, brought in at cycle
  * 30 while tenant B's pods are younger than the minimum runtime), a gang blocked by its queue's capability, one
- * blocked by its node selector, one held to one rack by its network topology, one blocked by the minimum runtime
+ * blocked by its node selector, one held to one rack by its network topology, one kept off tainted nodes, one blocked by the minimum runtime
  * shielding young pods from preemption; and a gated pod nothing in reach starts.
  */
 class WhatIfProofTest {
@@ -122,6 +122,16 @@ class WhatIfProofTest {
                 + " rack cannot hold a gang that must stay in one");
         assertEquals("hard, tier <= 2", changes(a.answer()).get(0).get("networkTopology").asString());
         assertTrue(a.answer().notFound().stream().anyMatch(n -> n.startsWith("hardware:")), a.answer().notFound().toString());
+        proveAll(a);
+    }
+
+    @Test
+    void aGangKeptOffTaintedNodesStartsWithATolerationOrOnNodesOfItsShape() throws Exception {
+        Asked a = ask(SCENARIOS.resolve("taint"), null, "train/finetune", null);
+        assertEquals(List.of("taint-tolerated", "nodes-added"), kinds(a.answer()));
+        assertEquals("dedicated=inference:NoSchedule", changes(a.answer()).get(0).get("taint").asString());
+        assertTrue(a.answer().remedies().get(1).change().words().startsWith("2 nodes added of the pods' shape"),
+                a.answer().remedies().get(1).change().words());
         proveAll(a);
     }
 
@@ -243,6 +253,19 @@ class WhatIfProofTest {
                 groups.replaceAll(g -> g.key().equals(job) ? g.withNetworkTopology(t) : g);
                 return new ClusterSnapshot(nodes, pods, groups, queues, s.priorityClasses(), s.now(), s.nominations(),
                         s.namespaceLabels(), s.hyperNodes(), s.refusedVictims(), s.usage());
+            }
+            case "taint-tolerated" -> {
+                String[] t = c.get("taint").asString().split("[=:]");
+                dev.arbiter.model.Toleration tol = new dev.arbiter.model.Toleration(t[0], "Equal", t[1], t[2]);
+                pods.replaceAll(p -> {
+                    if (!p.jobId().equals(job) || p.isBound()) return p;
+                    List<dev.arbiter.model.Toleration> tols = new ArrayList<>(p.tolerations());
+                    tols.add(tol);
+                    return new PodSpec(p.namespace(), p.name(), p.schedulerName(), p.nodeName(), p.phase(),
+                            p.priorityClassName(), p.priority(), p.preemptionPolicy(), p.requests(), p.nodeSelector(), tols,
+                            p.labels(), p.annotations(), p.arrivalCycle(), p.creationOrder(), p.terminating(), p.startedAt(),
+                            p.placement());
+                });
             }
             case "node-selector-dropped" -> pods.replaceAll(p -> {
                 if (!p.jobId().equals(job) || p.isBound()) return p;
