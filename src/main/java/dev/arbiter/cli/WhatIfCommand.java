@@ -116,8 +116,13 @@ final class WhatIfCommand implements Callable<Integer> {
                 : WhatIfState.whereStillPending(simulator, manifests, options, subject);
         if (at.note() != null) note = note == null ? at.note() : note + "\n" + at.note();
         int max = all ? -1 : top;
-        Answer a = at.answer() != null ? at.answer()
-                : WhatIf.ask(new WhatIf.Question(at.state(), at.cycle(), at.job(), book, config, options.cycleSeconds(), max));
+        Answer a;
+        try {
+            a = at.answer() != null ? at.answer()
+                    : WhatIf.ask(new WhatIf.Question(at.state(), at.cycle(), at.job(), book, config, options.cycleSeconds(), max));
+        } catch (IllegalArgumentException e) {
+            return Main.usage(spec, e.getMessage());
+        }
         String doc = output.document(() -> WhatIfText.json(a, max, at.note() == null ? null : at.note()));
         spec.commandLine().getOut().print(doc != null ? doc : WhatIfText.render(a, max, note));
         spec.commandLine().getOut().flush();

@@ -128,20 +128,18 @@ public final class WhatIf {
         this.podShape = shape;
     }
 
-    /** The jobs of {@code state} (PodGroup keys) with a pod named by the pod or PodGroup {@code subject}. */
-    public static String jobOf(ClusterSnapshot state, String subject) {
-        for (PodSpec p : state.pods()) if (p.key().equals(subject)) return p.jobId();
-        return subject;
-    }
-
-    /** Answers {@code q}. */
+    /**
+     * Answers {@code q}.
+     *
+     * @throws IllegalArgumentException when the job has no pod in the state (a PodGroup whose pods do not exist)
+     */
     public static Answer ask(Question q) {
         return new WhatIf(q).answer();
     }
 
     private Answer answer() {
         long t0 = System.nanoTime();
-        if (pods.isEmpty()) throw new IllegalArgumentException("no pod of " + job + " exists at cycle " + q.cycle());
+        if (pods.isEmpty()) throw new IllegalArgumentException("PodGroup " + job + " has no pod at cycle " + q.cycle() + ": nothing to start");
         if (boundAtStart >= needed) {
             return new Answer(job, queue, q.cycle(), Verdict.NOT_PENDING, null, null,
                     "running: " + boundAtStart + " of its pods bound (minMember " + needed + ")", List.of(), List.of(), 0,

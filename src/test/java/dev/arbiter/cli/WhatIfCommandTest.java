@@ -72,6 +72,40 @@ class WhatIfCommandTest {
     }
 
     @Test
+    void anUnknownContextIsOneLineAndExitTwo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path kubeconfig = java.nio.file.Files.writeString(dir.resolve("kubeconfig"), """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: one, cluster: {server: "https://127.0.0.1:6441"}}]
+                users: [{name: u, user: {token: t}}]
+                contexts: [{name: first, context: {cluster: one, user: u}}]
+                current-context: first
+                """);
+        Run r = run("whatif", "p", "--kubeconfig", kubeconfig.toString(), "--context", "third");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("--context third: no such context"), r.err());
+        assertEquals(2, run("whatif", "a01/x", "--at-cycle", "3", "--kubeconfig", kubeconfig.toString()).exit());
+    }
+
+    @Test
+    void aPodGroupWithoutPodsIsOneLineAndExitTwo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path yaml = java.nio.file.Files.writeString(dir.resolve("cluster.yaml"), """
+                apiVersion: v1
+                kind: Node
+                metadata: {name: n1}
+                status: {allocatable: {cpu: "8", pods: "10"}}
+                ---
+                apiVersion: scheduling.volcano.sh/v1beta1
+                kind: PodGroup
+                metadata: {name: empty, namespace: x}
+                spec: {minMember: 1}
+                """);
+        Run r = run("whatif", "x/empty", yaml.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().startsWith("error: PodGroup x/empty has no pod at cycle ") && r.err().lines().count() == 1, r.err());
+    }
+
+    @Test
     void badArgumentsAreOneLineAndExitTwo() {
         assertEquals(2, run("whatif", "a01/x", "--at-cycle", "0", "deploy/examples/seed").exit());
         assertEquals(2, run("whatif", "a01/x", "--top", "0", "deploy/examples/seed").exit());
