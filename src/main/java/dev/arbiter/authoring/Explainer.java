@@ -489,7 +489,7 @@ public final class Explainer {
      * required node affinity, taints; never for a pod with scheduling gates or needs Arbiter does not evaluate. (The
      * rules that depend on other pods are the engine's; its reason, in kube-scheduler's words, is the explanation's.)
      */
-    static boolean passesPredicates(PodSpec p, NodeSpec n) {
+    public static boolean passesPredicates(PodSpec p, NodeSpec n) {
         if (!p.placement().schedulingGates().isEmpty() || !p.placement().notEvaluated().isEmpty()) return false;
         Taint cordon = new Taint("node.kubernetes.io/unschedulable", "", "NoSchedule");
         if (n.unschedulable() && p.tolerations().stream().noneMatch(tol -> tol.tolerates(cordon))) return false;

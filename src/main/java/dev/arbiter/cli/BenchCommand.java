@@ -77,6 +77,10 @@ final class BenchCommand implements Callable<Integer> {
             + " placement.")
     boolean topology;
 
+    @Option(names = "--whatif", description = "Run the whatif benchmark instead: the answer for the largest gang still"
+            + " pending after the first cycle on a generated fleet (the one --size names, default 1000x10000), best of 3.")
+    boolean whatif;
+
     @Option(names = "--soak", paramLabel = "CYCLES",
             description = "Soak instead: run CYCLES cycles on one fleet (the one --size names, default 1000x10000) with"
                     + " churn between cycles, checking every cycle's invariants; exit 1 if one breaks.")
@@ -118,6 +122,7 @@ final class BenchCommand implements Callable<Integer> {
         if (soak != null) return soak();
         if (evictions) return evictions();
         if (topology) return topology();
+        if (whatif) return whatif();
         List<Benchmark.Size> matrix;
         if (sizes != null && !sizes.isEmpty()) {
             matrix = new ArrayList<>();
@@ -139,6 +144,21 @@ final class BenchCommand implements Callable<Integer> {
         spec.commandLine().getOut().print(Benchmark.table(rows));
         spec.commandLine().getOut().flush();
         if (json != null) Files.writeString(json, Benchmark.json(rows, machine), StandardCharsets.UTF_8);
+        return 0;
+    }
+
+    private Integer whatif() {
+        if (sizes != null && sizes.size() > 1) return Main.usage(spec, "--whatif runs one --size, got " + sizes.size());
+        Benchmark.Size size = new Benchmark.Size(1_000, 10_000, queues);
+        if (sizes != null && !sizes.isEmpty()) {
+            size = parseSize(sizes.get(0));
+            if (size == null) return Main.usage(spec, "--size must look like 1000x10000, got " + sizes.get(0));
+        }
+        dev.arbiter.bench.WhatIfBench.Result r = new dev.arbiter.bench.WhatIfBench(rules.folder, seed, spec.commandLine().getErr())
+                .run(size.nodes(), size.pendingPods(), queues, 3);
+        spec.commandLine().getOut().println("machine: " + Benchmark.machine());
+        spec.commandLine().getOut().print(dev.arbiter.bench.WhatIfBench.describe(r));
+        spec.commandLine().getOut().flush();
         return 0;
     }
 

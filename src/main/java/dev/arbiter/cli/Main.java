@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
 @Command(name = "arbiter", mixinStandardHelpOptions = true, version = "arbiter 0.1.0",
         description = "A batch scheduler for Kubernetes AI clusters whose policy lives in Drools rule files.",
         subcommands = {SimulateCommand.class, VerifyCommand.class, RunCommand.class, GenerateCommand.class, BenchCommand.class,
+                WhatIfCommand.class,
                 ValidateCommand.class, ExplainCommand.class, DiffCommand.class, SnapshotCommand.class, TrainCommand.class,
                 ShadowReportCommand.class,
                 CompletionCommand.class,

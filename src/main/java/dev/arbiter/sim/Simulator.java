@@ -77,23 +77,86 @@ public final class Simulator {
      * scheduler decided on it, before the decisions are executed (an audit reads both; neither may be changed).
      */
     public SimulationResult run(Manifests m, Options options, BiConsumer<ClusterSnapshot, CycleResult> observer) {
+        return run(new World(m, options.cycleSeconds(), options.recreateEvicted()), 1, options, observer, null, null);
+    }
+
+    /**
+     * A change made to the simulated world before cycle {@code cycle} runs: {@code change} gets the snapshot that
+     * cycle would see and returns the world as it is to be from then on (nodes, pods, PodGroups, queues, nominations
+     * and usage of the objects present; objects arriving later still arrive). What {@code arbiter whatif} proposes is
+     * checked this way: a queue raised, jobs ended, nodes added, a pod's constraint dropped.
+     */
+    public record Intervention(int cycle, java.util.function.UnaryOperator<ClusterSnapshot> change) {}
+
+    /** {@link #run(Manifests, Options)} with {@code intervention} made to the world on its way. */
+    public SimulationResult runWith(Manifests m, Options options, Intervention intervention) {
+        return run(new World(m, options.cycleSeconds(), options.recreateEvicted()), 1, options, null, intervention, null);
+    }
+
+    /**
+     * The world as cycle {@code cycle} would see it: the simulation of {@code m} run up to that cycle (cycles before
+     * it run, idle ones skipped as ever), then its snapshot, before the rules decide anything on it. A simulation
+     * that settles earlier gives the settled world at that cycle's time.
+     */
+    public ClusterSnapshot stateAt(Manifests m, Options options, int cycle) {
+        World world = new World(m, options.cycleSeconds(), options.recreateEvicted());
+        run(world, 1, options, null, null, cycle);
+        return world.snapshot(cycle);
+    }
+
+    /**
+     * Runs on from {@code state}, the snapshot of cycle {@code cycle} (from {@link #stateAt}, changed or not), as the
+     * simulated world would: its pods where they are, its nominations and usage. Nothing else arrives. Stops after
+     * {@code options.maxCycles()} cycles, when the world settles, or after a cycle for which {@code until} holds.
+     */
+    public SimulationResult runFrom(ClusterSnapshot state, int cycle, Options options,
+                                    java.util.function.Predicate<CycleResult> until) {
+        World world = new World(state, options.cycleSeconds(), options.recreateEvicted());
+        return run(world, cycle, options, until == null ? null : (s, r) -> {
+            if (until.test(r)) throw new Stop();
+        }, null, null);
+    }
+
+    /** Thrown by an observer to end a run after the cycle it saw (its decisions executed). */
+    private static final class Stop extends RuntimeException {
+        Stop() {
+            super(null, null, false, false);
+        }
+    }
+
+    private SimulationResult run(World world, int firstCycle, Options options, BiConsumer<ClusterSnapshot, CycleResult> observer,
+                                 Intervention intervention, Integer stopBefore) {
         int maxCycles = options.maxCycles();
         long cycleSeconds = options.cycleSeconds();
-        World world = new World(m, cycleSeconds, options.recreateEvicted());
         List<CycleResult> cycles = new ArrayList<>();
         List<PodGroupStatus> lastGroups = List.of();
         boolean stable = false;
-        int cycle = 1;
+        int cycle = firstCycle;
+        boolean intervened = intervention == null;
         for (int run = 0; run < maxCycles; run++) {
+            if (stopBefore != null && cycle >= stopBefore) break;
             world.finishDue(cycle);
+            if (!intervened && cycle >= intervention.cycle()) {
+                world.adopt(intervention.change().apply(world.snapshot(intervention.cycle())), intervention.cycle());
+                intervened = true;
+                cycle = intervention.cycle();
+            }
             ClusterSnapshot snapshot = world.snapshot(cycle);
             CycleResult r = scheduler.schedule(snapshot, cycle);
-            if (observer != null) observer.accept(snapshot, r);
+            boolean stop = false;
+            if (observer != null) {
+                try {
+                    observer.accept(snapshot, r);
+                } catch (Stop s) {
+                    stop = true;
+                }
+            }
             boolean nominated = world.nominate(r);
             cycles.add(r);
             boolean changed = world.apply(r, cycle) || nominated;
             world.checkCapacity(cycle);
             lastGroups = r.podGroups();
+            if (stop) break;
             if (changed) {
                 cycle++;
                 continue;
@@ -102,6 +165,7 @@ public final class Simulator {
             // (a protection expiring). Skip the idle cycles in between; with neither, the world is stable.
             int next = world.nextArrivalAfter(cycle);
             if (options.followWakeUps()) next = Math.min(next, wakeCycle(r, cycleSeconds));
+            if (!intervened) next = Math.min(next, intervention.cycle());
             if (next == Integer.MAX_VALUE) {
                 stable = true;
                 break;
@@ -109,7 +173,7 @@ public final class Simulator {
             cycle = Math.max(next, cycle + 1);
         }
         return new SimulationResult(cycles, world.outcomes(), lastGroups,
-                cycles.isEmpty() ? List.of() : cycles.get(cycles.size() - 1).queues(), m.notices(), stable);
+                cycles.isEmpty() ? List.of() : cycles.get(cycles.size() - 1).queues(), world.m.notices(), stable);
     }
 
     private static int wakeCycle(CycleResult r, long cycleSeconds) {
@@ -119,7 +183,8 @@ public final class Simulator {
 
     /** The simulated cluster's mutable state. */
     private static final class World {
-        private final Manifests m;
+        /** The objects: the manifests' nodes, PodGroups and queues (as an intervention left them). */
+        private Manifests m;
         private final Map<String, PodSpec> pods = new LinkedHashMap<>();
         private final Map<String, String> evictedFrom = new LinkedHashMap<>();
         /** Room made for pending pods by the last cycle's evictions, held for them in the next cycle only. */
@@ -144,6 +209,45 @@ public final class Simulator {
             }
             for (PodGroupSpec g : m.podGroups()) groupPhase.put(g.key(), g.phase() == null ? "Pending" : g.phase());
             this.overcommittedAtStart = overcommitted();
+        }
+
+        /** The world a snapshot shows: its objects as they are (created, started, in their phases), its nominations. */
+        World(ClusterSnapshot state, long cycleSeconds, boolean recreateEvicted) {
+            this.m = new Manifests(state.nodes(), state.pods(), state.podGroups(), state.queues(), state.priorityClasses(),
+                    List.of(), state.namespaceLabels(), state.hyperNodes(), state.usage());
+            this.cycleSeconds = cycleSeconds;
+            this.recreateEvicted = recreateEvicted;
+            usage.putAll(state.usage());
+            for (PodSpec p : state.pods()) pods.put(p.key(), p);
+            for (PodGroupSpec g : state.podGroups()) groupPhase.put(g.key(), g.phase() == null ? "Pending" : g.phase());
+            nominations = state.nominations();
+            this.overcommittedAtStart = overcommitted();
+        }
+
+        /**
+         * Takes {@code changed} (a snapshot of cycle {@code cycle}, changed) as the world: its nodes, pods, PodGroups
+         * and queues replace those present by then; objects that arrive later are kept.
+         */
+        void adopt(ClusterSnapshot changed, int cycle) {
+            List<NodeSpec> nodes = new ArrayList<>(changed.nodes());
+            m.nodes().stream().filter(n -> n.arrivalCycle() > cycle).forEach(nodes::add);
+            List<PodGroupSpec> groups = new ArrayList<>(changed.podGroups());
+            m.podGroups().stream().filter(g -> g.arrivalCycle() > cycle).forEach(groups::add);
+            List<dev.arbiter.model.QueueSpec> queues = new ArrayList<>(changed.queues());
+            m.queues().stream().filter(q -> q.arrivalCycle() > cycle).forEach(queues::add);
+            m = new Manifests(nodes, m.pods(), groups, queues, changed.priorityClasses(), m.notices(), m.namespaceLabels(),
+                    m.hyperNodes(), m.queueUsage());
+            Map<String, PodSpec> later = new LinkedHashMap<>();
+            pods.forEach((k, p) -> {
+                if (p.arrivalCycle() > cycle) later.put(k, p);
+            });
+            pods.clear();
+            for (PodSpec p : changed.pods()) pods.put(p.key(), p);
+            pods.putAll(later);
+            for (PodGroupSpec g : changed.podGroups()) groupPhase.put(g.key(), g.phase() == null ? "Pending" : g.phase());
+            nominations = changed.nominations();
+            usage.clear();
+            usage.putAll(changed.usage());
         }
 
         ClusterSnapshot snapshot(int cycle) {

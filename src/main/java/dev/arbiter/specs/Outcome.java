@@ -49,6 +49,10 @@ final class Outcome {
         return result;
     }
 
+    Manifests manifests() {
+        return manifests;
+    }
+
     /** The one-line notices reading the scenario's manifests gave. */
     List<String> notices() {
         return manifests.notices();

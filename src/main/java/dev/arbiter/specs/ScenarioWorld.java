@@ -79,6 +79,9 @@ final class ScenarioWorld {
     private boolean recreateEvicted;
     private Outcome outcome;
     private Outcome lastSimulated;
+    /** The policy and options of the last simulation ({@code whatif} steps ask on the same world). */
+    private RuleBook lastRules;
+    private Simulator.Options lastOptions;
 
     static void begin() {
         CURRENT.set(new ScenarioWorld());
@@ -201,6 +204,16 @@ final class ScenarioWorld {
     /** True once an outcome step has run (a scenario without one cannot fail). */
     boolean checked() {
         return checked;
+    }
+
+    /** The policy the story's last simulation ran with (after {@link #outcome()}). */
+    RuleBook rulesUsed() {
+        return lastRules;
+    }
+
+    /** The options the story's last simulation ran with (after {@link #outcome()}). */
+    Simulator.Options optionsUsed() {
+        return lastOptions;
     }
 
     /** The last simulation run, even one that failed a check, or null; for reports after a failure. */
@@ -351,6 +364,8 @@ final class ScenarioWorld {
             if (Boolean.getBoolean(COMPARE_KEPT_SESSION)) sameWithKeptSession(rules, m, options, r);
             o = new Outcome(m, r, gpu);
             lastSimulated = o;
+            lastRules = rules;
+            lastOptions = options;
             if (!r.stable()) {
                 throw new AssertionError("the cluster did not settle within " + MAX_CYCLES + " cycles of the last arrival; "
                         + o.describeEvictions());

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code arbiter snapshot} against fabric8's CRUD mock API server: scheduling fields only, loadable by the manifest
- * loader, and simulating like the cluster it came from. Also {@code explain --kubeconfig} on the same cluster.
+ * loader, and simulating like the cluster it came from. Also {@code explain --kubeconfig} and {@code whatif --kubeconfig}
+ * on the same cluster.
  */
 @EnableKubernetesMockClient(crud = true)
 class LiveSnapshotTest {
@@ -198,6 +199,10 @@ class LiveSnapshotTest {
         assertEquals(0, explain.exit(), explain.err());
         assertTrue(explain.out().contains("PodGroup ml/train (queue team)"), explain.out());
         assertTrue(explain.out().contains("bind   ml/train-1 -> gpu-2"), explain.out());
+
+        CliRunner whatif = CliRunner.run("whatif", "ml/train", "--kubeconfig", kubeconfig.toString());
+        assertEquals(0, whatif.exit(), whatif.err());
+        assertTrue(whatif.out().contains("starts with no change: binds 1 pod in cycle 1"), whatif.out());
 
         assertEquals(2, CliRunner.run("snapshot", "--kubeconfig", dir.resolve("missing").toString()).exit());
     }

@@ -341,6 +341,14 @@ public final class RuleBook {
                 fromCache);
     }
 
+    /**
+     * This policy with other settings (the same compiled rules): {@code arbiter whatif} tries a setting changed, as a
+     * {@code policy.yaml} saying so would.
+     */
+    public RuleBook withSettings(PolicySettings other) {
+        return new RuleBook(folder, files, kieBase, generation, other, ruleLocations, packName, cache, fromCache);
+    }
+
     /** This policy with another deadline per rules phase (the same compiled rules): validate runs with a short one. */
     public RuleBook withDeadline(java.time.Duration deadline) {
         PolicySettings.Limits l = settings.limits();
