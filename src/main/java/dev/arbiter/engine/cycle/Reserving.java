@@ -323,7 +323,12 @@ final class Reserving {
             }
             Refusal why = a.job.reason == null ? new Refusal.NotYetScheduled() : a.job.reason;
             a.job.setReason(new Refusal.Because(new Refusal.Reserving(a.names, a.start), why), a.job.reasonRule);
-            out.add(new Reservation(a.job.id, a.queue.name(), a.names, a.start, a.rule));
+            Set<String> own = new HashSet<>();
+            for (Task t : a.job.pending) own.add(t.id());
+            Set<String> on = new HashSet<>(a.names);
+            int backfilled = 0;
+            for (dev.arbiter.decision.Binding b : w.bindings) if (on.contains(b.node()) && !own.contains(b.pod())) backfilled++;
+            out.add(new Reservation(a.job.id, a.queue.name(), a.names, a.start, a.rule, backfilled));
         }
         for (Job j : w.state.jobs.values()) {
             if (j.reason == null || !j.hasPending() || allowedFor(j) == NONE) continue;

@@ -141,7 +141,7 @@ class ReservationTest {
     void aWaitingHeadReservesTheNodesThatStartItSoonest() {
         CycleResult r = first(rules(ON), RUNNING + GANG);
         assertEquals(List.of(new Reservation("ta/big", "a", List.of("node-1", "node-2"), 7200,
-                "reservation: a queue's head job that has waited longer than reservation.after reserves the nodes that start it soonest")),
+                "reservation: a queue's head job that has waited longer than reservation.after reserves the nodes that start it soonest", 0)),
                 r.reservations(), "both nodes hold one member each once r2 ends at 2h");
         Refusal why = Shipped.why(r, "ta/big");
         assertEquals(new Refusal.Reserving(List.of("node-1", "node-2"), 7200), Shipped.part(why, Refusal.Reserving.class));
@@ -174,6 +174,7 @@ class ReservationTest {
     void workThatEndsBeforeTheReservationBackfillsWorkWithoutAnEstimateDoesNot() {
         CycleResult r = first(rules(ON), RUNNING + GANG + SMALL);
         assertEquals(java.util.Set.of("tb/short"), Shipped.bound(r), "short ends at 11m, long before 2h; long says nothing");
+        assertEquals(1, r.reservations().get(0).backfilled());
         Refusal why = Shipped.why(r, "tb/long");
         assertEquals(Map.of("node(s) reserved for another job", 2), Shipped.part(why, Refusal.NoNodeFits.class).failedFilters());
     }
