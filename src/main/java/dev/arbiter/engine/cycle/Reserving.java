@@ -146,15 +146,26 @@ final class Reserving {
         return true;
     }
 
-    /** What the running work of {@code q}'s subtree without a runtime estimate holds of queue shares. */
+    /**
+     * What the running work of {@code q}'s subtree without a runtime estimate holds of queue shares (worked out for
+     * every queue at the first ask, one walk of the jobs).
+     */
     private Resources endless(QueueState q) {
-        Resources.Sum held = new Resources.Sum();
-        for (Job j : w.state.jobs.values()) {
-            if (j.queueState == null || !j.queueState.isWithin(q) || j.running.isEmpty() || estimateOf(j) >= 0) continue;
-            held.add(j.heldShare());
+        if (endless == null) {
+            Map<QueueState, Resources.Sum> sums = new IdentityHashMap<>();
+            for (Job j : w.state.jobs.values()) {
+                if (j.queueState == null || j.running.isEmpty() || estimateOf(j) >= 0) continue;
+                Resources held = j.heldShare();
+                for (QueueState up = j.queueState; up != null; up = up.parent) sums.computeIfAbsent(up, k -> new Resources.Sum()).add(held);
+            }
+            endless = new IdentityHashMap<>();
+            sums.forEach((k, v) -> endless.put(k, v.toResources()));
         }
-        return held.toResources();
+        return endless.getOrDefault(q, Resources.NONE);
     }
+
+    /** Per queue, what {@link #endless} says; null until asked. */
+    private Map<QueueState, Resources> endless;
 
     /** The job has pending pods and has not started: fewer live members than its gang needs. */
     private boolean waitingToStart(Job j) {
@@ -350,14 +361,24 @@ final class Reserving {
         if (next == null) return null;
         String dim = NodeFitter.primaryDimension(next.request());
         long need = next.request().milli(dim);
-        for (Active a : active) {
+        for (int k = 0; k < active.size(); k++) {
+            Active a = active.get(k);
             if (a.job == j || mayBackfill(j, a)) continue;
-            for (int i = a.nodes.nextSetBit(0); i >= 0; i = a.nodes.nextSetBit(i + 1)) {
-                if (w.state.nodes.get(i).freeMilli(dim) >= need) {
-                    return new Refusal.KeptOffReserved(a.job.id, a.start, estimateOf(j), settings.reservation().backfill());
-                }
+            if (roomFor.computeIfAbsent(k + " " + dim + " " + need, key -> hasRoom(a, dim, need))) {
+                return new Refusal.KeptOffReserved(a.job.id, a.start, estimateOf(j), settings.reservation().backfill());
             }
         }
         return null;
     }
+
+    /** Whether a node of {@code a} has {@code need} of {@code dim} free (asked once per reservation and need). */
+    private boolean hasRoom(Active a, String dim, long need) {
+        for (int i = a.nodes.nextSetBit(0); i >= 0; i = a.nodes.nextSetBit(i + 1)) {
+            if (w.state.nodes.get(i).freeMilli(dim) >= need) return true;
+        }
+        return false;
+    }
+
+    /** {@link #hasRoom}'s answers at the end of the cycle, by reservation, dimension and need. */
+    private final Map<String, Boolean> roomFor = new HashMap<>();
 }
