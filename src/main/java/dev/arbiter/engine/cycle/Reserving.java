@@ -47,9 +47,10 @@ import java.util.Set;
  * places, preempts and reclaims as usual. Its reason says {@code reserved nodes … from …}; a job kept off reserved
  * nodes that have room for it says so too.
  *
- * <p>Where this differs from Slurm's backfill: one reservation per queue (its head), reserved whole nodes rather than
- * a time-indexed map of every node, the gang's pods taken as alike (the largest request), and rules that depend on
- * other pods (pod affinity, spread, host ports) and a gang's network topology not looked at in the future.
+ * <p>A gang that must run within one network domain (a hard network topology) reserves within the allowed domain
+ * that holds it soonest. Where this differs from Slurm's backfill: one reservation per queue (its head), reserved
+ * whole nodes rather than a time-indexed map of every node, the gang's pods taken as alike (the largest request), and
+ * rules that depend on other pods (pod affinity, spread, host ports) not looked at in the future.
  */
 final class Reserving {
     /** A reservation of this cycle. */
@@ -204,7 +205,17 @@ final class Reserving {
             Active again = soonest(q, head, grant, kept, each, k);
             if (again != null) return again;
         }
-        return soonest(q, head, grant, eligible, each, k);
+        dev.arbiter.model.NetworkTopology want = w.domains.wanted(head);
+        if (want == null || !want.hard()) return soonest(q, head, grant, eligible, each, k);
+        // A gang that must run within one network domain reserves within the domain that holds it soonest.
+        Active best = null;
+        for (NetworkDomains.Fit f : w.domains.measure(head, want, eligible)) {
+            BitSet among = f.domain().nodeSet();
+            among.and(eligible);
+            Active a = soonest(q, head, grant, among, each, k);
+            if (a != null && (best == null || a.start < best.start)) best = a;
+        }
+        return best;
     }
 
     /** The earliest time the nodes of {@code among} hold {@code k} pods asking {@code each}, and the nodes then. */

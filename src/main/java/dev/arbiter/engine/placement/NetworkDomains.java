@@ -72,6 +72,11 @@ public final class NetworkDomains {
             return new Domain(why, 0, null, nodes, true);
         }
 
+        /** The indexes of its nodes (a copy). */
+        public BitSet nodeSet() {
+            return (BitSet) nodes.clone();
+        }
+
         /** This domain's nodes that are also {@code other}'s, under this domain's name. */
         Domain within(Domain other) {
             BitSet both = (BitSet) nodes.clone();

@@ -240,4 +240,28 @@ class ReservationTest {
         }
         assertEquals(120, started, "r2 ends at 2h, cycle 120 at 60 s a cycle");
     }
+
+    @Test
+    void aGangKeptWithinOneRackReservesWithinTheRackThatHoldsItSoonest() {
+        StringBuilder yaml = new StringBuilder(QUEUES);
+        String[] racks = {"r1", "r1", "r2", "r2"};
+        String[] ends = {"30m", "3h", "2h", "2h"};
+        for (int i = 1; i <= 4; i++) {
+            yaml.append("""
+                    apiVersion: v1
+                    kind: Node
+                    metadata: {name: node-%d, labels: {rack: %s}}
+                    status:
+                      allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: "8", pods: "110"}
+                    ---
+                    """.formatted(i, racks[i - 1]));
+            yaml.append(pod("ta", "r" + i, 8, "node-" + i, "scheduling.volcano.sh/queue-name: a, arbiter.dev/runtime-estimate: " + ends[i - 1]));
+        }
+        String gang = GANG.replace("scheduling.k8s.io/group-name: big", "scheduling.k8s.io/group-name: big, kueue.x-k8s.io/podset-required-topology: rack");
+        CycleResult within = first(rules(ON), yaml + gang);
+        assertEquals(List.of("node-3", "node-4"), within.reservations().get(0).nodes(), "rack r2 holds both at 2h, r1 only at 3h");
+        assertEquals(7200, within.reservations().get(0).start());
+        CycleResult anywhere = first(rules(ON), yaml + GANG);
+        assertEquals(List.of("node-1", "node-3"), anywhere.reservations().get(0).nodes(), "without the rule: node-1 at 30m, node-3 at 2h");
+    }
 }
