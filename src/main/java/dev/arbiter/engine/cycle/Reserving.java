@@ -203,6 +203,11 @@ final class Reserving {
                 if (node != null && eligible.get(node.index)) kept.set(node.index);
             }
             Active again = soonest(q, head, grant, kept, each, k);
+            // A start that has come stays as it was (overdue estimates would move it with the clock, and the reason
+            // with it: a status write and an event every cycle).
+            if (again != null && again.start() <= now && before.start() <= now) {
+                again = new Active(again.job(), again.queue(), again.nodes(), again.names(), before.start(), again.rule());
+            }
             if (again != null) return again;
         }
         dev.arbiter.model.NetworkTopology want = w.domains.wanted(head);
