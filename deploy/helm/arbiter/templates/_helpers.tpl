@@ -8,7 +8,7 @@
 {{- $glob := printf "policies/%s/*" .Values.policy.pack -}}
 {{- $files := .Files.Glob $glob -}}
 {{- if not $files -}}
-{{- fail (printf "policy.pack: no pack %q in this chart (packs: capacity, drf, fair-usage); for your own pack set policy.files" .Values.policy.pack) -}}
+{{- fail (printf "policy.pack: no pack %q in this chart (packs: capacity, drf, fair-usage, reservation); for your own pack set policy.files" .Values.policy.pack) -}}
 {{- end -}}
 {{- range $path, $_ := $files }}
 {{ base $path | quote }}: {{ $.Files.Get $path | quote }}

@@ -14,13 +14,15 @@ import java.util.Map;
  * pod's protection, as the rule that protects it states it ({@code Protected.until}, e.g. the minimum runtime
  * passing) — or -1. {@code usage} holds the queues' decayed past usage sampled this cycle, to be stored where the
  * next snapshot (and, live, the next process) reads it ({@link dev.arbiter.model.QueueUsage}); empty unless the policy
- * sets {@code shares.usageHalfLife}.
+ * sets {@code shares.usageHalfLife}. {@code reservations} are the nodes reserved for long-waiting head jobs that have
+ * not started ({@code reservation} in policy.yaml; empty by default).
  */
 public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
                           List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
                           Map<String, List<String>> rulesFired, List<Nomination> nominations, long wakeAt,
-                          Map<String, dev.arbiter.model.QueueUsage> usage) {
+                          Map<String, dev.arbiter.model.QueueUsage> usage, List<Reservation> reservations) {
     public CycleResult {
+        reservations = List.copyOf(reservations);
         usage = Map.copyOf(usage);
         nominations = List.copyOf(nominations);
         bindings = List.copyOf(bindings);
@@ -29,6 +31,15 @@ public record CycleResult(int cycle, String rulesGeneration, List<Binding> bindi
         queues = List.copyOf(queues);
         phaseMillis = Map.copyOf(phaseMillis);
         rulesFired = Map.copyOf(rulesFired);
+    }
+
+    /** A result that holds no reservation. */
+    public CycleResult(int cycle, String rulesGeneration, List<Binding> bindings, List<Eviction> evictions,
+                       List<PodGroupStatus> podGroups, List<QueueStatus> queues, Map<String, Double> phaseMillis,
+                       Map<String, List<String>> rulesFired, List<Nomination> nominations, long wakeAt,
+                       Map<String, dev.arbiter.model.QueueUsage> usage) {
+        this(cycle, rulesGeneration, bindings, evictions, podGroups, queues, phaseMillis, rulesFired, nominations, wakeAt,
+                usage, List.of());
     }
 
     /** A result that samples no queue usage. */

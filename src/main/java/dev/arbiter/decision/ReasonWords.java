@@ -189,9 +189,31 @@ public final class ReasonWords {
             return "waiting for terminating pods to leave " + w.nodes() + " node(s)";
         }
         if (r instanceof EvictedFor e) return "evicted by " + e.action() + " for " + e.job();
+        if (r instanceof Reserving v) return "reserved nodes " + nodeList(v.nodes()) + " from " + time(v.start());
+        if (r instanceof KeptOffReserved k) {
+            return "nodes reserved for " + k.job() + " from " + time(k.start()) + " are kept for it: "
+                    + (!k.backfill() ? "backfill is off"
+                    : k.estimate() < 0 ? "this job has no runtime estimate to backfill them"
+                    : "its runtime estimate of " + dev.arbiter.model.Runtimes.show(k.estimate()) + " ends later");
+        }
         if (r instanceof NoPendingPods) return "no pending pods";
         if (r instanceof NotYetScheduled) return "not yet scheduled";
         throw new IllegalArgumentException("no words for " + r);
+    }
+
+    /** Node names, at most eight, then how many more. */
+    private static String nodeList(List<String> nodes) {
+        if (nodes.size() <= 8) return String.join(", ", nodes);
+        return String.join(", ", nodes.subList(0, 8)) + " and " + (nodes.size() - 8) + " more";
+    }
+
+    /**
+     * A time on the snapshot's clock: an instant (live, epoch seconds), or the simulator's clock, which counts from 0,
+     * as {@code t=10m}.
+     */
+    public static String time(long seconds) {
+        if (seconds >= 1_000_000_000L) return java.time.Instant.ofEpochSecond(seconds).toString();
+        return "t=" + (seconds == 0 ? "0s" : dev.arbiter.model.Runtimes.show(seconds));
     }
 
     /**

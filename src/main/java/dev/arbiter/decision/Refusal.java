@@ -113,6 +113,20 @@ public sealed interface Refusal {
      */
     enum Missing { LABEL, ANY_DOMAIN, TIER, ONE_DOMAIN }
 
+    // ---- reservation ---------------------------------------------------------------------------------------------
+
+    /**
+     * The job, its queue's head, has {@code nodes} reserved for it from {@code start} (seconds on the snapshot's clock;
+     * see {@link Reservation}); worded before why it has not started yet ({@link Because}).
+     */
+    record Reserving(List<String> nodes, long start) implements Refusal {}
+
+    /**
+     * Nodes reserved for {@code job} from {@code start} are kept from this job: backfill is off, it has no runtime
+     * estimate ({@code estimate} -1), or its estimate (seconds) ends after {@code start}.
+     */
+    record KeptOffReserved(String job, long start, long estimate, boolean backfill) implements Refusal {}
+
     // ---- eviction budgets ------------------------------------------------------------------------------------------
 
     /** The cycle's eviction budget ({@code perCycle} pods) is spent. */

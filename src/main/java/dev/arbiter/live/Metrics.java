@@ -3,6 +3,7 @@ package dev.arbiter.live;
 import dev.arbiter.decision.QueueStatus;
 import dev.arbiter.model.Resources;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -69,6 +70,7 @@ public final class Metrics {
     private final MultiGauge deserved;
     private final MultiGauge allocated;
     private final AtomicInteger pendingPods = new AtomicInteger();
+    private final AtomicInteger reservations = new AtomicInteger();
     private final AtomicInteger leader = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong lastCycleMillis = new java.util.concurrent.atomic.AtomicLong();
 
@@ -96,8 +98,23 @@ public final class Metrics {
         Counter.builder("arbiter.rules.fallbacks").description("Fallbacks to the last rules that completed a cycle")
                 .register(registry);
         registry.gauge("arbiter.pending.pods", pendingPods);
+        Gauge.builder("arbiter.reservations", reservations, AtomicInteger::get)
+                .description("Jobs holding a node reservation after the last cycle (reservation in policy.yaml)").register(registry);
+        Counter.builder("arbiter.backfilled.pods").description("Pods bound on nodes reserved for another job (backfill)")
+                .register(registry);
         registry.gauge("arbiter.leader", leader);
         registry.gauge("arbiter.last.cycle.timestamp.seconds", lastCycleMillis, a -> a.get() / 1000.0);
+    }
+
+    /**
+     * The last cycle's reservations: how many jobs hold one, and the pods of other jobs it bound on their nodes
+     * (backfill).
+     */
+    public void reservations(dev.arbiter.decision.CycleResult r) {
+        reservations.set(r.reservations().size());
+        int backfilled = 0;
+        for (dev.arbiter.decision.Reservation v : r.reservations()) backfilled += v.backfilled();
+        if (backfilled > 0) registry.find("arbiter.backfilled.pods").counter().increment(backfilled);
     }
 
     public MeterRegistry registry() {

@@ -288,6 +288,7 @@ public final class SchedulingLoop implements AutoCloseable {
         for (Map.Entry<String, Double> e : result.phaseMillis().entrySet()) metrics.phase("engine_" + e.getKey(), e.getValue());
         metrics.queues(result.queues());
         metrics.evictions(result.evictions());
+        metrics.reservations(result);
         int pending = 0;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() && !p.terminating() && schedulerNames.contains(p.schedulerName())

@@ -81,6 +81,11 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
         public boolean enabled() {
             return after != null;
         }
+
+        /** {@code after} in seconds, or -1 when off. */
+        public long afterSeconds() {
+            return after == null ? -1 : after.toSeconds();
+        }
     }
 
     /**
@@ -233,6 +238,14 @@ public record PolicySettings(Churn churn, Orders orders, Victims victims, Scorin
                 new Cycle(AdmissionOrder.INTERLEAVED, true, List.of(EvictionAction.PREEMPT, EvictionAction.RECLAIM)),
                 new Limits(20, 200_000, Duration.ofSeconds(30)),
                 Topology.DEFAULT, Runtime.NONE, Reservation.OFF);
+    }
+
+    /**
+     * How long a queue's head job waits before it reserves nodes, in seconds; -1 when reservation is off (for rules:
+     * {@code PolicySettings( $after : reservationAfterSeconds >= 0 )}).
+     */
+    public long reservationAfterSeconds() {
+        return reservation.afterSeconds();
     }
 
     /** These settings with another scoring mode (a scheduler's {@code --scoring} overrides the policy's). */

@@ -311,6 +311,92 @@ public final class OutcomeSteps {
         }
     }
 
+    // ---- reservation and backfill (reservation in policy.yaml) -------------------------------------------------------
+
+    /** The first cycle that bound a pod of the workload, less its earliest arrival, in seconds; -1: never bound. */
+    private static long startDelay(Outcome o, Outcome.Found w) {
+        Set<String> pods = podKeys(w);
+        int arrived = w.pods().stream().mapToInt(PodSpec::arrivalCycle).min().orElse(0);
+        for (dev.arbiter.decision.CycleResult c : o.result().cycles()) {
+            for (dev.arbiter.decision.Binding b : c.bindings()) if (pods.contains(b.pod())) return c.cycle() - arrived;
+        }
+        return -1;
+    }
+
+    @Then("{string} started within {int} minute(s) of arriving")
+    public void startedWithin(String name, int minutes) {
+        Outcome o = outcome();
+        Outcome.Found w = o.workload(name);
+        long delay = startDelay(o, w);
+        if (delay < 0 || delay > minutes * 60L) {
+            fail("\"" + name + "\" should have started within " + minutes + " minutes of arriving, but "
+                    + (delay < 0 ? "it never started" : "it started after " + dev.arbiter.model.Runtimes.show(delay)), o.describe(w));
+        }
+    }
+
+    @Then("{string} did not start within {int} minute(s) of arriving")
+    public void notStartedWithin(String name, int minutes) {
+        Outcome o = outcome();
+        Outcome.Found w = o.workload(name);
+        long delay = startDelay(o, w);
+        if (delay >= 0 && delay <= minutes * 60L) {
+            fail("\"" + name + "\" should not have started within " + minutes + " minutes of arriving, but it started after "
+                    + dev.arbiter.model.Runtimes.show(delay), o.describe(w));
+        }
+    }
+
+    /** How many pods of {@code name} some cycle bound on a node that cycle held reserved for {@code holder}. */
+    private static int boundOnReserved(Outcome o, String name, String holder) {
+        Set<String> pods = podKeys(o.workload(name));
+        Set<String> groups = new java.util.HashSet<>(o.workload(holder).podGroups());
+        int n = 0;
+        for (dev.arbiter.decision.CycleResult c : o.result().cycles()) {
+            Set<String> reserved = new java.util.HashSet<>();
+            for (dev.arbiter.decision.Reservation r : c.reservations()) if (groups.contains(r.job())) reserved.addAll(r.nodes());
+            for (dev.arbiter.decision.Binding b : c.bindings()) if (pods.contains(b.pod()) && reserved.contains(b.node())) n++;
+        }
+        return n;
+    }
+
+    @Then("{string} ran on a node reserved for {string}")
+    public void ranOnReserved(String name, String holder) {
+        Outcome o = outcome();
+        if (boundOnReserved(o, name, holder) == 0) {
+            fail("a pod of \"" + name + "\" should have run on a node reserved for \"" + holder + "\" (backfill)",
+                    o.describe(o.workload(name)));
+        }
+    }
+
+    @Then("{string} never ran on a node reserved for {string}")
+    public void neverRanOnReserved(String name, String holder) {
+        Outcome o = outcome();
+        int n = boundOnReserved(o, name, holder);
+        if (n > 0) fail(n + " pod(s) of \"" + name + "\" ran on nodes reserved for \"" + holder + "\"", o.describe(o.workload(name)));
+    }
+
+    @Then("{string} reserved {int} node(s)")
+    public void reservedNodes(String name, int nodes) {
+        Outcome o = outcome();
+        Outcome.Found w = o.workload(name);
+        Set<Integer> seen = new java.util.TreeSet<>();
+        for (dev.arbiter.decision.CycleResult c : o.result().cycles()) {
+            for (dev.arbiter.decision.Reservation r : c.reservations()) if (w.podGroups().contains(r.job())) seen.add(r.nodes().size());
+        }
+        if (!seen.equals(Set.of(nodes))) {
+            fail("\"" + name + "\" should have reserved " + nodes + " nodes, but its reservations held " + (seen.isEmpty() ? "none" : seen + " nodes"),
+                    o.describe(w));
+        }
+    }
+
+    @Then("no reservation is held")
+    public void noReservation() {
+        Outcome o = outcome();
+        List<dev.arbiter.decision.CycleResult> cycles = o.result().cycles();
+        if (cycles.isEmpty()) return;
+        List<dev.arbiter.decision.Reservation> last = cycles.get(cycles.size() - 1).reservations();
+        if (!last.isEmpty()) fail("no reservation should be held after the last cycle, but " + last, o.describeQueues());
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------------------------
 
     private static Set<String> podKeys(Outcome.Found w) {

@@ -343,7 +343,13 @@ final class ScenarioWorld {
             String yaml = render(i);
             Manifests m = ManifestLoader.parse(yaml, "scenario");
             // Time passes only when the story says so ("a minute passes"): do not follow the policy's wake-ups.
-            Simulator.Options options = new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, recreateEvicted, false);
+            // Each pod that ends by itself, or arrives later than its batch ("one every minute"), may wake one cycle more.
+            int timed = 0;
+            for (dev.arbiter.model.PodSpec p : m.pods()) {
+                if (dev.arbiter.model.Runtimes.simulatedOf(p) >= 0) timed++;
+                if (p.arrivalCycle() > b.arrival) timed++;
+            }
+            Simulator.Options options = new Simulator.Options(b.arrival + MAX_CYCLES + timed, SECONDS_PER_CYCLE, recreateEvicted, false);
             SimulationResult r;
             if (shadowFolder != null && i == batches.size() - 1) {
                 // The candidate sees each cycle's snapshot and result after the cycle, as on a live cluster; the

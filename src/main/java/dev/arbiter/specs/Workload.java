@@ -22,7 +22,23 @@ import java.util.Map;
  */
 record Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
                 String queue, Integer minPods, boolean preemptable, boolean preempts, Placing placing,
-                Boolean groupPreemptable) implements SpecObject {
+                Boolean groupPreemptable, Timing timing) implements SpecObject {
+    /**
+     * When its pods arrive and how long they run: {@code after} seconds after its batch arrives; for {@code jobs}, one
+     * job every {@code every} seconds (0: all at once); each pod runs {@code runs} seconds in the simulator
+     * ({@code simulation.arbiter.dev/runtime}; -1: to the end) and its user estimates {@code estimate} seconds
+     * ({@code arbiter.dev/runtime-estimate}; -1: no estimate).
+     */
+    record Timing(int after, int every, long runs, long estimate) {
+        static final Timing NONE = new Timing(0, 0, -1, -1);
+    }
+
+    Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
+             String queue, Integer minPods, boolean preemptable, boolean preempts, Placing placing,
+             Boolean groupPreemptable) {
+        this(kind, namespace, name, masters, pods, gpus, priorityClass, queue, minPods, preemptable, preempts, placing,
+                groupPreemptable, Timing.NONE);
+    }
     /**
      * Where its pods may go: only on nodes whose {@code nodeLabel} is {@code nodeValue} (required node affinity; null:
      * anywhere), one pod per node (required anti-affinity per hostname among its own pods), each LeaderWorkerSet group
@@ -64,6 +80,9 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         if (placing.groupKey() != null && kind != Kind.LEADER_WORKER_SET) {
             throw new IllegalArgumentException(name + ": only a LeaderWorkerSet has groups to keep within one " + placing.groupKey());
         }
+        if (timing.every() > 0 && kind != Kind.JOBS) {
+            throw new IllegalArgumentException(name + ": \"one every ...\" applies to jobs (\"<n> jobs ...\"), which arrive one by one");
+        }
         if (groupPreemptable != null && kind != Kind.JOB && kind != Kind.JOBS) {
             throw new IllegalArgumentException(name + ": \"whose PodGroup is ...\" applies to jobs, whose PodGroup the"
                     + " scenario writes; for a " + kind.word + " write its PodGroup in a \"these manifests are applied:\" step");
@@ -83,7 +102,8 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
     }
 
     @Override
-    public List<Map<String, Object>> render(String gpu, int arrival) {
+    public List<Map<String, Object>> render(String gpu, int batchArrival) {
+        int arrival = batchArrival + timing.after();
         return switch (kind) {
             case PYTORCH_JOB -> List.of(pyTorchJob(gpu, arrival));
             case LEADER_WORKER_SET -> List.of(leaderWorkerSet(gpu, arrival));
@@ -91,7 +111,7 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
             case POD -> List.of(pod(name, null, gpu, arrival));
             case JOBS -> {
                 List<Map<String, Object>> out = new ArrayList<>();
-                for (int i = 1; i <= pods; i++) out.addAll(job(name + "-" + i, 1, gpu, arrival));
+                for (int i = 1; i <= pods; i++) out.addAll(job(name + "-" + i, 1, gpu, arrival + (i - 1) * timing.every()));
                 yield out;
             }
         };
@@ -170,6 +190,8 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("labels", Map.of(LABEL, name));
         Map<String, Object> annotations = new LinkedHashMap<>(extraAnnotations);
+        if (timing.runs() >= 0) annotations.put(dev.arbiter.model.Runtimes.SIMULATED, timing.runs() + "s");
+        if (timing.estimate() >= 0) annotations.put(dev.arbiter.model.Runtimes.ESTIMATE, timing.estimate() + "s");
         if (!preemptable) annotations.put("volcano.sh/preemptable", "false");
         if (placing.domainKey() != null) {
             annotations.put(placing.domainHard() ? dev.arbiter.model.NetworkTopology.KUEUE_REQUIRED

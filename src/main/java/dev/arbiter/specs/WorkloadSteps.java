@@ -24,7 +24,11 @@ import java.util.regex.Pattern;
  * LeaderWorkerSet's exclusive-topology annotation), {@code kept within one <key>} (the whole gang in one network
  * domain, Kueue's {@code podset-required-topology: <key>}) and {@code preferably within one <key>} (Kueue's
  * {@code podset-preferred-topology}), {@code tolerating <key>=<value>:<Effect>} (a toleration on every pod),
- * {@code whose PodGroup is (not) preemptable} (a job's PodGroup marked {@code volcano.sh/preemptable}).
+ * {@code whose PodGroup is (not) preemptable} (a job's PodGroup marked {@code volcano.sh/preemptable}),
+ * {@code arriving after <n> seconds|minutes|hours} (its objects arrive that long after its batch), {@code one every
+ * [<n>] second|minute|hour} ({@code <n> jobs} arrive one by one, that far apart), {@code each running <n> minutes} (each
+ * pod ends that long after it starts: {@code simulation.arbiter.dev/runtime}) and {@code estimated at <n> minutes}
+ * (its runtime estimate, {@code arbiter.dev/runtime-estimate}).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
@@ -33,6 +37,10 @@ public final class WorkloadSteps {
     private static final Pattern ONLY_ON = Pattern.compile("only on nodes labelled ([^=\\s]+)=(\\S+)");
     private static final Pattern GROUP_WITHIN = Pattern.compile("each group kept within one (\\S+)");
     private static final Pattern KEPT_WITHIN = Pattern.compile("(kept|preferably) within one (\\S+)");
+    private static final Pattern ARRIVING = Pattern.compile("arriving after (\\d+) (second|minute|hour)s?");
+    private static final Pattern EVERY = Pattern.compile("one every (\\d+ )?(second|minute|hour)s?");
+    private static final Pattern RUNNING = Pattern.compile("each running (\\d+) (second|minute|hour)s?");
+    private static final Pattern ESTIMATED = Pattern.compile("estimated at (\\d+) (second|minute|hour)s?");
     private static final Pattern TOLERATING =
             Pattern.compile("tolerating ([^=\\s]+=[^:\\s]*:(?:NoSchedule|PreferNoSchedule|NoExecute))");
 
@@ -78,6 +86,8 @@ public final class WorkloadSteps {
         boolean domainHard = false;
         List<String> tolerations = new java.util.ArrayList<>();
         Boolean groupPreemptable = null;
+        int after = 0, every = 0;
+        long runs = -1, estimate = -1;
         for (String clause : p.clauses().split(", ")) {
             if (clause.isBlank()) continue;
             Matcher m = NEEDING.matcher(clause.trim());
@@ -85,7 +95,15 @@ public final class WorkloadSteps {
             Matcher within = GROUP_WITHIN.matcher(clause.trim());
             Matcher kept = KEPT_WITHIN.matcher(clause.trim());
             Matcher tolerating = TOLERATING.matcher(clause.trim());
-            if (m.matches()) minPods = Integer.parseInt(m.group(1));
+            Matcher arriving = ARRIVING.matcher(clause.trim());
+            Matcher oneEvery = EVERY.matcher(clause.trim());
+            Matcher running = RUNNING.matcher(clause.trim());
+            Matcher estimated = ESTIMATED.matcher(clause.trim());
+            if (arriving.matches()) after = (int) seconds(arriving.group(1), arriving.group(2));
+            else if (oneEvery.matches()) every = (int) seconds(oneEvery.group(1) == null ? "1" : oneEvery.group(1).trim(), oneEvery.group(2));
+            else if (running.matches()) runs = seconds(running.group(1), running.group(2));
+            else if (estimated.matches()) estimate = seconds(estimated.group(1), estimated.group(2));
+            else if (m.matches()) minPods = Integer.parseInt(m.group(1));
             else if (clause.trim().equals("not preemptable")) preemptable = false;
             else if (clause.trim().equals("never preempting")) preempts = false;
             else if (clause.trim().equals("one pod per node")) onePerNode = true;
@@ -103,15 +121,25 @@ public final class WorkloadSteps {
                 throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
                         + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
                         + " nodes labelled <key>=<value>\", \", one pod per node\", \", each group kept within one <key>\", \", kept within"
-                        + " one <key>\", \", preferably within one <key>\", \", tolerating <key>=<value>:<Effect>\" and \", whose PodGroup is [not] preemptable\"");
+                        + " one <key>\", \", preferably within one <key>\", \", tolerating <key>=<value>:<Effect>\", \", whose PodGroup is [not] preemptable\","
+                        + " \", arriving after <n> minutes\", \", one every [<n>] minute(s)\", \", each running <n> minutes\" and \", estimated at <n> minutes\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
                 p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts,
                 new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey, domainKey, domainHard,
-                        List.copyOf(tolerations)), groupPreemptable);
+                        List.copyOf(tolerations)), groupPreemptable, new Workload.Timing(after, every, runs, estimate));
         if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
         else ScenarioWorld.current().add(w);
+    }
+
+    /** {@code n} seconds, minutes or hours, in seconds (a spec's cycle is one second). */
+    private static long seconds(String n, String unit) {
+        return Long.parseLong(n) * switch (unit) {
+            case "hour" -> 3600;
+            case "minute" -> 60;
+            default -> 1;
+        };
     }
 
     /** Tenant A works in namespace {@code tenanta}. */

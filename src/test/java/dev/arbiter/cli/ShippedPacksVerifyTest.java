@@ -37,6 +37,7 @@ class ShippedPacksVerifyTest {
     @Test
     void theShippedPacksAreFound() throws IOException {
         assertEquals(List.of(Path.of("deploy/policies/capacity"), Path.of("deploy/policies/drf"), Path.of("deploy/policies/fair-usage"),
+                Path.of("deploy/policies/reservation"),
                 Path.of("docs/examples/protect-critical-inference/rules")), packs());
     }
 

@@ -102,6 +102,7 @@ class ReasonWordsTest {
                 new Refusal.ClosestNode("n", Resources.NONE), new Refusal.WaitingForEvicted(2, "reclaim"),
                 new Refusal.WaitingForTerminating(1), new Refusal.EvictedFor("reclaim", "ns/j"), new Refusal.NoPendingPods(),
                 new Refusal.NotYetScheduled(), new Refusal.Also(new Refusal.NoGangRule(), new Refusal.NoQueueAbove()),
+                new Refusal.Reserving(List.of("n1", "n2"), 600), new Refusal.KeptOffReserved("ns/big", 600, -1, true),
                 new Refusal.Attempted("preempt", new Refusal.NoQueueAbove()),
                 new Refusal.Because(new Refusal.GangShort(1, 0), new Refusal.NoNodeFits(1, Map.of())));
         java.util.Set<Class<?>> worded = new java.util.HashSet<>();
@@ -113,6 +114,20 @@ class ReasonWordsTest {
         for (Class<?> kind : Refusal.class.getPermittedSubclasses()) {
             if (kind.isRecord()) assertTrue(worded.contains(kind), kind.getSimpleName() + " is worded here");
         }
+    }
+
+    @Test
+    void reservationsAreWordedWithTheirNodesAndStart() {
+        assertEquals("reserved nodes n1, n2 from t=10m", ReasonWords.words(new Refusal.Reserving(List.of("n1", "n2"), 600)));
+        assertEquals("reserved nodes n0, n1, n2, n3, n4, n5, n6, n7 and 2 more from 2026-12-05T01:10:00Z",
+                ReasonWords.words(new Refusal.Reserving(java.util.stream.IntStream.range(0, 10).mapToObj(i -> "n" + i).toList(),
+                        java.time.Instant.parse("2026-12-05T01:10:00Z").getEpochSecond())));
+        assertEquals("nodes reserved for ns/big from t=10m are kept for it: this job has no runtime estimate to backfill them",
+                ReasonWords.words(new Refusal.KeptOffReserved("ns/big", 600, -1, true)));
+        assertEquals("nodes reserved for ns/big from t=10m are kept for it: its runtime estimate of 2h ends later",
+                ReasonWords.words(new Refusal.KeptOffReserved("ns/big", 600, 7200, true)));
+        assertEquals("nodes reserved for ns/big from t=10m are kept for it: backfill is off",
+                ReasonWords.words(new Refusal.KeptOffReserved("ns/big", 600, 60, false)));
     }
 
     @Test

@@ -129,6 +129,12 @@ public final class CycleWork {
     // other pods, that want a network domain, that hold nominated room, or that wait in a fifo queue (a waiting head
     // holds back the rest) are never parked.
 
+    /**
+     * The cycle's reservations ({@link Reserving}), or null when there is none. No job is parked while any is held:
+     * whether a job may backfill reads the clock.
+     */
+    Reserving reserving;
+
     /** The kept working copy (null: no job is ever parked). */
     private final WorkingCopy copy;
     /** What parking is decided against (see {@link #parkingSignature}); null without a kept copy. */
@@ -162,7 +168,7 @@ public final class CycleWork {
      * this step then.
      */
     boolean staysParked(Job j) {
-        if (!parkingHolds) return false;
+        if (!parkingHolds || reserving != null) return false;
         KeptJob k = copy.kept(j);
         if (k == null || !k.parked() || !k.sameTasks()) return false;
         if (committed()) return false;
@@ -211,7 +217,7 @@ public final class CycleWork {
      * running world anyway (only a cycle whose decisions were not carried out could have passed over its jobs).
      */
     private void park() {
-        if (committed()) {
+        if (committed() || reserving != null) { // (a reservation's restriction may be gone next cycle)
             copy.parked(null, passed);
             return;
         }

@@ -1,5 +1,6 @@
 package dev.arbiter.engine.cycle;
 
+import dev.arbiter.engine.kept.Reservations;
 import dev.arbiter.engine.kept.WorkingCopy;
 import dev.arbiter.engine.rules.Policy;
 import dev.arbiter.engine.rules.PolicyEvaluation;
@@ -29,6 +30,8 @@ import java.util.Map;
  *   <li>Index the snapshot into a working copy.</li>
  *   <li>Fire the rules: priorities, fair shares, and the policy facts the next steps obey.</li>
  *   <li>Admit: Pending jobs become Inqueue, in job order, while they fit their queue's admission budget.</li>
+ *   <li>Reserve (when the rules grant it): a long-waiting head job reserves the nodes that start it soonest
+ *       ({@link Reserving}); other work keeps off them unless it ends before the reservation starts.</li>
  *   <li>Allocate: queues in queue order (re-sorted after each job), jobs in job order; each gang is a transaction
  *       that commits only if its gang requirement holds.</li>
  *   <li>Preempt: jobs that could not start evict lower-priority work of their own queue.</li>
@@ -48,6 +51,8 @@ public final class Scheduler {
     private final LastCycle last;
     /** The working copy kept across cycles ({@link #keepingWorkingCopy}), or null when every cycle indexes afresh. */
     private final WorkingCopy copy;
+    /** The reservations held from cycle to cycle, and since when jobs wait (empty unless the policy reserves). */
+    private final Reservations reservations = new Reservations();
 
     /**
      * The longest a cycle's answer is repeated while only the clock moves, in snapshot seconds: rules that read the
@@ -223,6 +228,9 @@ public final class Scheduler {
         CycleWork w = new CycleWork(state, policy, config, copy, snapshot.nominations(), snapshot.refusedVictims(), usage);
         // 3. Admit.
         new Admission(w).admit();
+        // 3b. Reserve nodes for long-waiting head jobs (when the rules grant it): other work is kept off them.
+        Reserving reserving = new Reserving(w, reservations, snapshot.now());
+        if (reserving.reserve()) w.reserving = reserving;
         long t3 = lap(timings, "enqueue", t2);
         // 4. Allocate.
         new Allocation(w).allocate();
@@ -239,6 +247,7 @@ public final class Scheduler {
         }
         evict.giveBackAcrossJobs();
         w.stepsOver();
+        List<dev.arbiter.decision.Reservation> held = w.reserving == null ? List.of() : w.reserving.finish();
         long t5 = lap(timings, "victims", t4);
         // 7. Status.
         StatusReport report = new StatusReport(w);
@@ -246,7 +255,7 @@ public final class Scheduler {
         List<QueueStatus> queues = report.queueStatuses(groups);
         lap(timings, "status", t5);
         return new CycleResult(cycle, rules.generation(), w.bindings, w.evictions, groups, queues, timings, trace.fired(),
-                w.nominations, report.wakeAt(snapshot.now()), usage == null ? Map.of() : usage.samples());
+                w.nominations, report.wakeAt(snapshot.now()), usage == null ? Map.of() : usage.samples(), held);
     }
 
     private static long lap(Map<String, Double> timings, String phase, long since) {
@@ -269,7 +278,7 @@ public final class Scheduler {
             if (!snapshot.sameClusterAs(now)) return null;
             return new CycleResult(cycle, result.rulesGeneration(), List.of(), List.of(), result.podGroups(), result.queues(),
                     Map.of("unchanged", (System.nanoTime() - t0) / 1e6), result.rulesFired(), result.nominations(),
-                    result.wakeAt());
+                    result.wakeAt(), Map.of(), result.reservations());
         }
 
         synchronized void remember(ClusterSnapshot s, CycleResult r) {

@@ -48,12 +48,40 @@ public final class NetworkDomains {
         /** The label key whose value this domain is, or null for a HyperNode. */
         final String level;
         final BitSet nodes;
+        /** A set of nodes of the cycle's own ({@link #ofNodes}): {@code name} says why a node outside it is (a filter). */
+        final boolean own;
 
         Domain(String name, int tier, String level, BitSet nodes) {
+            this(name, tier, level, nodes, false);
+        }
+
+        private Domain(String name, int tier, String level, BitSet nodes, boolean own) {
             this.name = name;
             this.tier = tier;
             this.level = level;
             this.nodes = nodes;
+            this.own = own;
+        }
+
+        /**
+         * A set of nodes of the cycle's own that is no network domain, e.g. the nodes outside other jobs'
+         * reservations: pods restricted to it ({@link NodeFitter#restrict}) see only its nodes, and a node outside it
+         * is counted under {@code why} (e.g. {@code node(s) reserved for another job}).
+         */
+        public static Domain ofNodes(String why, BitSet nodes) {
+            return new Domain(why, 0, null, nodes, true);
+        }
+
+        /** The indexes of its nodes (a copy). */
+        public BitSet nodeSet() {
+            return (BitSet) nodes.clone();
+        }
+
+        /** This domain's nodes that are also {@code other}'s, under this domain's name. */
+        Domain within(Domain other) {
+            BitSet both = (BitSet) nodes.clone();
+            both.and(other.nodes);
+            return new Domain(name, tier, level, both, own);
         }
 
         @Override

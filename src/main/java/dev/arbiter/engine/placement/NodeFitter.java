@@ -157,9 +157,22 @@ public final class NodeFitter {
         demands.unconfine();
     }
 
-    /** The nodes that pass the pod's static predicates, ignoring any confinement (a copy). */
+    /**
+     * For the rest of the cycle, each pod sees only the nodes {@code restriction} gives it (null: every node), on top
+     * of its own constraints and any {@link #confine}ment; every query about it answers accordingly. The cycle keeps
+     * other work off nodes reserved for a job this way. {@code restriction} must give one object per set of nodes.
+     */
+    public void restrict(java.util.function.Function<PodSpec, NetworkDomains.Domain> restriction) {
+        demands.restrict(restriction);
+        changed();
+    }
+
+    /** The nodes that pass the pod's static predicates, ignoring any confinement but not its restriction (a copy). */
     public BitSet eligibleBits(PodSpec pod) {
-        return (BitSet) statics.staticClass(demands.unconfined(pod).constraints).eligible.clone();
+        BitSet out = (BitSet) statics.staticClass(demands.unconfined(pod).constraints).eligible.clone();
+        NetworkDomains.Domain r = demands.restrictionOf(pod);
+        if (r != null) out.and(r.nodes);
+        return out;
     }
 
     /** Call whenever capacity is given back (a discarded gang, an eviction), so remembered failures are retried. */

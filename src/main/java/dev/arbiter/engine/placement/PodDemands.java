@@ -23,6 +23,13 @@ final class PodDemands {
     private NetworkDomains.Domain confinedTo;
     private Set<PodSpec> confinedPods;
     private final Map<NetworkDomains.Domain, Map<PodSpec, Demand>> confinedDemands = new HashMap<>();
+    /**
+     * For the whole cycle, the nodes each pod may use besides its own constraints (null: every node), e.g. outside
+     * the nodes reserved for another job ({@link NodeFitter#restrict}); null when nothing is restricted.
+     */
+    private java.util.function.Function<PodSpec, NetworkDomains.Domain> restriction;
+    /** A confining domain within a restriction: the nodes of both, one object per pair (demands are keyed by it). */
+    private final Map<NetworkDomains.Domain, Map<NetworkDomains.Domain, NetworkDomains.Domain>> both = new IdentityHashMap<>();
 
     private record Last(PodSpec pod, Demand demand) {}
 
@@ -49,15 +56,32 @@ final class PodDemands {
         last = null;
     }
 
-    /** Whether a gang's pods are confined to a domain now. */
-    boolean confining() {
-        return confinedTo != null;
+    /** Restricts pods to nodes for the rest of the cycle ({@link NodeFitter#restrict}); null lifts it. */
+    void restrict(java.util.function.Function<PodSpec, NetworkDomains.Domain> r) {
+        restriction = r;
+        last = null;
     }
 
-    /** What {@code pod} asks of nodes, confined to the domain its gang tries if it is confined ({@link #confine}). */
+    /** The nodes {@code pod} is restricted to for the cycle, or null (every node). */
+    NetworkDomains.Domain restrictionOf(PodSpec pod) {
+        return restriction == null ? null : restriction.apply(pod);
+    }
+
+    /** Whether a gang's pods are confined to a domain now, or some pods are restricted for the cycle. */
+    boolean confining() {
+        return confinedTo != null || restriction != null;
+    }
+
+    /**
+     * What {@code pod} asks of nodes, confined to the domain its gang tries if it is confined ({@link #confine}), and
+     * to the nodes it is restricted to ({@link #restrict}).
+     */
     Demand of(PodSpec pod) {
-        if (confinedTo == null || !confinedPods.contains(pod)) return unconfined(pod);
-        NetworkDomains.Domain d = confinedTo;
+        NetworkDomains.Domain r = restriction == null ? null : restriction.apply(pod);
+        NetworkDomains.Domain c = confinedTo == null || !confinedPods.contains(pod) ? null : confinedTo;
+        if (r == null && c == null) return unconfined(pod);
+        NetworkDomains.Domain d = r == null ? c : c == null ? r
+                : both.computeIfAbsent(c, k -> new IdentityHashMap<>()).computeIfAbsent(r, k -> c.within(r));
         if (last != null && last.pod == pod && last.demand.constraints.within() == d) return last.demand;
         Demand base = unconfined(pod);
         Demand confined = confinedDemands.computeIfAbsent(d, k -> new IdentityHashMap<>()).computeIfAbsent(pod,

@@ -157,7 +157,9 @@ final class StaticClass {
             }
         }
         if (!affinityNodes.get(n.index)) return NODE_AFFINITY;
-        if (c.within() != null && !c.within().nodes.get(n.index)) return "node(s) outside domain " + c.within().name;
+        if (c.within() != null && !c.within().nodes.get(n.index)) {
+            return c.within().own ? c.within().name : "node(s) outside domain " + c.within().name;
+        }
         return null;
     }
 

@@ -75,6 +75,11 @@ public final class Policy {
         return (Map<String, List<ReclaimGrant>>) (Map<String, ?>) all(ReclaimGrant.class);
     }
 
+    /** The queues whose long-waiting head job reserves nodes ({@code rules/reservation.drl}); empty by default. */
+    public Map<String, dev.arbiter.facts.ReservationGrant> reservationGrants() {
+        return all(dev.arbiter.facts.ReservationGrant.class);
+    }
+
     public Map<String, Protected> protectedTasks() {
         return all(Protected.class);
     }

@@ -17,6 +17,7 @@ import dev.arbiter.facts.PriorityFromPods;
 import dev.arbiter.facts.PriorityOf;
 import dev.arbiter.facts.Protected;
 import dev.arbiter.facts.ReclaimGrant;
+import dev.arbiter.facts.ReservationGrant;
 import dev.arbiter.facts.ShareTerms;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -94,6 +95,7 @@ public final class PolicyKinds {
         register(Protected.class, Protected::task, Combine.STRONGEST, Protected::rule, Phase.POLICY);
         register(DequeuePolicy.class, DequeuePolicy::queue, Combine.ONE, DequeuePolicy::rule, Phase.POLICY);
         register(NoPreemption.class, NoPreemption::job, Combine.FIRST_BY_RULE, NoPreemption::rule, Phase.POLICY);
+        register(ReservationGrant.class, ReservationGrant::queue, Combine.ONE, ReservationGrant::rule, Phase.POLICY);
     }
 
     private PolicyKinds() {}

@@ -26,7 +26,7 @@ class RuleBookTest {
     void theShippedRulesCompileOneFilePerConcern() {
         List<String> files = Shipped.RULES.files().stream().map(p -> p.getFileName().toString()).toList();
         assertEquals(List.of("churn.drl", "enqueue.drl", "fair-share.drl", "gang.drl", "lending.drl", "order.drl", "preempt.drl", "priority.drl",
-                "reclaim.drl", "victims.drl"), files);
+                "reclaim.drl", "reservation.drl", "victims.drl"), files);
         assertTrue(Shipped.RULES.ruleNames().contains("gang: a job starts only when minMember of its tasks can run together"));
     }
 
