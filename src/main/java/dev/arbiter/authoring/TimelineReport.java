@@ -49,6 +49,14 @@ public final class TimelineReport {
     private TimelineReport() {}
 
     public static String write(SimulationResult r, String title) {
+        return write(r, title, null);
+    }
+
+    /**
+     * {@link #write(SimulationResult, String)}, the PodGroups table with an "estimated start" column for the jobs
+     * still pending at the end when {@code starts} (the forecast at the end of the run, docs/estimates.md) is not null.
+     */
+    public static String write(SimulationResult r, String title, dev.arbiter.forecast.Forecast starts) {
         List<Slot> slots = slots(r.cycles());
         RuleLegend rules = RuleLegend.of(r.cycles());
         StringBuilder sb = new StringBuilder(1_200_000);
@@ -80,7 +88,7 @@ public final class TimelineReport {
         sb.append("<section id=\"decisions\">\n<h2>Decisions per cycle</h2>\n");
         decisions(sb, r, slots, rules);
         sb.append("</section>\n<section id=\"final\">\n<h2>Final state</h2>\n");
-        finalTables(sb, r);
+        finalTables(sb, r, starts);
         sb.append("</section>\n");
 
         sb.append("<script type=\"application/json\" id=\"report-data\">").append(jsonInScript(data(r, slots)))
@@ -367,16 +375,28 @@ public final class TimelineReport {
                 .append("</td><td class=\"rule\">").append(esc(ruleId)).append("</td></tr>\n");
     }
 
-    private static void finalTables(StringBuilder sb, SimulationResult r) {
+    private static void finalTables(StringBuilder sb, SimulationResult r, dev.arbiter.forecast.Forecast starts) {
         List<String[]> pods = new ArrayList<>();
         for (PodOutcome p : r.pods()) pods.add(new String[] {p.pod(), p.phase(), p.node() == null ? "" : p.node()});
         table(sb, "pods", new String[] {"pod", "phase", "node"}, pods);
         List<String[]> groups = new ArrayList<>();
         for (PodGroupStatus g : r.podGroups()) {
-            groups.add(new String[] {g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
-                    g.reason() == null ? "" : g.reason(), g.rule() == null ? "" : g.rule()});
+            String[] row = {g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
+                    g.reason() == null ? "" : g.reason(), g.rule() == null ? "" : g.rule()};
+            if (starts != null) {
+                dev.arbiter.forecast.StartEstimate e = starts.of(g.podGroup());
+                row = java.util.Arrays.copyOf(row, row.length + 1);
+                row[row.length - 1] = e == null ? "" : dev.arbiter.forecast.StartWords.line(e, starts,
+                        dev.arbiter.forecast.StartWords.Clock.SIMULATED);
+            }
+            groups.add(row);
         }
-        table(sb, "podgroups", new String[] {"PodGroup", "queue", "phase", "running", "reason", "rule"}, groups);
+        String[] head = {"PodGroup", "queue", "phase", "running", "reason", "rule"};
+        if (starts != null) {
+            head = java.util.Arrays.copyOf(head, head.length + 1);
+            head[head.length - 1] = "estimated start";
+        }
+        table(sb, "podgroups", head, groups);
         List<String[]> queues = new ArrayList<>();
         for (QueueStatus q : r.queues()) {
             queues.add(new String[] {q.queue(), Integer.toString(q.weight()), q.state(), compact(q.deserved()), compact(q.allocated())});
