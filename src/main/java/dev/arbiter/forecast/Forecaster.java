@@ -30,9 +30,10 @@ import java.util.TreeMap;
  * job its estimated start: the time of the cycle that binds its gang.
  *
  * <p>The forward world: every object of the snapshot is there and nothing new arrives. A running pod ends at its start
- * plus its job's runtime estimate ({@link PolicySettings.Runtime#estimateSeconds}, the one place that decides it); a
- * pending pod, once bound, runs its job's estimate. A running pod whose job has no estimate, whose start is unknown, or
- * that has already run past its estimate has no known end: it runs on to the end of the forward run. The snapshot's
+ * plus its job's runtime estimate ({@link PolicySettings.Runtime#estimateSeconds}, the one place that decides it; a pod
+ * bound but not started yet, without {@code status.startTime}, counts as starting at the snapshot's time); a pending
+ * pod, once bound, runs its job's estimate. A running pod whose job has no estimate, or that has already run past its
+ * estimate, has no known end: it runs on to the end of the forward run. The snapshot's
  * nominations and queue usage carry into the first cycle, which happens at the snapshot's time.
  *
  * <p>The criterion for "none", exactly: a pending job that the forward run binds within the horizon gets that cycle's
@@ -105,28 +106,34 @@ public final class Forecaster {
             if (anyWaiting && !anyRunning) pending.add(e.getKey());
         }
 
-        // The forward world: each pod's simulated running time is its job's estimate, counted from its start.
+        int first = firstCycle(s);
+        long cs = settings.cycleSeconds();
+        long origin = now - first * cs;
+        // The forward world: each pod's simulated running time is its job's estimate, counted from its start. A pod
+        // bound but not started yet (no status.startTime) starts now: the simulator starts it at the origin, so its
+        // running time is the estimate plus the time from the origin to now.
         Set<String> noEnd = new HashSet<>();
         List<PodSpec> pods = new ArrayList<>(s.pods().size());
         for (PodSpec p : s.pods()) {
             long estimate = estimateOf.get(p.jobId());
             Map<String, String> ann = new HashMap<>(p.annotations());
             ann.remove(Runtimes.SIMULATED);
-            boolean ends;
-            if (finished(p) || p.terminating()) ends = true;
-            else if (!p.isBound()) ends = estimate >= 0;
-            else ends = estimate >= 0 && p.startedAt() != PodSpec.UNKNOWN_START && p.startedAt() + estimate > now;
-            if (ends && estimate >= 0) ann.put(Runtimes.SIMULATED, Long.toString(estimate));
-            if (!ends) noEnd.add(p.key());
+            long runFor = -1;
+            if (!finished(p) && !p.terminating()) {
+                if (estimate < 0) runFor = -1;
+                else if (!p.isBound()) runFor = estimate;
+                else if (p.startedAt() == PodSpec.UNKNOWN_START) runFor = estimate + (now - origin);
+                else if (p.startedAt() + estimate > now) runFor = estimate; // else it ran past its estimate: end unknown
+                if (runFor >= 0) ann.put(Runtimes.SIMULATED, Long.toString(runFor));
+                else noEnd.add(p.key());
+            }
             pods.add(ann.equals(p.annotations()) ? p : p.withAnnotations(ann));
         }
         Manifests world = new Manifests(s.nodes(), pods, s.podGroups(), s.queues(), s.priorityClasses(), List.of(),
                 s.namespaceLabels(), s.hyperNodes(), s.usage());
 
-        int first = firstCycle(s);
-        long cs = settings.cycleSeconds();
         Simulator.Options options = new Simulator.Options(settings.maxCycles(), cs, settings.recreateEvicted(), true)
-                .from(first, now - first * cs, now + settings.horizonSeconds());
+                .from(first, origin, now + settings.horizonSeconds());
         Scheduler scheduler = new Scheduler(rules, config).keepingWorkingCopy().withoutTrace();
         SimulationResult run;
         try {

@@ -69,6 +69,8 @@ public final class SchedulingLoop implements AutoCloseable {
     private volatile long lastCycleMillis;
     private volatile int consecutiveFailures;
     private volatile StartupTimeline startup;
+    /** Start-time forecasts offered each cycle's snapshot (off this thread), or null when estimates are off. */
+    private volatile StartForecasts forecasts;
     // Guarded by cycleLock:
     private RuleBook lastGood;
     private Map<String, String> nominations = Map.of();
@@ -171,6 +173,9 @@ public final class SchedulingLoop implements AutoCloseable {
         // 3. Act: the actuator's writers take the bindings, evictions, statuses and events.
         CycleWrites writes = acting ? actuator.execute(snapshot, result) : null;
         long t3 = System.nanoTime();
+        // 4. Start-time estimates, when on: the snapshot is handed to the forecast's own thread, at most every interval.
+        StartForecasts f = forecasts;
+        if (f != null && writes != null) f.offer(snapshot, scheduler.rules());
         nominations = nominationsOf(result);
         succeeded(n);
 
@@ -286,6 +291,11 @@ public final class SchedulingLoop implements AutoCloseable {
 
     private static double ms(long from, long to) {
         return (to - from) / 1e6;
+    }
+
+    /** Each acting cycle offers its snapshot to {@code f} (null: no start-time estimates). */
+    void forecastStarts(StartForecasts f) {
+        forecasts = f;
     }
 
     /** The first cycle that acts marks itself on {@code timeline} and logs it. */

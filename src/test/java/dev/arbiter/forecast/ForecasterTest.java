@@ -173,6 +173,42 @@ class ForecasterTest {
         assertEquals(7200, f.of("team/next").at());
     }
 
+    static Forecast forecastAt(dev.arbiter.scenario.ClusterBuilder c, long now) {
+        return new Forecaster(Shipped.RULES, SchedulerConfig.simulatorDefault(), Forecaster.Settings.defaults(CYCLE))
+                .forecast(c.snapshot(now));
+    }
+
+    static dev.arbiter.scenario.ClusterBuilder oneNode() {
+        return dev.arbiter.scenario.ClusterBuilder.cluster().nodes(1, "nvidia.com/gpu", 8);
+    }
+
+    @Test
+    void aJobPastItsEstimateHasAnUnknownEnd() {
+        // Started at 1000 with a 1h estimate; at 10000 it still runs: when it ends, no one knows.
+        var c = oneNode();
+        c.job("team/late").pods(1, "nvidia.com/gpu", 8).annotate(dev.arbiter.model.Runtimes.ESTIMATE, "1h")
+                .running("node-1").startedAt(1000).end();
+        c.job("team/next").pods(1, "nvidia.com/gpu", 8).annotate(dev.arbiter.model.Runtimes.ESTIMATE, "1h").end();
+        StartEstimate e = forecastAt(c, 10_000).of("team/next");
+        assertEquals(StartEstimate.None.WAITS_ON_UNKNOWN_END, e.none());
+        assertEquals("team/late", e.waitsOn());
+        // Before its estimate ran out, the same job ends at its start plus the estimate.
+        var d = oneNode();
+        d.job("team/late").pods(1, "nvidia.com/gpu", 8).annotate(dev.arbiter.model.Runtimes.ESTIMATE, "1h")
+                .running("node-1").startedAt(1000).end();
+        d.job("team/next").pods(1, "nvidia.com/gpu", 8).annotate(dev.arbiter.model.Runtimes.ESTIMATE, "1h").end();
+        assertEquals(4600, forecastAt(d, 2000).of("team/next").at());
+    }
+
+    @Test
+    void aPodBoundButNotStartedStartsNow() {
+        var c = oneNode();
+        c.job("team/bound").pods(1, "nvidia.com/gpu", 8).annotate(dev.arbiter.model.Runtimes.ESTIMATE, "1h")
+                .running("node-1").end();
+        c.job("team/next").pods(1, "nvidia.com/gpu", 8).end();
+        assertEquals(5000 + 3600, forecastAt(c, 5000).of("team/next").at());
+    }
+
     /** With exact estimates the forecast is the simulated outcome: the same engine, the same world. */
     @Test
     void exactEstimatesForecastTheSimulation() {
