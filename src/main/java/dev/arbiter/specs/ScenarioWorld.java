@@ -199,6 +199,24 @@ final class ScenarioWorld {
         return checked;
     }
 
+    /** The last cycle's snapshot of the story and its rules: where start-time estimates are forecast from. */
+    private dev.arbiter.model.ClusterSnapshot lastSnapshot;
+    private RuleBook lastRules;
+    private dev.arbiter.forecast.Forecast forecast;
+
+    /**
+     * The start-time estimates of the jobs pending once the story has settled, forecast from its last cycle
+     * (docs/estimates.md), on the scenario's clock.
+     */
+    dev.arbiter.forecast.Forecast forecast() {
+        outcome();
+        if (forecast == null) {
+            forecast = new dev.arbiter.forecast.Forecaster(lastRules, SchedulerConfig.simulatorDefault(),
+                    dev.arbiter.forecast.Forecaster.Settings.defaults(SECONDS_PER_CYCLE)).forecast(lastSnapshot);
+        }
+        return forecast;
+    }
+
     /** The last simulation run, even one that failed a check, or null; for reports after a failure. */
     Outcome lastSimulated() {
         return lastSimulated;
@@ -270,7 +288,11 @@ final class ScenarioWorld {
             Manifests m = ManifestLoader.parse(yaml, "scenario");
             // Time passes only when the story says so ("a minute passes"): do not follow the policy's wake-ups.
             Simulator.Options options = new Simulator.Options(b.arrival + MAX_CYCLES, SECONDS_PER_CYCLE, recreateEvicted, false);
-            SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
+            dev.arbiter.forecast.SnapshotTap tap = new dev.arbiter.forecast.SnapshotTap();
+            SimulationResult r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options, tap);
+            lastSnapshot = tap.last();
+            lastRules = rules;
+            forecast = null;
             if (Boolean.getBoolean(COMPARE_KEPT_SESSION)) sameWithKeptSession(rules, m, options, r);
             o = new Outcome(m, r, gpu);
             lastSimulated = o;

@@ -22,7 +22,7 @@ import java.util.Map;
  */
 record Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
                 String queue, Integer minPods, boolean preemptable, boolean preempts, Placing placing,
-                Boolean groupPreemptable) implements SpecObject {
+                Boolean groupPreemptable, String runtimeEstimate) implements SpecObject {
     /**
      * Where its pods may go: only on nodes whose {@code nodeLabel} is {@code nodeValue} (required node affinity; null:
      * anywhere), one pod per node (required anti-affinity per hostname among its own pods), each LeaderWorkerSet group
@@ -38,7 +38,7 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
     Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
              String queue, Integer minPods, boolean preemptable, boolean preempts) {
         this(kind, namespace, name, masters, pods, gpus, priorityClass, queue, minPods, preemptable, preempts, Placing.ANYWHERE,
-                null);
+                null, null);
     }
 
     static final String LABEL = "specs.arbiter.dev/workload";
@@ -171,6 +171,7 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
         meta.put("labels", Map.of(LABEL, name));
         Map<String, Object> annotations = new LinkedHashMap<>(extraAnnotations);
         if (!preemptable) annotations.put("volcano.sh/preemptable", "false");
+        if (runtimeEstimate != null) annotations.put(dev.arbiter.model.Runtimes.ESTIMATE, runtimeEstimate);
         if (placing.domainKey() != null) {
             annotations.put(placing.domainHard() ? dev.arbiter.model.NetworkTopology.KUEUE_REQUIRED
                     : dev.arbiter.model.NetworkTopology.KUEUE_PREFERRED, placing.domainKey());

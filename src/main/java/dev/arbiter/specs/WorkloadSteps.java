@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * LeaderWorkerSet's exclusive-topology annotation), {@code kept within one <key>} (the whole gang in one network
  * domain, Kueue's {@code podset-required-topology: <key>}) and {@code preferably within one <key>} (Kueue's
  * {@code podset-preferred-topology}), {@code tolerating <key>=<value>:<Effect>} (a toleration on every pod),
- * {@code whose PodGroup is (not) preemptable} (a job's PodGroup marked {@code volcano.sh/preemptable}).
+ * {@code whose PodGroup is (not) preemptable} (a job's PodGroup marked {@code volcano.sh/preemptable}), {@code expected
+ * to run <duration>} (its pods' runtime estimate, {@code arbiter.dev/runtime-estimate}, e.g. 2h or 1h30m).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
@@ -33,6 +34,7 @@ public final class WorkloadSteps {
     private static final Pattern ONLY_ON = Pattern.compile("only on nodes labelled ([^=\\s]+)=(\\S+)");
     private static final Pattern GROUP_WITHIN = Pattern.compile("each group kept within one (\\S+)");
     private static final Pattern KEPT_WITHIN = Pattern.compile("(kept|preferably) within one (\\S+)");
+    private static final Pattern EXPECTED = Pattern.compile("expected to run (\\S+)");
     private static final Pattern TOLERATING =
             Pattern.compile("tolerating ([^=\\s]+=[^:\\s]*:(?:NoSchedule|PreferNoSchedule|NoExecute))");
 
@@ -78,6 +80,7 @@ public final class WorkloadSteps {
         boolean domainHard = false;
         List<String> tolerations = new java.util.ArrayList<>();
         Boolean groupPreemptable = null;
+        String estimate = null;
         for (String clause : p.clauses().split(", ")) {
             if (clause.isBlank()) continue;
             Matcher m = NEEDING.matcher(clause.trim());
@@ -85,6 +88,7 @@ public final class WorkloadSteps {
             Matcher within = GROUP_WITHIN.matcher(clause.trim());
             Matcher kept = KEPT_WITHIN.matcher(clause.trim());
             Matcher tolerating = TOLERATING.matcher(clause.trim());
+            Matcher expected = EXPECTED.matcher(clause.trim());
             if (m.matches()) minPods = Integer.parseInt(m.group(1));
             else if (clause.trim().equals("not preemptable")) preemptable = false;
             else if (clause.trim().equals("never preempting")) preempts = false;
@@ -96,6 +100,12 @@ public final class WorkloadSteps {
             else if (tolerating.matches()) tolerations.add(tolerating.group(1));
             else if (clause.trim().equals("whose PodGroup is preemptable")) groupPreemptable = true;
             else if (clause.trim().equals("whose PodGroup is not preemptable")) groupPreemptable = false;
+            else if (expected.matches()) {
+                estimate = expected.group(1);
+                if (!dev.arbiter.model.Runtimes.readable(estimate)) {
+                    throw new IllegalArgumentException("\", " + clause.trim() + "\": a runtime is a duration such as 45m, 2h or 1h30m");
+                }
+            }
             else if (kept.matches()) {
                 domainHard = kept.group(1).equals("kept");
                 domainKey = kept.group(2);
@@ -103,13 +113,13 @@ public final class WorkloadSteps {
                 throw new IllegalArgumentException("cannot read \", " + clause.trim() + "\": the clauses after a workload"
                         + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
                         + " nodes labelled <key>=<value>\", \", one pod per node\", \", each group kept within one <key>\", \", kept within"
-                        + " one <key>\", \", preferably within one <key>\", \", tolerating <key>=<value>:<Effect>\" and \", whose PodGroup is [not] preemptable\"");
+                        + " one <key>\", \", preferably within one <key>\", \", tolerating <key>=<value>:<Effect>\", \", whose PodGroup is [not] preemptable\" and \", expected to run <duration>\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),
                 p.queue() == null ? "default" : p.queue(), minPods, preemptable, preempts,
                 new Workload.Placing(nodeLabel, nodeValue, onePerNode, groupKey, domainKey, domainHard,
-                        List.copyOf(tolerations)), groupPreemptable);
+                        List.copyOf(tolerations)), groupPreemptable, estimate);
         if (p.verb().equals("runs")) ScenarioWorld.current().addRunning(w);
         else ScenarioWorld.current().add(w);
     }
