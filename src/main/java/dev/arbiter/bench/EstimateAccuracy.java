@@ -43,7 +43,8 @@ public final class EstimateAccuracy {
      */
     public record Row(Fleet fleet, int pending, int estimated, int none, int compared, int neverStarted,
                       double meanAbsErrorSeconds, double medianAbsErrorSeconds, int exact, double forecastSeconds,
-                      double simulateSeconds, Map<StartEstimate.None, Integer> noneWhy) {
+                      double simulateSeconds, Map<StartEstimate.None, Integer> noneWhy, int noneStarted,
+                      double meanStartSeconds) {
         /** e.g. {@code 6 (never 5, horizon 1)}. */
         public String noneText() {
             if (none == 0) return "0";
@@ -101,10 +102,13 @@ public final class EstimateAccuracy {
         int estimated = 0, none = 0, compared = 0, never = 0, exact = 0;
         List<Long> errors = new ArrayList<>();
         Map<StartEstimate.None, Integer> noneWhy = new java.util.EnumMap<>(StartEstimate.None.class);
+        int noneStarted = 0;
+        double startSum = 0;
         for (StartEstimate e : forecast.estimates()) {
             if (!e.isKnown()) {
                 none++;
                 noneWhy.merge(e.none(), 1, Integer::sum);
+                if (started.containsKey(e.job())) noneStarted++;
                 continue;
             }
             estimated++;
@@ -114,6 +118,7 @@ public final class EstimateAccuracy {
                 continue;
             }
             compared++;
+            startSum += real;
             long err = Math.abs(real - e.at());
             if (err == 0) exact++;
             errors.add(err);
@@ -122,14 +127,14 @@ public final class EstimateAccuracy {
         double mean = errors.stream().mapToLong(Long::longValue).average().orElse(0);
         double median = errors.isEmpty() ? 0 : errors.get(errors.size() / 2);
         return new Row(f, forecast.jobs().size(), estimated, none, compared, never, mean, median, exact,
-                (t1 - t0) / 1e9, (t2 - t1) / 1e9, noneWhy);
+                (t1 - t0) / 1e9, (t2 - t1) / 1e9, noneWhy, noneStarted, compared == 0 ? 0 : startSum / compared);
     }
 
     static String line(Row r) {
-        return String.format(Locale.ROOT, "%dx%d seed %d sigma %.2f: %d pending, %d estimated, %s none; MAE %s, median %s"
-                        + " over %d started (%d exact), %d never started; forecast %.1f s, simulation %.1f s",
+        return String.format(Locale.ROOT, "%dx%d seed %d sigma %.2f: %d pending, %d estimated, %s none (%d of them started);"
+                        + " mean start %s; MAE %s, median %s over %d started (%d exact), %d never started; forecast %.1f s, simulation %.1f s",
                 r.fleet().nodes(), r.fleet().pendingPods(), r.fleet().seed(), r.fleet().sigma(), r.pending(), r.estimated(),
-                r.noneText(), minutes(r.meanAbsErrorSeconds()), minutes(r.medianAbsErrorSeconds()), r.compared(), r.exact(),
+                r.noneText(), r.noneStarted(), minutes(r.meanStartSeconds()), minutes(r.meanAbsErrorSeconds()), minutes(r.medianAbsErrorSeconds()), r.compared(), r.exact(),
                 r.neverStarted(), r.forecastSeconds(), r.simulateSeconds());
     }
 
@@ -139,13 +144,14 @@ public final class EstimateAccuracy {
 
     public static String table(List<Row> rows) {
         List<String[]> t = new ArrayList<>();
-        t.add(new String[] {"FLEET", "SEED", "SIGMA", "PENDING JOBS", "ESTIMATED", "NONE", "STARTED", "EXACT",
-                "MAE", "MEDIAN AE", "NEVER STARTED", "FORECAST", "SIMULATION"});
+        t.add(new String[] {"FLEET", "SEED", "SIGMA", "PENDING JOBS", "ESTIMATED", "NONE", "NONE BUT STARTED", "STARTED", "EXACT",
+                "MEAN START", "MAE", "MEDIAN AE", "NEVER STARTED", "FORECAST", "SIMULATION"});
         for (Row r : rows) {
             t.add(new String[] {r.fleet().nodes() + "x" + r.fleet().pendingPods(), Long.toString(r.fleet().seed()),
                     String.format(Locale.ROOT, "%.2f", r.fleet().sigma()), Integer.toString(r.pending()),
-                    Integer.toString(r.estimated()), r.noneText(), Integer.toString(r.compared()),
-                    Integer.toString(r.exact()), minutes(r.meanAbsErrorSeconds()), minutes(r.medianAbsErrorSeconds()),
+                    Integer.toString(r.estimated()), r.noneText(), Integer.toString(r.noneStarted()),
+                    Integer.toString(r.compared()), Integer.toString(r.exact()), minutes(r.meanStartSeconds()),
+                    minutes(r.meanAbsErrorSeconds()), minutes(r.medianAbsErrorSeconds()),
                     Integer.toString(r.neverStarted()), String.format(Locale.ROOT, "%.1f s", r.forecastSeconds()),
                     String.format(Locale.ROOT, "%.1f s", r.simulateSeconds())});
         }
