@@ -120,4 +120,14 @@ class EstimatesCliTest {
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("--estimate-horizon must be a duration such as 12h or 7d"), r.err());
     }
+
+    @Test
+    void runRefusesAnEstimateIntervalOrHorizonThatIsNoDuration() {
+        CliRunner interval = CliRunner.run("run", "--estimate-interval", "soon");
+        assertEquals(2, interval.exit());
+        assertTrue(interval.err().contains("--estimate-interval: \"soon\" is not a duration"), interval.err());
+        CliRunner horizon = CliRunner.run("run", "--estimate-horizon", "1.5d");
+        assertEquals(2, horizon.exit());
+        assertTrue(horizon.err().contains("--estimate-horizon must be a duration such as 12h or 7d"), horizon.err());
+    }
 }
