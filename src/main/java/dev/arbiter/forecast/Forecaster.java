@@ -33,12 +33,13 @@ import java.util.TreeMap;
  * plus its job's runtime estimate ({@link PolicySettings.Runtime#estimateSeconds}, the one place that decides it; a pod
  * bound but not started yet, without {@code status.startTime}, counts as starting at the snapshot's time); a pending
  * pod, once bound, runs its job's estimate. A running pod whose job has no estimate, or that has already run past its
- * estimate, has no known end: it runs on to the end of the forward run. The snapshot's
+ * estimate, has no known end: it runs on to the end of the forward run. Such a pod of another scheduler (a DaemonSet's,
+ * the system's) is taken to be there for good rather than to end at an unknown time: no one waits on it. The snapshot's
  * nominations and queue usage carry into the first cycle, which happens at the snapshot's time.
  *
  * <p>The criterion for "none", exactly: a pending job that the forward run binds within the horizon gets that cycle's
  * time. One it does not bind gets none: {@link StartEstimate.None#WAITS_ON_UNKNOWN_END} when at the end of the run a pod
- * without a known end is still running (it may start when that ends, and no one said when), naming that pod's job
+ * of this scheduler's without a known end is still running (it may start when that ends, and no one said when), naming that pod's job
  * (one of the job's own queue first, then the one with the most such pods, then by name); else {@link
  * StartEstimate.None#BEYOND_HORIZON} when the run stopped at the horizon (simulated seconds) or the cap on cycles; else
  * {@link StartEstimate.None#NEVER} (the run settled with nothing left to end). So a time is given only when the job
@@ -125,7 +126,8 @@ public final class Forecaster {
                 else if (p.startedAt() == PodSpec.UNKNOWN_START) runFor = estimate + (now - origin);
                 else if (p.startedAt() + estimate > now) runFor = estimate; // else it ran past its estimate: end unknown
                 if (runFor >= 0) ann.put(Runtimes.SIMULATED, Long.toString(runFor));
-                else noEnd.add(p.key());
+                else if (config.schedulerNames().contains(p.schedulerName())) noEnd.add(p.key());
+                // else: another scheduler's pod (a DaemonSet's, the system's) without an estimate: there for good
             }
             pods.add(ann.equals(p.annotations()) ? p : p.withAnnotations(ann));
         }

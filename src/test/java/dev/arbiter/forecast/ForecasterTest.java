@@ -209,6 +209,17 @@ class ForecasterTest {
         assertEquals(5000 + 3600, forecastAt(c, 5000).of("team/next").at());
     }
 
+    @Test
+    void anotherSchedulersPodWithoutAnEstimateIsThereForGood() {
+        // A pod of another scheduler (a DaemonSet's, the system's) holds the node: no one says it ends, and the
+        // forecast does not claim the job waits on it; it would not start.
+        var c = oneNode();
+        c.job("kube-system/agent").pods(1, "nvidia.com/gpu", 8).schedulerName("default-scheduler").running("node-1").end();
+        c.job("team/next").pods(1, "nvidia.com/gpu", 8).annotate(dev.arbiter.model.Runtimes.ESTIMATE, "1h").end();
+        StartEstimate e = forecastAt(c, 100).of("team/next");
+        assertEquals(StartEstimate.None.NEVER, e.none(), e.toString());
+    }
+
     /** With exact estimates the forecast is the simulated outcome: the same engine, the same world. */
     @Test
     void exactEstimatesForecastTheSimulation() {
