@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * The forecast runs the cluster forward with the real engine, each job ending at its estimate; a job whose start
  * depends on an end no one estimated gets none. The model is Slurm's {@code squeue --start} (squeue(1): "the expected
  * start time ... of pending jobs"), where running jobs end by their time limits; no Kubernetes scheduler has an
- * upstream test to translate, so the cases here are our own, each with its numbers worked out in its comment.
+ * upstream test to translate, so the cases here are our own.
  */
 class ForecasterTest {
     static final long CYCLE = 10;
