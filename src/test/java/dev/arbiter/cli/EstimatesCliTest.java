@@ -130,4 +130,15 @@ class EstimatesCliTest {
         assertEquals(2, horizon.exit());
         assertTrue(horizon.err().contains("--estimate-horizon must be a duration such as 12h or 7d"), horizon.err());
     }
+
+    /** README.md shows explain's answer on deploy/examples/estimates as it is. */
+    @Test
+    void theReadmeShowsExplainAsItAnswers() throws IOException {
+        CliRunner r = CliRunner.run("explain", "team-a/finetune", "deploy/examples/estimates", "--cycle-seconds", "10");
+        assertEquals(0, r.exit(), r.err());
+        String readme = Files.readString(Path.of("README.md"));
+        String[] lines = r.out().split("\n");
+        for (int i = 0; i < 6; i++) assertTrue(readme.contains(lines[i] + "\n"), "README.md lacks: " + lines[i]);
+        assertEquals("  estimated start: in 1h59m (at simulated second 7200)", lines[5]);
+    }
 }
