@@ -33,8 +33,8 @@ public final class StartForecasts implements AutoCloseable {
     static final long CYCLE_SECONDS = 10;
 
     private final Duration interval;
-    private final long horizonSeconds;
-    private final SchedulerConfig config;
+    /** Makes one forecast from a snapshot with the rules it was decided with (the real engine run forward). */
+    private final java.util.function.BiFunction<ClusterSnapshot, RuleBook, Forecast> forecast;
     private final Metrics metrics;
     private final LongSupplier nanos;
     private final ExecutorService worker;
@@ -45,9 +45,15 @@ public final class StartForecasts implements AutoCloseable {
     private volatile String lastFailure;
 
     public StartForecasts(Duration interval, long horizonSeconds, SchedulerConfig config, Metrics metrics, LongSupplier nanos) {
+        this(interval, (snapshot, rules) -> new Forecaster(rules, config, new Forecaster.Settings(horizonSeconds,
+                Forecaster.Settings.defaults(CYCLE_SECONDS).maxCycles(), CYCLE_SECONDS, true)).forecast(snapshot), metrics, nanos);
+    }
+
+    /** With another way to forecast (tests hold it to see what the loop does meanwhile). */
+    StartForecasts(Duration interval, java.util.function.BiFunction<ClusterSnapshot, RuleBook, Forecast> forecast,
+                   Metrics metrics, LongSupplier nanos) {
         this.interval = interval;
-        this.horizonSeconds = horizonSeconds;
-        this.config = config;
+        this.forecast = forecast;
         this.metrics = metrics;
         this.nanos = nanos;
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(1), r -> {
@@ -85,8 +91,7 @@ public final class StartForecasts implements AutoCloseable {
     private void run(ClusterSnapshot snapshot, RuleBook rules) {
         long t0 = System.nanoTime();
         try {
-            Forecast f = new Forecaster(rules, config, new Forecaster.Settings(horizonSeconds,
-                    Forecaster.Settings.defaults(CYCLE_SECONDS).maxCycles(), CYCLE_SECONDS, true)).forecast(snapshot);
+            Forecast f = forecast.apply(snapshot, rules);
             latest = f;
             metrics.estimates(f);
             metrics.forecast("done", (System.nanoTime() - t0) / 1e9);
