@@ -23,16 +23,44 @@ import java.util.Map;
  * @param holders    for a pending subject: the rules that fired, in the last cycle, on the running pods of the other
  *                   queues holding what it asks for (e.g. a rule protecting them from eviction), with how many pods
  * @param domain     the network domain its PodGroup runs in (a gang with a network topology), or null
+ * @param start      for a job still pending, its estimated start ({@code docs/estimates.md}), or null when there is no
+ *                   forecast (no runtime estimates anywhere, or the job is not pending)
  */
 public record Explanation(String subject, String podGroup, String queue, String outcome, String reason, String rule,
                           List<Step> steps, Map<String, List<String>> rulesFired, int cycle, List<Share> shares,
-                          Gang gang, List<NodeGap> closest, Map<String, Integer> holders, String domain) {
+                          Gang gang, List<NodeGap> closest, Map<String, Integer> holders, String domain,
+                          Start start) {
     public Explanation {
         steps = List.copyOf(steps);
         rulesFired = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(rulesFired));
         shares = List.copyOf(shares);
         closest = List.copyOf(closest);
         holders = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(holders));
+    }
+
+    /** Without a start estimate. */
+    public Explanation(String subject, String podGroup, String queue, String outcome, String reason, String rule,
+                       List<Step> steps, Map<String, List<String>> rulesFired, int cycle, List<Share> shares,
+                       Gang gang, List<NodeGap> closest, Map<String, Integer> holders, String domain) {
+        this(subject, podGroup, queue, outcome, reason, rule, steps, rulesFired, cycle, shares, gang, closest, holders,
+                domain, null);
+    }
+
+    /** This explanation with {@code start}. */
+    public Explanation withStart(Start start) {
+        return new Explanation(subject, podGroup, queue, outcome, reason, rule, steps, rulesFired, cycle, shares, gang,
+                closest, holders, domain, start);
+    }
+
+    /**
+     * The job's estimated start, from a forecast made at {@code forecast.now()}, shown on {@code clock}.
+     */
+    public record Start(dev.arbiter.forecast.StartEstimate estimate, dev.arbiter.forecast.Forecast forecast,
+                        dev.arbiter.forecast.StartWords.Clock clock) {
+        /** {@code in 2h10m (at …)} or {@code none — …}. */
+        public String line() {
+            return dev.arbiter.forecast.StartWords.line(estimate, forecast, clock);
+        }
     }
 
     /** A decision: {@code action} is bind, preempt or reclaim; {@code forPodGroup} is the job an eviction made room for. */

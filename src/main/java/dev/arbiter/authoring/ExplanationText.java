@@ -40,6 +40,7 @@ public final class ExplanationText {
         Explanation.Gang g = e.gang();
         sb.append("  gang:     ").append(g.placeable()).append(" placeable (min ").append(g.minMember()).append("), ")
                 .append(g.running()).append(" running of ").append(g.members()).append(" members\n");
+        if (e.start() != null) sb.append("  estimated start: ").append(e.start().line()).append('\n');
 
         if (!e.steps().isEmpty()) {
             sb.append("\nDecisions:\n");
@@ -104,7 +105,10 @@ public final class ExplanationText {
      * "gang":{"minMember","members","running","placeable"},"steps":[{"cycle","action","pod","node","for","rule"}],
      * "shares":[{"queue","resource","deserved","allocatedBefore","allocatedAfter","held"}],
      * "closest":[{"pod","node","lacks":{resource: quantity},"note"}],"holders":[{"rule","pods"}],
-     * "rulesFired":{subject:[rule]}}}, amounts as Kubernetes quantity strings.
+     * "rulesFired":{subject:[rule]}}}, amounts as Kubernetes quantity strings; with a forecast, {@code
+     * "estimatedStart":{"at","in","none","waitsOn","text"}} after {@code "gang"} ({@code at} on the simulation's clock
+     * and {@code in} in seconds, both null when there is none; {@code none} is null, {@code waitsOnUnknownEnd},
+     * {@code beyondHorizon} or {@code never}).
      */
     public static String json(Explanation e) {
         return json(e, null);
@@ -126,6 +130,14 @@ public final class ExplanationText {
         Explanation.Gang g = e.gang();
         w.nextLine(1).name("gang").startObject().field("minMember", g.minMember()).field("members", g.members())
                 .field("running", g.running()).field("placeable", g.placeable()).endObject();
+        if (e.start() != null) {
+            dev.arbiter.forecast.StartEstimate s = e.start().estimate();
+            w.nextLine(1).name("estimatedStart").startObject();
+            if (s.isKnown()) w.field("at", s.at()).field("in", s.secondsAfter(e.start().forecast().now()));
+            else w.name("at").nullValue().name("in").nullValue();
+            w.field("none", dev.arbiter.forecast.StartWords.code(s)).field("waitsOn", s.waitsOn())
+                    .field("text", e.start().line()).endObject();
+        }
         w.nextLine(1).name("steps").startArray();
         for (Step s : e.steps()) {
             w.nextLine(2).startObject().field("cycle", s.cycle()).field("action", s.action()).field("pod", s.pod())

@@ -60,6 +60,14 @@ public final class TimelineReport {
             .compile("timeline-report.html.mustache");
 
     public static String write(SimulationResult r, String title) {
+        return write(r, title, null);
+    }
+
+    /**
+     * {@link #write(SimulationResult, String)}, the PodGroups table with an "estimated start" column for the jobs
+     * still pending at the end when {@code starts} (the forecast at the end of the run, docs/estimates.md) is not null.
+     */
+    public static String write(SimulationResult r, String title, dev.arbiter.forecast.Forecast starts) {
         List<Slot> slots = slots(r.cycles());
         RuleLegend rules = RuleLegend.of(r.cycles());
         Map<String, Object> page = new HashMap<>();
@@ -72,7 +80,7 @@ public final class TimelineReport {
         page.put("slots", decisionSlots(r, slots, rules));
         page.put("hasRules", !rules.isEmpty());
         page.put("rules", rules.entries().entrySet().stream().map(e -> new RuleRow(printable(e.getKey()), printable(e.getValue()))).toList());
-        page.put("tables", finalTables(r));
+        page.put("tables", finalTables(r, starts));
         page.put("css", resource("timeline-report.css"));
         page.put("data", jsonInScript(data(r, slots)));
         page.put("echarts", scriptSafe(resource(ECHARTS)));
@@ -361,20 +369,27 @@ public final class TimelineReport {
         return new DecisionRow(kind, printable(decision), printable(pod), printable(node), printable(forGroup), printable(ruleId));
     }
 
-    private static List<Table> finalTables(SimulationResult r) {
+    private static List<Table> finalTables(SimulationResult r, dev.arbiter.forecast.Forecast starts) {
         List<List<String>> pods = new ArrayList<>();
         for (PodOutcome p : r.pods()) pods.add(List.of(p.pod(), p.phase(), p.node() == null ? "" : p.node()));
         List<List<String>> groups = new ArrayList<>();
         for (PodGroupStatus g : r.podGroups()) {
-            groups.add(List.of(g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
+            List<String> row = new ArrayList<>(List.of(g.podGroup(), g.queue(), g.phase(), g.running() + " (min " + g.minMember() + ")",
                     g.reason() == null ? "" : g.reason(), g.rule() == null ? "" : g.rule()));
+            if (starts != null) {
+                dev.arbiter.forecast.StartEstimate e = starts.of(g.podGroup());
+                row.add(e == null ? "" : dev.arbiter.forecast.StartWords.line(e, starts, dev.arbiter.forecast.StartWords.Clock.SIMULATED));
+            }
+            groups.add(row);
         }
+        List<String> groupHead = new ArrayList<>(List.of("PodGroup", "queue", "phase", "running", "reason", "rule"));
+        if (starts != null) groupHead.add("estimated start");
         List<List<String>> queues = new ArrayList<>();
         for (QueueStatus q : r.queues()) {
             queues.add(List.of(q.queue(), Integer.toString(q.weight()), q.state(), compact(q.deserved()), compact(q.allocated())));
         }
         return List.of(table("pods", List.of("pod", "phase", "node"), pods),
-                table("podgroups", List.of("PodGroup", "queue", "phase", "running", "reason", "rule"), groups),
+                table("podgroups", groupHead, groups),
                 table("queues", List.of("queue", "weight", "state", "deserved", "allocated"), queues));
     }
 

@@ -97,7 +97,17 @@ final class BenchCommand implements Callable<Integer> {
             + " jobs evicting GPU pods.")
     boolean evictions;
 
-    @Option(names = "--seeds", paramLabel = "LIST", description = "With --evictions: seeds, e.g. 1-5 or 1,3,7 (default: 1-5;"
+    @Option(names = "--estimates", description = "Measure start-time estimates instead (issue 39): generated fleets (--size,"
+            + " default 200x3000; --seeds, default 1-3) whose jobs carry a runtime estimate and a real runtime of estimate"
+            + " x lognormal noise (--estimate-noise); the forecast at time 0 against the simulation with the real runtimes:"
+            + " mean and median absolute error of the starts, and the jobs with none.")
+    boolean estimates;
+
+    @Option(names = "--estimate-noise", paramLabel = "LIST", split = ",", description = "With --estimates: the noise's sigma"
+            + " (of the log), e.g. 0,0.25,0.5 (default); 0 makes the estimates exact.")
+    List<Double> estimateNoise;
+
+    @Option(names = "--seeds", paramLabel = "LIST", description = "With --evictions or --estimates: seeds, e.g. 1-5 or 1,3,7 (default: 1-5;"
             + " --seed N means just N).")
     String seeds;
 
@@ -121,6 +131,7 @@ final class BenchCommand implements Callable<Integer> {
         if (live.live) return live.run(spec, quick, rules.folder, json);
         if (soak != null) return soak();
         if (evictions) return evictions();
+        if (estimates) return estimates();
         if (topology) return topology();
         if (whatif) return whatif();
         List<Benchmark.Size> matrix;
@@ -213,6 +224,43 @@ final class BenchCommand implements Callable<Integer> {
                 spec.commandLine().getErr()).run(fleets);
         spec.commandLine().getOut().println("machine: " + Benchmark.machine());
         spec.commandLine().getOut().print(dev.arbiter.bench.EvictionBench.table(rows));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    private Integer estimates() {
+        List<Benchmark.Size> matrix = new ArrayList<>();
+        for (String s : sizes == null || sizes.isEmpty() ? List.of("200x3000") : sizes) {
+            Benchmark.Size size = parseSize(s);
+            if (size == null || size.nodes() < 1 || size.pendingPods() < 1) {
+                return Main.usage(spec, "--size must look like 200x3000 (positive numbers), got " + s);
+            }
+            matrix.add(size);
+        }
+        List<Long> seedList;
+        if (seeds != null) {
+            seedList = parseSeeds(seeds);
+            if (seedList == null) return Main.usage(spec, "--seeds must look like 1-5 or 1,3,7, got " + seeds);
+        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+            seedList = List.of(seed);
+        } else {
+            seedList = List.of(1L, 2L, 3L);
+        }
+        List<Double> noise = estimateNoise == null || estimateNoise.isEmpty() ? List.of(0.0, 0.25, 0.5) : estimateNoise;
+        for (double n : noise) {
+            if (!(n >= 0 && n <= 3)) return Main.usage(spec, "--estimate-noise must be between 0 and 3, got " + n);
+        }
+        if (rules.problem() != null) return Main.usage(spec, rules.problem());
+        List<dev.arbiter.bench.EstimateAccuracy.Fleet> fleets = new ArrayList<>();
+        for (Benchmark.Size size : matrix) {
+            for (long sd : seedList) {
+                for (double n : noise) fleets.add(new dev.arbiter.bench.EstimateAccuracy.Fleet(size.nodes(), size.pendingPods(), sd, n));
+            }
+        }
+        List<dev.arbiter.bench.EstimateAccuracy.Row> rows = new dev.arbiter.bench.EstimateAccuracy(rules.folder, 10, 5_000,
+                spec.commandLine().getErr()).run(fleets);
+        spec.commandLine().getOut().println("machine: " + Benchmark.machine());
+        spec.commandLine().getOut().print(dev.arbiter.bench.EstimateAccuracy.table(rows));
         spec.commandLine().getOut().flush();
         return 0;
     }

@@ -8,6 +8,12 @@ import dev.arbiter.runtime.LiveSnapshot;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.forecast.EndOfRun;
+import dev.arbiter.forecast.Forecast;
+import dev.arbiter.forecast.Forecaster;
+import dev.arbiter.forecast.SnapshotTap;
+import dev.arbiter.forecast.StartEstimate;
+import dev.arbiter.forecast.StartWords;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
@@ -96,9 +102,11 @@ final class ExplainCommand implements Callable<Integer> {
         }
         RuleBook book = RuleBook.load(rules.folder);
         SchedulerConfig config = sim.schedulerConfig();
-        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false));
+        SnapshotTap tap = new SnapshotTap();
+        SimulationResult result = new Simulator(new Scheduler(book, config)).run(manifests, sim.simulation(false), tap);
         Main.warnIfUnsettled(spec, result, sim.maxCycles);
-        Explanation e = Explainer.explain(manifests, result.cycles(), result.podGroups(), subject, config.schedulerNames());
+        Explanation e = withStart(Explainer.explain(manifests, result.cycles(), result.podGroups(), subject,
+                config.schedulerNames()), manifests, result, tap, book, config, live);
         String document = output.document(() -> ExplanationText.json(e, manifests.notices()));
         if (document == null) {
             for (String n : manifests.notices()) spec.commandLine().getOut().println("notice: " + dev.arbiter.sim.TerminalText.safe(n));
@@ -110,11 +118,31 @@ final class ExplainCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The explanation with the job's estimated start when it is still pending at the end of the run and some runtime
+     * estimate exists (a pod's annotation or a policy default); as it is otherwise, so output without estimates is
+     * unchanged.
+     */
+    private Explanation withStart(Explanation e, Manifests manifests, SimulationResult result, SnapshotTap tap,
+                                  RuleBook book, SchedulerConfig config, boolean live) {
+        Forecast f = EndOfRun.forecast(manifests, result, tap, new Forecaster(book, config, sim.forecast(false)),
+                book.settings().runtime());
+        if (f == null) return e;
+        StartEstimate s = f.of(e.podGroup());
+        if (s == null) return e;
+        StartWords.Clock clock = live ? StartWords.Clock.rebasedAt(taken) : StartWords.Clock.SIMULATED;
+        return e.withStart(new Explanation.Start(s, f, clock));
+    }
+
+    /** When the live snapshot was taken: its second 0. */
+    private java.time.Instant taken;
+
     private Manifests snapshot() {
         try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
             String yaml;
             try {
-                yaml = LiveSnapshot.write(client);
+                taken = java.time.Instant.now();
+                yaml = LiveSnapshot.write(client, taken);
             } catch (KubernetesClientException e) {
                 throw KubeClients.unavailable(e, client.getMasterUrl().toString());
             }

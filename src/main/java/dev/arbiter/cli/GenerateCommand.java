@@ -71,6 +71,12 @@ final class GenerateCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     String topology;
 
+    @Option(names = "--estimate-noise", paramLabel = "SIGMA",
+            description = "Give each job a runtime estimate (arbiter.dev/runtime-estimate, 10m to 8h) and a real runtime in the"
+                    + " simulator (simulation.arbiter.dev/runtime) of estimate x exp(SIGMA x N(0,1)), seeded; 0: exact"
+                    + " estimates (default: none of either).")
+    Double estimateNoise;
+
     @Override
     public Integer call() throws Exception {
         if (!format.equals("yaml")) {
@@ -85,6 +91,14 @@ final class GenerateCommand implements Callable<Integer> {
             return Main.INVALID_INPUT;
         }
         Manifests m = ClusterGenerator.generate(s);
+        if (estimateNoise != null) {
+            try {
+                m = dev.arbiter.synth.JobRuntimes.withRuntimes(m, seed, estimateNoise);
+            } catch (IllegalArgumentException e) {
+                spec.commandLine().getErr().println("error: " + e.getMessage());
+                return Main.INVALID_INPUT;
+            }
+        }
         if (rackSize > 0) {
             TieredFleet.Source source = switch (topology) {
                 case "hypernodes" -> TieredFleet.Source.HYPERNODES;

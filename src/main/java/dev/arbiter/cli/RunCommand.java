@@ -90,6 +90,15 @@ final class RunCommand implements Callable<Integer> {
             description = "Time between cycles when nothing changes, e.g. 500ms, 1s, 2m (default: ${DEFAULT-VALUE}).")
     String period;
 
+    @Option(names = "--estimate-interval", paramLabel = "DURATION", defaultValue = "0s",
+            description = "Start-time estimates: forecast at most this often, off the scheduling thread, and annotate each pending "
+                    + "PodGroup with arbiter.dev/estimated-start, e.g. 60s; 0s turns them off (default: ${DEFAULT-VALUE}; docs/estimates.md).")
+    String estimateInterval;
+
+    @Option(names = "--estimate-horizon", paramLabel = "DURATION", defaultValue = "7d",
+            description = "How far ahead start-time estimates look, e.g. 12h or 7d (default: ${DEFAULT-VALUE}).")
+    String estimateHorizon;
+
     @Option(names = "--leader-elect", description = "Schedule only while holding the Lease (run 2+ replicas).")
     boolean leaderElect;
 
@@ -183,10 +192,15 @@ final class RunCommand implements Callable<Integer> {
         Duration every;
         Duration deadline;
         Duration grace;
+        Duration estimateEvery;
+        long horizon = dev.arbiter.model.Runtimes.seconds(estimateHorizon);
+        if (horizon < 1) return Main.usage(spec, "--estimate-horizon must be a duration such as 12h or 7d (at most 366d), got " + estimateHorizon);
         try {
             every = periodBounds.parse("--period", period);
             deadline = new Durations.Bounded(Duration.ofSeconds(1), Duration.ofHours(24)).parse("--cycle-deadline", cycleDeadline);
             grace = new Durations.Bounded(Duration.ofSeconds(1), Duration.ofHours(1)).parse("--shutdown-grace", shutdownGrace);
+            estimateEvery = "0".equals(estimateInterval.trim()) ? Duration.ZERO
+                    : new Durations.Bounded(Duration.ZERO, Duration.ofHours(24)).parse("--estimate-interval", estimateInterval);
         } catch (IllegalArgumentException e) {
             return Main.usage(spec, e.getMessage());
         }
@@ -285,6 +299,7 @@ final class RunCommand implements Callable<Integer> {
                 http.serveShadow(() -> scheduler.shadow() == null ? null : scheduler.shadow().json());
             }
             scheduler.timeStartUp(startup);
+            scheduler.estimateStarts(estimateEvery, horizon);
             running.set(scheduler);
             // start() waits for every informer's first list, retrying a server that refuses for now (429, 5xx) for
             // as long as it takes: a stop asked for meanwhile closes the scheduler, which ends that wait.

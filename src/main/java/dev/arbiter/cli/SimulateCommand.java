@@ -4,6 +4,11 @@ import dev.arbiter.authoring.TimelineReport;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.engine.cycle.SchedulerConfig;
+import dev.arbiter.forecast.EndOfRun;
+import dev.arbiter.forecast.Forecast;
+import dev.arbiter.forecast.Forecaster;
+import dev.arbiter.forecast.SnapshotTap;
+import dev.arbiter.forecast.StartWords;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.JsonReport;
@@ -62,20 +67,26 @@ final class SimulateCommand implements Callable<Integer> {
         Manifests manifests = ManifestLoader.load(paths);
         RuleBook book = RuleBook.load(rules.folder);
         SchedulerConfig config = sim.schedulerConfig();
+        SnapshotTap tap = new SnapshotTap();
         SimulationResult result = new Simulator(new Scheduler(book, config))
-                .run(manifests, sim.simulation(recreateEvicted));
-        if (report != null && !writeReport(result)) return 1;
-        String document = output.document(() -> JsonReport.write(result));
-        spec.commandLine().getOut().print(document != null ? document : TableReport.write(result, wide || output.wide()));
+                .run(manifests, sim.simulation(recreateEvicted), tap);
+        // Start-time estimates of the jobs pending at the end, when any runtime estimate exists (docs/estimates.md).
+        Forecast starts = EndOfRun.forecast(manifests, result, tap,
+                new Forecaster(book, config, sim.forecast(recreateEvicted)), book.settings().runtime());
+        if (report != null && !writeReport(result, starts)) return 1;
+        String document = output.document(() -> JsonReport.write(result,
+                starts == null ? null : w -> EndOfRun.json(w, starts, StartWords.Clock.SIMULATED)));
+        spec.commandLine().getOut().print(document != null ? document
+                : TableReport.write(result, wide || output.wide(), starts == null ? java.util.Map.of() : EndOfRun.cells(starts)));
         spec.commandLine().getOut().flush();
         return Main.warnIfUnsettled(spec, result, sim.maxCycles) ? Main.CYCLE_LIMIT : 0;
     }
 
     /** Writes the HTML timeline report; false (with one line on stderr) when the file cannot be written. */
-    private boolean writeReport(SimulationResult result) {
+    private boolean writeReport(SimulationResult result, Forecast starts) {
         String title = "Arbiter simulation of " + String.join(", ", paths.stream().map(Path::toString).toList());
         try {
-            Files.writeString(report, TimelineReport.write(result, title), StandardCharsets.UTF_8);
+            Files.writeString(report, TimelineReport.write(result, title, starts), StandardCharsets.UTF_8);
             spec.commandLine().getErr().println("wrote report " + report.toAbsolutePath().normalize() + " ("
                     + result.cycles().size() + " cycles, " + result.queues().size() + " queues, "
                     + result.podGroups().size() + " PodGroups)");

@@ -22,8 +22,16 @@ final class SimulationOptions {
     @Option(names = "--scoring", paramLabel = "STRATEGY", description = "binpack or spread (default: the policy's, scoring.mode in policy.yaml).")
     String scoring;
 
+    @Option(names = "--estimate-horizon", paramLabel = "DURATION", defaultValue = "7d",
+            description = "How far ahead start-time estimates look, in simulated time, e.g. 12h or 7d (default: ${DEFAULT-VALUE}); "
+                    + "a job that would not start by then has none (docs/estimates.md).")
+    String estimateHorizon;
+
     /** Why these options are invalid (one line), or null. */
     String problem() {
+        if (dev.arbiter.model.Runtimes.seconds(estimateHorizon) < 1) {
+            return "--estimate-horizon must be a duration such as 12h or 7d (at most 366d), got " + estimateHorizon;
+        }
         if (maxCycles < 1) return "--max-cycles must be at least 1, got " + maxCycles;
         if (cycleSeconds < 1) return "--cycle-seconds must be at least 1, got " + cycleSeconds;
         // Simulated time is cycle × cycle-seconds; a year per cycle keeps it far from overflowing.
@@ -34,6 +42,12 @@ final class SimulationOptions {
 
     SchedulerConfig schedulerConfig() {
         return new SchedulerConfig(schedulerNames.names(), dev.arbiter.policy.ScoringMode.parse(scoring));
+    }
+
+    /** How far and how fine a start-time forecast looks: the horizon, the simulation's cycle length. */
+    dev.arbiter.forecast.Forecaster.Settings forecast(boolean recreateEvicted) {
+        return new dev.arbiter.forecast.Forecaster.Settings(dev.arbiter.model.Runtimes.seconds(estimateHorizon),
+                dev.arbiter.forecast.Forecaster.Settings.defaults(cycleSeconds).maxCycles(), cycleSeconds, recreateEvicted);
     }
 
     Simulator.Options simulation(boolean recreateEvicted) {

@@ -195,11 +195,50 @@ public final class Actuator implements AutoCloseable {
         reportUnschedulable(snapshot, result, writes);
         reportUnreadable(writes);
         reportMistakes(snapshot, result, queueNames, writes);
+        writeEstimatedStarts(result, writes);
         // 5. Forget what was written for objects that are gone.
         status.prune(cache::hasPodGroup, cache::hasQueue);
         failedWrites.prune();
         ensureDefaultQueue();
         return writes.seal();
+    }
+
+    /** Where the latest start-time forecast comes from (live estimates on), or null (off: nothing is written). */
+    private volatile java.util.function.Supplier<dev.arbiter.forecast.Forecast> estimates;
+
+    /** Each cycle writes pending PodGroups' estimated starts from the latest forecast {@code latest} gives. */
+    void estimatesFrom(java.util.function.Supplier<dev.arbiter.forecast.Forecast> latest) {
+        estimates = latest;
+    }
+
+    /**
+     * Each Volcano PodGroup of the cycle shows {@code arbiter.dev/estimated-start} while it is pending and the latest
+     * forecast gives it a start, and not otherwise (started, bound this cycle, or none); written only when that differs
+     * from what the object shows and from what was last written. Nothing at all while estimates are off or before the
+     * first forecast.
+     */
+    private void writeEstimatedStarts(CycleResult result, CycleWrites writes) {
+        java.util.function.Supplier<dev.arbiter.forecast.Forecast> source = estimates;
+        dev.arbiter.forecast.Forecast f = source == null ? null : source.get();
+        if (f == null) return;
+        Set<String> boundNow = new HashSet<>();
+        for (Binding b : result.bindings()) {
+            PodSpec p = cache.pod(b.pod());
+            if (p != null) boundNow.add(p.jobId());
+        }
+        for (PodGroupStatus s : result.podGroups()) {
+            String key = s.podGroup();
+            if (!cache.hasVolcanoPodGroup(key)) continue;
+            dev.arbiter.forecast.StartEstimate e = f.of(key);
+            String desired = e != null && e.isKnown() && s.running() == 0 && !boundNow.contains(key)
+                    ? dev.arbiter.forecast.Forecast.annotationValue(e.at()) : null;
+            if (java.util.Objects.equals(desired, cache.estimatedStart(key))) {
+                status.estimatedStartShows(key);
+                continue;
+            }
+            if ((desired == null ? "" : desired).equals(status.writtenEstimatedStart(key))) continue;
+            writes.track(status.podGroupEstimatedStart(key, desired, writes));
+        }
     }
 
     /**

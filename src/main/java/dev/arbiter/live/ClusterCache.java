@@ -86,6 +86,8 @@ public final class ClusterCache implements AutoCloseable {
     /** The last unreadable usage annotation reported per queue (said once per value, not once per event). */
     private final Map<String, String> badUsage = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> podGroupStatuses = new ConcurrentHashMap<>();
+    /** The {@code arbiter.dev/estimated-start} a Volcano PodGroup shows, by key (absent: none). */
+    private final Map<String, String> estimatedStarts = new ConcurrentHashMap<>();
     private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
     /** Nodes holding a running pod that could never be read, with those pods. */
     private final Map<String, Set<String>> unknownNodes = new ConcurrentHashMap<>();
@@ -689,6 +691,16 @@ public final class ClusterCache implements AutoCloseable {
         return podGroupStatuses.get(key);
     }
 
+    /** The {@code arbiter.dev/estimated-start} the Volcano PodGroup shows now, or null. */
+    public String estimatedStart(String key) {
+        return estimatedStarts.get(key);
+    }
+
+    /** Whether {@code key} is a Volcano PodGroup the cache holds (not an upstream one, not a gang of one). */
+    public boolean hasVolcanoPodGroup(String key) {
+        return podGroups.contains(key);
+    }
+
     public boolean hasPodGroup(String key) {
         return podGroups.contains(key) || workloadPodGroups.contains(key);
     }
@@ -872,12 +884,17 @@ public final class ClusterCache implements AutoCloseable {
         String key = key(g);
         if (g.getStatus() != null) podGroupStatuses.put(key, g.getStatus());
         else podGroupStatuses.remove(key);
+        Map<String, String> annotations = g.getMetadata().getAnnotations();
+        String start = annotations == null ? null : annotations.get(dev.arbiter.forecast.Forecast.ANNOTATION);
+        if (start != null) estimatedStarts.put(key, start);
+        else estimatedStarts.remove(key);
         checkKeys("PodGroup", key, g);
         store(podGroups, "PodGroup", key, g, o -> translator.podGroup(map(o), creationOrder(g)));
     }
 
     private void removePodGroup(VolcanoPodGroup g) {
         podGroupStatuses.remove(key(g));
+        estimatedStarts.remove(key(g));
         mistakes.remove("PodGroup " + key(g));
         forget(podGroups, "PodGroup", key(g), g);
     }

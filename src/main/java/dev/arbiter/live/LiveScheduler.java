@@ -37,6 +37,7 @@ public final class LiveScheduler implements AutoCloseable {
     private final SchedulerConfig schedulerConfig;
     private RulesWatcher watcher;
     private WarmUp warmUp;
+    private StartForecasts forecasts;
     private volatile boolean closed;
     /** What a rule stuck for good said ({@link StuckRules}), or null. */
     private volatile String stuckRule;
@@ -171,6 +172,23 @@ public final class LiveScheduler implements AutoCloseable {
         loop.timeStartUp(timeline);
     }
 
+    /**
+     * Turns on start-time estimates (docs/estimates.md): a forecast at most every {@code interval}, off the scheduling
+     * thread, looking {@code horizonSeconds} ahead; each pending PodGroup gets {@code arbiter.dev/estimated-start} and
+     * the metrics show them per queue. Call before {@link #start()}; without it, none are made.
+     */
+    public synchronized void estimateStarts(Duration interval, long horizonSeconds) {
+        if (forecasts != null || interval.isZero() || interval.isNegative()) return;
+        forecasts = new StartForecasts(interval, horizonSeconds, schedulerConfig, metrics, System::nanoTime);
+        actuator.estimatesFrom(forecasts::latest);
+        loop.forecastStarts(forecasts);
+    }
+
+    /** The start-time forecasts, or null when estimates are off. */
+    public synchronized StartForecasts startForecasts() {
+        return forecasts;
+    }
+
     /** The warm-up started with the informers, or null when there was none (turned off, or not started yet). */
     public synchronized WarmUp warmUp() {
         return warmUp;
@@ -298,6 +316,7 @@ public final class LiveScheduler implements AutoCloseable {
         synchronized (this) {
             w = watcher;
             if (warmUp != null) warmUp.stop();
+            if (forecasts != null) forecasts.close();
         }
         if (w != null) w.close(Duration.ofMillis(Math.min(1000, grace.toMillis() / 10)));
         // 1. No new cycle, and a cycle still running acts no more.

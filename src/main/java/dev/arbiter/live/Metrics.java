@@ -44,6 +44,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       backlog, and gangs bound below minMember that never ran whole.</li>
  *   <li>{@code arbiter_write_failures_total{kind}}: binds, evictions and status writes that failed, after which their
  *       object waits (1 s doubling to 5 min) before the next write of that kind.</li>
+ *   <li>With start-time estimates on ({@code --estimate-interval}, docs/estimates.md), as of the latest forecast:
+ *       {@code arbiter_job_estimated_start_seconds{queue,stat}}, the seconds from the forecast until the pending jobs
+ *       of the queue start, {@code stat} median or max over the jobs that have an estimate;
+ *       {@code arbiter_jobs_without_estimated_start{queue}}, pending jobs with none; and
+ *       {@code arbiter_start_forecasts_total{outcome}} (done, skipped: one still ran, failed) with
+ *       {@code arbiter_start_forecast_duration_seconds}. No per-job labels.</li>
  * </ul>
  */
 public final class Metrics {
@@ -69,6 +75,9 @@ public final class Metrics {
     }
     private final MultiGauge deserved;
     private final MultiGauge allocated;
+    /** Built on the first forecast: without estimates these series do not exist. */
+    private MultiGauge estimatedStart;
+    private MultiGauge withoutEstimate;
     private final AtomicInteger pendingPods = new AtomicInteger();
     private final AtomicInteger reservations = new AtomicInteger();
     private final AtomicInteger leader = new AtomicInteger();
@@ -368,6 +377,45 @@ public final class Metrics {
     /** A cycle's evictions, preemption and reclaim together. */
     public void evictions(List<dev.arbiter.decision.Eviction> evictions) {
         volcano.evictions(evictions);
+    }
+
+    /** A start-time forecast ended ({@code done}, {@code failed}) after {@code seconds}, or was {@code skipped}. */
+    public void forecast(String outcome, double seconds) {
+        Counter.builder("arbiter.start.forecasts").description("Start-time forecasts, by outcome").tag("outcome", outcome)
+                .register(registry).increment();
+        if (!outcome.equals("skipped")) {
+            Timer.builder("arbiter.start.forecast.duration").description("How long a start-time forecast took")
+                    .serviceLevelObjectives(CYCLE_BUCKETS).register(registry)
+                    .record((long) (seconds * 1e9), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The latest forecast's estimates per queue: median and max seconds until start, and the jobs with none. */
+    public synchronized void estimates(dev.arbiter.forecast.Forecast f) {
+        if (estimatedStart == null) {
+            estimatedStart = MultiGauge.builder("arbiter.job.estimated.start.seconds")
+                    .description("Seconds from the latest forecast until pending jobs start, per queue (median, max)")
+                    .register(registry);
+            withoutEstimate = MultiGauge.builder("arbiter.jobs.without.estimated.start")
+                    .description("Pending jobs with no estimated start in the latest forecast, per queue").register(registry);
+        }
+        Map<String, List<Long>> seconds = new java.util.TreeMap<>();
+        Map<String, Integer> none = new java.util.TreeMap<>();
+        for (dev.arbiter.forecast.StartEstimate e : f.estimates()) {
+            if (e.isKnown()) seconds.computeIfAbsent(e.queue(), q -> new ArrayList<>()).add(e.secondsAfter(f.now()));
+            else none.merge(e.queue(), 1, Integer::sum);
+            none.putIfAbsent(e.queue(), 0);
+        }
+        List<MultiGauge.Row<?>> starts = new ArrayList<>();
+        seconds.forEach((queue, s) -> {
+            java.util.Collections.sort(s);
+            starts.add(MultiGauge.Row.of(Tags.of("queue", queue, "stat", "median"), s.get((s.size() - 1) / 2)));
+            starts.add(MultiGauge.Row.of(Tags.of("queue", queue, "stat", "max"), s.get(s.size() - 1)));
+        });
+        List<MultiGauge.Row<?>> without = new ArrayList<>();
+        none.forEach((queue, n) -> without.add(MultiGauge.Row.of(Tags.of("queue", queue), n)));
+        estimatedStart.register(starts, true);
+        withoutEstimate.register(without, true);
     }
 
     private static void rows(List<MultiGauge.Row<?>> out, String queue, Resources r) {

@@ -72,6 +72,8 @@ public final class SchedulingLoop implements AutoCloseable {
     private volatile StartupTimeline startup;
     /** A candidate policy evaluated after each cycle that acts, acting on nothing ({@code run --shadow-rules}), or null. */
     private volatile ShadowPolicy shadow;
+    /** Start-time forecasts offered each cycle's snapshot (off this thread), or null when estimates are off. */
+    private volatile StartForecasts forecasts;
     // Guarded by cycleLock:
     private RuleBook lastGood;
     private Map<String, String> nominations = Map.of();
@@ -175,6 +177,9 @@ public final class SchedulingLoop implements AutoCloseable {
         // 3. Act: the actuator's writers take the bindings, evictions, statuses and events.
         CycleWrites writes = acting ? actuator.execute(snapshot, result) : null;
         long t3 = System.nanoTime();
+        // 4. Start-time estimates, when on: the snapshot is handed to the forecast's own thread, at most every interval.
+        StartForecasts f = forecasts;
+        if (f != null && writes != null) f.offer(snapshot, scheduler.rules());
         nominations = nominationsOf(result);
         succeeded(n);
         // 4. The shadow policy, if any, on the same snapshot, on its own thread: it never delays this cycle.
@@ -326,6 +331,11 @@ public final class SchedulingLoop implements AutoCloseable {
     /** The shadow policy, or null. */
     public ShadowPolicy shadow() {
         return shadow;
+    }
+
+    /** Each acting cycle offers its snapshot to {@code f} (null: no start-time estimates). */
+    void forecastStarts(StartForecasts f) {
+        forecasts = f;
     }
 
     /** The first cycle that acts marks itself on {@code timeline} and logs it. */

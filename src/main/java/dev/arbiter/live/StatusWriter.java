@@ -44,6 +44,8 @@ final class StatusWriter implements AutoCloseable {
     private final Map<String, Job> waiting = new ConcurrentHashMap<>();
     private final Map<String, VolcanoPodGroup.Status> writtenPodGroups = new ConcurrentHashMap<>();
     private final Map<String, VolcanoQueue.Status> writtenQueues = new ConcurrentHashMap<>();
+    /** A PodGroup's estimated start last written ("" once removed). */
+    private final Map<String, String> writtenStarts = new ConcurrentHashMap<>();
     /** An upstream PodGroup's condition last written. */
     private final Map<String, Map<String, Object>> writtenConditions = new ConcurrentHashMap<>();
     /** Writes that failed for a reason that passes (no answer, 429, 5xx) since the last success: logged once. */
@@ -126,6 +128,26 @@ final class StatusWriter implements AutoCloseable {
         });
     }
 
+    /**
+     * Sets (or with null, removes) a Volcano PodGroup's {@code arbiter.dev/estimated-start} annotation: a merge patch
+     * of the object's metadata, as for the queues' usage.
+     */
+    CompletableFuture<Boolean> podGroupEstimatedStart(String key, String value, CycleWrites cycle) {
+        String[] id = key.split("/", 2);
+        String path = "/apis/" + VolcanoQueue.GROUP + "/v1beta1/namespaces/" + id[0] + "/podgroups/" + id[1];
+        return submit(new Job("EstimatedStart", key, path, value == null ? "" : value, cycle, new CompletableFuture<>()));
+    }
+
+    /** The estimated start last written on the PodGroup ("" once removed), or null when none was. */
+    String writtenEstimatedStart(String key) {
+        return writtenStarts.get(key);
+    }
+
+    /** The PodGroup already shows the estimated start wanted. */
+    void estimatedStartShows(String key) {
+        writtenStarts.remove(key);
+    }
+
     private CompletableFuture<Boolean> submit(Job job) {
         String id = job.kind() + " " + job.key();
         if (failed.waiting("status", id)) {
@@ -172,6 +194,8 @@ final class StatusWriter implements AutoCloseable {
             case "QueueUsage" -> backoff.run(() -> api.mergePatch(job.path(), java.util.Map.of("metadata", java.util.Map.of(
                     "annotations", java.util.Map.of(dev.arbiter.model.QueueUsage.ANNOTATION,
                             ((dev.arbiter.model.QueueUsage) job.status()).annotationValue())))), this::retry);
+            case "EstimatedStart" -> backoff.run(() -> api.mergePatch(job.path(), estimatedStartPatch((String) job.status())),
+                    this::retry);
             case "WorkloadPodGroup" -> backoff.run(() -> api.strategicMergePatch(job.path() + "/status",
                     api.json().asJson(Map.of("status", Map.of("conditions", List.of(job.status()))))), this::retry);
             default -> backoff.run(() -> api.jsonPatch(job.path() + "/status", statusPatch(job.status())), this::retry);
@@ -183,6 +207,7 @@ final class StatusWriter implements AutoCloseable {
             if (job.status() instanceof VolcanoPodGroup.Status s) writtenPodGroups.put(job.key(), s);
             else if (job.status() instanceof VolcanoQueue.Status q) writtenQueues.put(job.key(), q);
             else if (job.kind().equals("WorkloadPodGroup")) writtenConditions.put(job.key(), asCondition(job.status()));
+            else if (job.kind().equals("EstimatedStart")) writtenStarts.put(job.key(), (String) job.status());
             if (o.code() != 204) job.cycle().statusWrites.incrementAndGet();
             job.done().complete(true);
             return;
@@ -298,6 +323,13 @@ final class StatusWriter implements AutoCloseable {
         return api.json().asJson(List.of(Map.of("op", "add", "path", "/status", "value", status)));
     }
 
+    /** {@code {"metadata":{"annotations":{"arbiter.dev/estimated-start": value}}}}; null for "" removes it. */
+    private static Map<String, Object> estimatedStartPatch(String value) {
+        Map<String, Object> annotations = new java.util.HashMap<>();
+        annotations.put(dev.arbiter.forecast.Forecast.ANNOTATION, value.isEmpty() ? null : value);
+        return Map.of("metadata", Map.of("annotations", annotations));
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> asCondition(Object o) {
         return (Map<String, Object>) o;
@@ -307,6 +339,7 @@ final class StatusWriter implements AutoCloseable {
     void prune(Predicate<String> podGroupExists, Predicate<String> queueExists) {
         writtenPodGroups.keySet().removeIf(k -> !podGroupExists.test(k));
         writtenConditions.keySet().removeIf(k -> !podGroupExists.test(k));
+        writtenStarts.keySet().removeIf(k -> !podGroupExists.test(k));
         writtenQueues.keySet().removeIf(k -> !queueExists.test(k));
     }
 

@@ -162,7 +162,8 @@ public final class Mistakes {
             PyTorchJobExpander.REPLICA_INDEX_LABEL, PyTorchJobExpander.JOB_ROLE_LABEL, "training.kubeflow.org/operator-name",
             LeaderWorkerSetExpander.NAME_LABEL, LeaderWorkerSetExpander.GROUP_INDEX_LABEL,
             LeaderWorkerSetExpander.WORKER_INDEX_LABEL, LeaderWorkerSetExpander.GROUP_KEY_LABEL,
-            LeaderWorkerSetExpander.EXCLUSIVE_TOPOLOGY);
+            LeaderWorkerSetExpander.EXCLUSIVE_TOPOLOGY, dev.arbiter.model.Runtimes.ESTIMATE,
+            dev.arbiter.model.Runtimes.SIMULATED);
 
     /** Keys already judged (label and annotation keys repeat across pods): key → the key meant, or "" for none. */
     private static final Map<String, String> JUDGED = new java.util.concurrent.ConcurrentHashMap<>();
@@ -236,8 +237,24 @@ public final class Mistakes {
             for (Map.Entry<String, Field> k : map.entries().entrySet()) {
                 String meant = nearMiss(k.getKey());
                 if (meant != null) notices.accept(nearMissKey(k.getValue(), which, meant));
+                Field v = k.getValue();
+                String bad = which.equals("annotations") && !v.isMapping() && !v.isList() ? badDuration(k.getKey(), v.string()) : null;
+                if (bad != null) notices.accept(k.getValue().notice(bad));
             }
         }
+    }
+
+    /**
+     * What is wrong with the value of a duration annotation ({@link dev.arbiter.model.Runtimes}: the runtime estimate,
+     * the simulated runtime), or null when {@code key} is neither or the value reads: e.g. {@code "2hours" is not a
+     * duration such as 45m, 2h, 1h30m or 1d, ignored (the job has no runtime estimate of its own)}.
+     */
+    static String badDuration(String key, String value) {
+        boolean estimate = dev.arbiter.model.Runtimes.ESTIMATE.equals(key);
+        if (!estimate && !dev.arbiter.model.Runtimes.SIMULATED.equals(key)) return null;
+        if (value == null || dev.arbiter.model.Runtimes.readable(value)) return null;
+        return "\"" + value + "\" is not a duration such as 45m, 2h, 1h30m or 1d (at most 366d), ignored"
+                + (estimate ? " (the job has no runtime estimate of its own)" : " (the pod runs to the end of the run)");
     }
 
     /** {@code a.yaml:6: Pod team-a/p1: metadata.annotations[scheduling.volcano.sh/queue]: not an annotation ...}. */
@@ -260,9 +277,12 @@ public final class Mistakes {
         for (String which : List.of("annotations", "labels")) {
             Map<String, String> keys = which.equals("labels") ? labels : annotations;
             if (keys == null) continue;
-            for (String key : keys.keySet()) {
+            for (Map.Entry<String, String> k : keys.entrySet()) {
+                String key = k.getKey();
                 String meant = nearMiss(key);
                 if (meant != null) out.add("metadata." + which + "[" + key + "]: " + keyProblem(which, meant));
+                String bad = which.equals("annotations") ? badDuration(key, k.getValue()) : null;
+                if (bad != null) out.add("metadata." + which + "[" + key + "]: " + bad);
             }
         }
         return out;

@@ -203,6 +203,13 @@ public final class PodSpec {
                 true, startedAt, placement);
     }
 
+    /** This pod with these annotations instead of its own. */
+    public PodSpec withAnnotations(Map<String, String> newAnnotations) {
+        return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,
+                preemptionPolicy, requests, nodeSelector, tolerations, labels, newAnnotations, arrivalCycle, creationOrder,
+                terminating, startedAt, placement);
+    }
+
     /** This pod, started at {@code second} on the snapshot clock. */
     public PodSpec withStartedAt(long second) {
         return new PodSpec(namespace, name, schedulerName, nodeName, phase, priorityClassName, priority,

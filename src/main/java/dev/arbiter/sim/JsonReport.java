@@ -22,6 +22,14 @@ public final class JsonReport {
     private JsonReport() {}
 
     public static String write(SimulationResult r) {
+        return write(r, null);
+    }
+
+    /**
+     * {@link #write(SimulationResult)}, with {@code more} writing further fields of the document after {@code
+     * "notices"} (e.g. {@code simulate}'s start-time estimates); none when null.
+     */
+    public static String write(SimulationResult r, java.util.function.Consumer<JsonWriter> more) {
         JsonWriter w = JsonWriter.compact().startObject().name("cycles").startArray();
         for (CycleResult c : r.cycles()) {
             w.nextLine(2).startObject().field("cycle", c.cycle()).name("bindings").startArray();
@@ -56,7 +64,9 @@ public final class JsonReport {
         }
         w.endArray().nextLine(1).name("notices").startArray();
         for (String n : r.notices()) w.nextLine(2).value(n);
-        return w.endArray().nextLine(1).field("stable", r.stable()).endObject().nextLine(0).toString();
+        w.endArray();
+        if (more != null) more.accept(w);
+        return w.nextLine(1).field("stable", r.stable()).endObject().nextLine(0).toString();
     }
 
     private static void quantities(JsonWriter w, Resources r) {

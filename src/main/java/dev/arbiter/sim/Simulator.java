@@ -50,9 +50,29 @@ public final class Simulator {
      * keep going to the time the policy said it may decide otherwise (a protection expiring), not only to the next
      * arrival — a story that moves time explicitly turns this off.
      */
-    public record Options(int maxCycles, long cycleSeconds, boolean recreateEvicted, boolean followWakeUps) {
+    public record Options(int maxCycles, long cycleSeconds, boolean recreateEvicted, boolean followWakeUps,
+                          int firstCycle, long origin, long until) {
+        /** Cycles from 1 at {@code N × cycleSeconds}, with no end but {@code maxCycles}. */
+        public Options(int maxCycles, long cycleSeconds, boolean recreateEvicted, boolean followWakeUps) {
+            this(maxCycles, cycleSeconds, recreateEvicted, followWakeUps, 1, 0, -1);
+        }
+
         public static Options defaults(int maxCycles) {
             return new Options(maxCycles, 1, false, true);
+        }
+
+        /**
+         * These options, running on from a snapshot (the start-time forecast): the first cycle is {@code firstCycle}
+         * (objects that arrive by it are there), cycle N happens at {@code origin + N × cycleSeconds}, and no cycle
+         * runs after simulated second {@code until} (-1: none).
+         */
+        public Options from(int firstCycle, long origin, long until) {
+            return new Options(maxCycles, cycleSeconds, recreateEvicted, followWakeUps, firstCycle, origin, until);
+        }
+
+        /** The simulated second of cycle {@code cycle}. */
+        public long timeOf(int cycle) {
+            return origin + cycle * cycleSeconds;
         }
     }
 
@@ -77,7 +97,18 @@ public final class Simulator {
      * scheduler decided on it, before the decisions are executed (an audit reads both; neither may be changed).
      */
     public SimulationResult run(Manifests m, Options options, BiConsumer<ClusterSnapshot, CycleResult> observer) {
-        return run(new World(m, options.cycleSeconds(), options.recreateEvicted()), 1, options, observer, null, null);
+        return run(m, options, Map.of(), observer);
+    }
+
+    /**
+     * {@link #run(Manifests, Options, BiConsumer)}, the first cycle holding room for pending pods as {@code
+     * nominations} say (pod to node: what the cycle before the first made room for, as a snapshot carries it).
+     */
+    public SimulationResult run(Manifests m, Options options, Map<String, String> nominations,
+                                BiConsumer<ClusterSnapshot, CycleResult> observer) {
+        World world = new World(m, options.cycleSeconds(), options.origin(), options.recreateEvicted());
+        world.nominations = Map.copyOf(nominations);
+        return run(world, options.firstCycle(), options, observer, null, null);
     }
 
     /**
@@ -90,7 +121,8 @@ public final class Simulator {
 
     /** {@link #run(Manifests, Options)} with {@code intervention} made to the world on its way. */
     public SimulationResult runWith(Manifests m, Options options, Intervention intervention) {
-        return run(new World(m, options.cycleSeconds(), options.recreateEvicted()), 1, options, null, intervention, null);
+        return run(new World(m, options.cycleSeconds(), options.origin(), options.recreateEvicted()), options.firstCycle(),
+                options, null, intervention, null);
     }
 
     /**
@@ -99,8 +131,8 @@ public final class Simulator {
      * that settles earlier gives the settled world at that cycle's time.
      */
     public ClusterSnapshot stateAt(Manifests m, Options options, int cycle) {
-        World world = new World(m, options.cycleSeconds(), options.recreateEvicted());
-        run(world, 1, options, null, null, cycle);
+        World world = new World(m, options.cycleSeconds(), options.origin(), options.recreateEvicted());
+        run(world, options.firstCycle(), options, null, null, cycle);
         return world.snapshot(cycle);
     }
 
@@ -135,6 +167,7 @@ public final class Simulator {
         boolean intervened = intervention == null;
         for (int run = 0; run < maxCycles; run++) {
             if (stopBefore != null && cycle >= stopBefore) break;
+            if (options.until() >= 0 && options.timeOf(cycle) > options.until()) break;
             world.finishDue(cycle);
             if (!intervened && cycle >= intervention.cycle()) {
                 world.adopt(intervention.change().apply(world.snapshot(intervention.cycle())), intervention.cycle());
@@ -164,7 +197,7 @@ public final class Simulator {
             // Nothing changed: nothing will until an arrival or until the policy said it may decide otherwise
             // (a protection expiring). Skip the idle cycles in between; with neither, the world is stable.
             int next = world.nextArrivalAfter(cycle);
-            if (options.followWakeUps()) next = Math.min(next, wakeCycle(r, cycleSeconds));
+            if (options.followWakeUps()) next = Math.min(next, wakeCycle(r, cycleSeconds, options.origin()));
             if (!intervened) next = Math.min(next, intervention.cycle());
             if (next == Integer.MAX_VALUE) {
                 stable = true;
@@ -176,9 +209,14 @@ public final class Simulator {
                 cycles.isEmpty() ? List.of() : cycles.get(cycles.size() - 1).queues(), world.m.notices(), stable);
     }
 
-    private static int wakeCycle(CycleResult r, long cycleSeconds) {
+    private static int wakeCycle(CycleResult r, long cycleSeconds, long origin) {
         if (r.wakeAt() < 0) return Integer.MAX_VALUE;
-        return (int) Math.min(Integer.MAX_VALUE - 1, (r.wakeAt() + cycleSeconds - 1) / cycleSeconds);
+        return (int) Math.min(Integer.MAX_VALUE - 1, ceilDiv(r.wakeAt() - origin, cycleSeconds));
+    }
+
+    /** The first cycle at or after simulated second {@code t} measured from the origin (t ≥ 0 here in practice). */
+    private static long ceilDiv(long t, long cycleSeconds) {
+        return Math.max(0, Math.floorDiv(t + cycleSeconds - 1, cycleSeconds));
     }
 
     /** The simulated cluster's mutable state. */
@@ -188,23 +226,26 @@ public final class Simulator {
         private final Map<String, PodSpec> pods = new LinkedHashMap<>();
         private final Map<String, String> evictedFrom = new LinkedHashMap<>();
         /** Room made for pending pods by the last cycle's evictions, held for them in the next cycle only. */
-        private Map<String, String> nominations = Map.of();
+        Map<String, String> nominations = Map.of();
         /** The queues' decayed past usage as last sampled (the Queues' annotation, live), by queue. */
         private final Map<String, dev.arbiter.model.QueueUsage> usage = new java.util.TreeMap<>();
         private final Map<String, String> groupPhase = new HashMap<>();
         private final java.util.Set<String> overcommittedAtStart;
 
         private final long cycleSeconds;
+        /** Simulated second of cycle 0: cycle N happens at {@code origin + N × cycleSeconds}. */
+        private final long origin;
         private final boolean recreateEvicted;
 
-        World(Manifests m, long cycleSeconds, boolean recreateEvicted) {
+        World(Manifests m, long cycleSeconds, long origin, boolean recreateEvicted) {
             this.m = m;
             this.cycleSeconds = cycleSeconds;
+            this.origin = origin;
             this.recreateEvicted = recreateEvicted;
             usage.putAll(m.queueUsage());
             for (PodSpec p : m.pods()) {
                 PodSpec created = p.withCreationOrder(createdAt(p.arrivalCycle(), p.creationOrder()));
-                if (created.isBound() && created.startedAt() == PodSpec.UNKNOWN_START) created = created.withStartedAt(0);
+                if (created.isBound() && created.startedAt() == PodSpec.UNKNOWN_START) created = created.withStartedAt(origin);
                 pods.put(p.key(), created);
             }
             for (PodGroupSpec g : m.podGroups()) groupPhase.put(g.key(), g.phase() == null ? "Pending" : g.phase());
@@ -216,6 +257,7 @@ public final class Simulator {
             this.m = new Manifests(state.nodes(), state.pods(), state.podGroups(), state.queues(), state.priorityClasses(),
                     List.of(), state.namespaceLabels(), state.hyperNodes(), state.usage());
             this.cycleSeconds = cycleSeconds;
+            this.origin = 0;
             this.recreateEvicted = recreateEvicted;
             usage.putAll(state.usage());
             for (PodSpec p : state.pods()) pods.put(p.key(), p);
@@ -257,7 +299,7 @@ public final class Simulator {
                     .map(g -> withPhase(g, groupPhase.get(g.key()))).toList();
             return new ClusterSnapshot(nodes, ps, groups,
                     m.queues().stream().filter(q -> q.arrivalCycle() <= cycle).toList(), m.priorityClasses(),
-                    cycle * cycleSeconds, nominations, m.namespaceLabels(), m.hyperNodes()).withUsage(usage);
+                    origin + cycle * cycleSeconds, nominations, m.namespaceLabels(), m.hyperNodes()).withUsage(usage);
         }
 
         /** An object that arrives later was created later, whatever its place in the files. */
@@ -285,7 +327,7 @@ public final class Simulator {
             for (Binding b : r.bindings()) {
                 PodSpec p = pods.get(b.pod());
                 if (p == null || p.isBound()) throw new IllegalStateException("cycle " + r.cycle() + " bound " + b.pod() + " which is not pending");
-                pods.put(b.pod(), p.withNode(b.node(), "Running").withStartedAt(cycle * cycleSeconds));
+                pods.put(b.pod(), p.withNode(b.node(), "Running").withStartedAt(origin + cycle * cycleSeconds));
                 changed = true;
             }
             for (Eviction e : r.evictions()) {
@@ -310,7 +352,7 @@ public final class Simulator {
          * Succeeded: they stay where they ran, holding nothing.
          */
         void finishDue(int cycle) {
-            long now = cycle * cycleSeconds;
+            long now = origin + cycle * cycleSeconds;
             for (Map.Entry<String, PodSpec> e : pods.entrySet()) {
                 long end = endOf(e.getValue());
                 if (end != Runtimes.UNKNOWN && end <= now) e.setValue(e.getValue().withNode(e.getValue().nodeName(), "Succeeded"));
@@ -333,7 +375,7 @@ public final class Simulator {
             for (PodSpec p : pods.values()) {
                 long end = endOf(p);
                 if (end == Runtimes.UNKNOWN) continue;
-                long at = Math.max(cycle + 1L, (end + cycleSeconds - 1) / cycleSeconds);
+                long at = Math.max(cycle + 1L, ceilDiv(end - origin, cycleSeconds));
                 next = (int) Math.min(next, Math.min(Integer.MAX_VALUE - 1L, at));
             }
             for (NodeSpec n : m.nodes()) if (n.arrivalCycle() > cycle) next = Math.min(next, n.arrivalCycle());

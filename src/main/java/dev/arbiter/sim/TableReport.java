@@ -36,6 +36,14 @@ public final class TableReport {
     }
 
     public static String write(SimulationResult r, boolean wide) {
+        return write(r, wide, Map.of());
+    }
+
+    /**
+     * {@link #write(SimulationResult, boolean)}, the PodGroups table with a START column before REASON when {@code
+     * starts} (PodGroup to its estimated start in words, docs/estimates.md) is not empty.
+     */
+    public static String write(SimulationResult r, boolean wide, Map<String, String> starts) {
         StringBuilder sb = new StringBuilder();
         for (String n : r.notices()) sb.append("notice: ").append(TerminalText.safe(n)).append('\n');
         RuleLegend rules = RuleLegend.of(r.cycles());
@@ -92,6 +100,7 @@ public final class TableReport {
                     : new String[] {g.podGroup(), g.phase(), Integer.toString(g.minMember()), Integer.toString(g.running()),
                     g.queue(), reason});
         }
+        if (!starts.isEmpty()) groups = withColumnBeforeLast(groups, "START", starts);
         sb.append(wide ? table(groups) : fitted(groups)).append('\n');
 
         List<String[]> queues = new ArrayList<>();
@@ -222,6 +231,20 @@ public final class TableReport {
             }
         }
         return table(wrapped);
+    }
+
+    /** The rows with a column {@code header} before their last, each row's cell {@code cells} of its first (or ""). */
+    private static List<String[]> withColumnBeforeLast(List<String[]> rows, String header, Map<String, String> cells) {
+        List<String[]> out = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            String[] row = rows.get(i);
+            String[] wider = new String[row.length + 1];
+            System.arraycopy(row, 0, wider, 0, row.length - 1);
+            wider[row.length - 1] = i == 0 ? header : cells.getOrDefault(row[0], "");
+            wider[row.length] = row[row.length - 1];
+            out.add(wider);
+        }
+        return out;
     }
 
     /** {@code text} in pieces of at most {@code room} characters, broken at spaces where it can be. */

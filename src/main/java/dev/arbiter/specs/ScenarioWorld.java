@@ -216,6 +216,23 @@ final class ScenarioWorld {
         return lastOptions;
     }
 
+    /** The last cycle's snapshot of the story and its rules: where start-time estimates are forecast from. */
+    private dev.arbiter.model.ClusterSnapshot lastSnapshot;
+    private dev.arbiter.forecast.Forecast forecast;
+
+    /**
+     * The start-time estimates of the jobs pending once the story has settled, forecast from its last cycle
+     * (docs/estimates.md), on the scenario's clock.
+     */
+    dev.arbiter.forecast.Forecast forecast() {
+        outcome();
+        if (forecast == null) {
+            forecast = new dev.arbiter.forecast.Forecaster(lastRules, SchedulerConfig.simulatorDefault(),
+                    dev.arbiter.forecast.Forecaster.Settings.defaults(SECONDS_PER_CYCLE)).forecast(lastSnapshot);
+        }
+        return forecast;
+    }
+
     /** The last simulation run, even one that failed a check, or null; for reports after a failure. */
     Outcome lastSimulated() {
         return lastSimulated;
@@ -350,6 +367,7 @@ final class ScenarioWorld {
                 if (p.arrivalCycle() > b.arrival) timed++;
             }
             Simulator.Options options = new Simulator.Options(b.arrival + MAX_CYCLES + timed, SECONDS_PER_CYCLE, recreateEvicted, false);
+            dev.arbiter.forecast.SnapshotTap tap = new dev.arbiter.forecast.SnapshotTap();
             SimulationResult r;
             if (shadowFolder != null && i == batches.size() - 1) {
                 // The candidate sees each cycle's snapshot and result after the cycle, as on a live cluster; the
@@ -360,13 +378,18 @@ final class ScenarioWorld {
                         new dev.arbiter.live.Metrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
                         java.time.Duration.ofHours(1)).quiet()) {
                     r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options,
-                            (snapshot, result) -> evaluations.add(shadow.evaluateNow(result.cycle(), snapshot, result)));
+                            (snapshot, result) -> {
+                                tap.accept(snapshot, result);
+                                evaluations.add(shadow.evaluateNow(result.cycle(), snapshot, result));
+                            });
                 }
                 shadowEvaluations = List.copyOf(evaluations);
                 withoutShadow = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
             } else {
-                r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options);
+                r = new Simulator(new Scheduler(rules, SchedulerConfig.simulatorDefault())).run(m, options, tap);
             }
+            lastSnapshot = tap.last();
+            forecast = null;
             if (Boolean.getBoolean(COMPARE_KEPT_SESSION)) sameWithKeptSession(rules, m, options, r);
             o = new Outcome(m, r, gpu);
             lastSimulated = o;

@@ -27,8 +27,8 @@ import java.util.regex.Pattern;
  * {@code whose PodGroup is (not) preemptable} (a job's PodGroup marked {@code volcano.sh/preemptable}),
  * {@code arriving after <n> seconds|minutes|hours} (its objects arrive that long after its batch), {@code one every
  * [<n>] second|minute|hour} ({@code <n> jobs} arrive one by one, that far apart), {@code each running <n> minutes} (each
- * pod ends that long after it starts: {@code simulation.arbiter.dev/runtime}) and {@code estimated at <n> minutes}
- * (its runtime estimate, {@code arbiter.dev/runtime-estimate}).
+ * pod ends that long after it starts: {@code simulation.arbiter.dev/runtime}) {@code estimated at <n> minutes}
+ * or {@code expected to run <duration>} (its runtime estimate, {@code arbiter.dev/runtime-estimate}, e.g. 2h or 1h30m).
  */
 public final class WorkloadSteps {
     private static final String HEAD = "^tenant (\\S+) (runs|submits) ";
@@ -41,6 +41,7 @@ public final class WorkloadSteps {
     private static final Pattern EVERY = Pattern.compile("one every (\\d+ )?(second|minute|hour)s?");
     private static final Pattern RUNNING = Pattern.compile("each running (\\d+) (second|minute|hour)s?");
     private static final Pattern ESTIMATED = Pattern.compile("estimated at (\\d+) (second|minute|hour)s?");
+    private static final Pattern EXPECTED = Pattern.compile("expected to run (\\S+)");
     private static final Pattern TOLERATING =
             Pattern.compile("tolerating ([^=\\s]+=[^:\\s]*:(?:NoSchedule|PreferNoSchedule|NoExecute))");
 
@@ -99,10 +100,17 @@ public final class WorkloadSteps {
             Matcher oneEvery = EVERY.matcher(clause.trim());
             Matcher running = RUNNING.matcher(clause.trim());
             Matcher estimated = ESTIMATED.matcher(clause.trim());
+            Matcher expected = EXPECTED.matcher(clause.trim());
             if (arriving.matches()) after = (int) seconds(arriving.group(1), arriving.group(2));
             else if (oneEvery.matches()) every = (int) seconds(oneEvery.group(1) == null ? "1" : oneEvery.group(1).trim(), oneEvery.group(2));
             else if (running.matches()) runs = seconds(running.group(1), running.group(2));
             else if (estimated.matches()) estimate = seconds(estimated.group(1), estimated.group(2));
+            else if (expected.matches()) {
+                estimate = dev.arbiter.model.Runtimes.seconds(expected.group(1));
+                if (estimate < 0) {
+                    throw new IllegalArgumentException("\", " + clause.trim() + "\": a runtime is a duration such as 45m, 2h or 1h30m");
+                }
+            }
             else if (m.matches()) minPods = Integer.parseInt(m.group(1));
             else if (clause.trim().equals("not preemptable")) preemptable = false;
             else if (clause.trim().equals("never preempting")) preempts = false;
@@ -122,7 +130,7 @@ public final class WorkloadSteps {
                         + " are \", needing at least <n> pods\", \", not preemptable\", \", never preempting\", \", only on"
                         + " nodes labelled <key>=<value>\", \", one pod per node\", \", each group kept within one <key>\", \", kept within"
                         + " one <key>\", \", preferably within one <key>\", \", tolerating <key>=<value>:<Effect>\", \", whose PodGroup is [not] preemptable\","
-                        + " \", arriving after <n> minutes\", \", one every [<n>] minute(s)\", \", each running <n> minutes\" and \", estimated at <n> minutes\"");
+                        + " \", arriving after <n> minutes\", \", one every [<n>] minute(s)\", \", each running <n> minutes\", \", estimated at <n> minutes\" and \", expected to run <duration>\"");
             }
         }
         Workload w = new Workload(kind, namespace(p.tenant()), name, masters, pods, gpus, p.priorityClass(),

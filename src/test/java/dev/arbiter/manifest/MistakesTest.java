@@ -262,8 +262,23 @@ class MistakesTest {
     }
 
     @Test
+    void aRuntimeEstimateThatIsNoDurationIsANotice() {
+        List<String> n = notices(QUEUE + pod("p1", "team", "arbiter.dev/runtime-estimate: 2hours")
+                + pod("p2", "team", "arbiter.dev/runtime-estimate: 1h30m, simulation.arbiter.dev/runtime: \"1.5h\""));
+        assertEquals(List.of("m.yaml:12: Pod team/p1: metadata.annotations[arbiter.dev/runtime-estimate]: \"2hours\" is not "
+                        + "a duration such as 45m, 2h, 1h30m or 1d (at most 366d), ignored (the job has no runtime estimate of its own)",
+                "m.yaml:21: Pod team/p2: metadata.annotations[simulation.arbiter.dev/runtime]: \"1.5h\" is not a duration such "
+                        + "as 45m, 2h, 1h30m or 1d (at most 366d), ignored (the pod runs to the end of the run)"), n);
+        assertEquals(List.of("metadata.annotations[arbiter.dev/runtime-estimate]: \"2hours\" is not a duration such as 45m, "
+                        + "2h, 1h30m or 1d (at most 366d), ignored (the job has no runtime estimate of its own)"),
+                Mistakes.nearMissKeys(java.util.Map.of("arbiter.dev/runtime-estimate", "2hours"), java.util.Map.of()),
+                "live says the same through the LikelyMistake path");
+        assertEquals(List.of(), Mistakes.nearMissKeys(java.util.Map.of("arbiter.dev/runtime-estimate", "2h"), java.util.Map.of()));
+    }
+
+    @Test
     void theShippedExamplesGiveNoNotice() {
-        for (String example : List.of("seed", "workloads", "workload-api")) {
+        for (String example : List.of("seed", "workloads", "workload-api", "estimates")) {
             assertEquals(List.of(), ManifestLoader.load(List.of(Path.of("deploy/examples", example))).notices(), example);
         }
     }

@@ -358,6 +358,14 @@ public final class RuleBook {
         return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName, cache, fromCache);
     }
 
+    /** This policy with other runtime defaults (the same compiled rules): tests and specs that state them. */
+    public RuleBook withRuntime(PolicySettings.Runtime runtime) {
+        PolicySettings t = settings;
+        PolicySettings s = new PolicySettings(t.churn(), t.orders(), t.victims(), t.scoring(), t.shares(), t.cycle(),
+                t.limits(), t.topology(), runtime, t.reservation());
+        return new RuleBook(folder, files, kieBase, generation, s, ruleLocations, packName, cache, fromCache);
+    }
+
     /**
      * The pack's name ({@code name} in {@code pack.yaml}, else its folder's name), or null for a plain rules folder.
      * {@code verify} skips the scenarios tagged {@code @differs-in-<name>} for it.
