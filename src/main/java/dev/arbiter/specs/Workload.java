@@ -54,7 +54,7 @@ record Workload(Kind kind, String namespace, String name, int masters, int pods,
     Workload(Kind kind, String namespace, String name, int masters, int pods, int gpus, String priorityClass,
              String queue, Integer minPods, boolean preemptable, boolean preempts) {
         this(kind, namespace, name, masters, pods, gpus, priorityClass, queue, minPods, preemptable, preempts, Placing.ANYWHERE,
-                null, null);
+                null, Timing.NONE);
     }
 
     static final String LABEL = "specs.arbiter.dev/workload";
