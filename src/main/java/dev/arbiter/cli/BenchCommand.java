@@ -190,23 +190,44 @@ final class BenchCommand implements Callable<Integer> {
         return r.ok() ? 0 : 1;
     }
 
-    private Integer evictions() {
+    /** A flag's value the bench cannot use, worded for {@link Main#usage}. */
+    private static final class BadFlag extends Exception {
+        BadFlag(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The fleets {@code --size} names (repeatable), or {@code defaults}. */
+    private List<Benchmark.Size> sizeMatrix(List<String> defaults) throws BadFlag {
         List<Benchmark.Size> matrix = new ArrayList<>();
-        for (String s : sizes == null || sizes.isEmpty() ? List.of("200x3000", "1000x10000") : sizes) {
+        for (String s : sizes == null || sizes.isEmpty() ? defaults : sizes) {
             Benchmark.Size size = parseSize(s);
             if (size == null || size.nodes() < 1 || size.pendingPods() < 1) {
-                return Main.usage(spec, "--size must look like 200x3000 (positive numbers), got " + s);
+                throw new BadFlag("--size must look like 200x3000 (positive numbers), got " + s);
             }
             matrix.add(size);
         }
-        List<Long> seedList;
+        return matrix;
+    }
+
+    /** The seeds {@code --seeds} names, else the one {@code --seed} names, else {@code defaults}. */
+    private List<Long> seedList(List<Long> defaults) throws BadFlag {
         if (seeds != null) {
-            seedList = parseSeeds(seeds);
-            if (seedList == null) return Main.usage(spec, "--seeds must look like 1-5 or 1,3,7, got " + seeds);
-        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
-            seedList = List.of(seed);
-        } else {
-            seedList = List.of(1L, 2L, 3L, 4L, 5L);
+            List<Long> out = parseSeeds(seeds);
+            if (out == null) throw new BadFlag("--seeds must look like 1-5 or 1,3,7, got " + seeds);
+            return out;
+        }
+        return spec.commandLine().getParseResult().hasMatchedOption("--seed") ? List.of(seed) : defaults;
+    }
+
+    private Integer evictions() {
+        List<Benchmark.Size> matrix;
+        List<Long> seedList;
+        try {
+            matrix = sizeMatrix(List.of("200x3000", "1000x10000"));
+            seedList = seedList(List.of(1L, 2L, 3L, 4L, 5L));
+        } catch (BadFlag bad) {
+            return Main.usage(spec, bad.getMessage());
         }
         List<String> modes = scorings == null || scorings.isEmpty() ? List.of("binpack", "spread") : scorings;
         for (String m : modes) {
@@ -229,22 +250,13 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private Integer estimates() {
-        List<Benchmark.Size> matrix = new ArrayList<>();
-        for (String s : sizes == null || sizes.isEmpty() ? List.of("200x3000") : sizes) {
-            Benchmark.Size size = parseSize(s);
-            if (size == null || size.nodes() < 1 || size.pendingPods() < 1) {
-                return Main.usage(spec, "--size must look like 200x3000 (positive numbers), got " + s);
-            }
-            matrix.add(size);
-        }
+        List<Benchmark.Size> matrix;
         List<Long> seedList;
-        if (seeds != null) {
-            seedList = parseSeeds(seeds);
-            if (seedList == null) return Main.usage(spec, "--seeds must look like 1-5 or 1,3,7, got " + seeds);
-        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
-            seedList = List.of(seed);
-        } else {
-            seedList = List.of(1L, 2L, 3L);
+        try {
+            matrix = sizeMatrix(List.of("200x3000"));
+            seedList = seedList(List.of(1L, 2L, 3L));
+        } catch (BadFlag bad) {
+            return Main.usage(spec, bad.getMessage());
         }
         List<Double> noise = estimateNoise == null || estimateNoise.isEmpty() ? List.of(0.0, 0.25, 0.5) : estimateNoise;
         for (double n : noise) {

@@ -3,8 +3,6 @@ package dev.arbiter.cli;
 import dev.arbiter.authoring.Explainer;
 import dev.arbiter.authoring.Explanation;
 import dev.arbiter.authoring.ExplanationText;
-import dev.arbiter.runtime.KubeClients;
-import dev.arbiter.runtime.LiveSnapshot;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.engine.cycle.Scheduler;
 import dev.arbiter.engine.cycle.SchedulerConfig;
@@ -18,8 +16,6 @@ import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
 import dev.arbiter.sim.SimulationResult;
 import dev.arbiter.sim.Simulator;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -76,18 +72,11 @@ final class ExplainCommand implements Callable<Integer> {
         if (output.format.equals("text")) output.format = "table"; // explain's word before -o was kubectl's
         if (output.problem() != null) return Main.usage(spec, output.problem());
         if (context != null && !live) return Main.usage(spec, "--context is for --kubeconfig or --live");
-        if (subject.matches("[^/\\s]+") ) {
-            String ns = namespace;
-            if (ns == null && live) {
-                try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
-                    ns = client.getNamespace();
-                }
-            }
-            subject = (ns == null || ns.isBlank() ? "default" : ns) + "/" + subject;
-        } else if (namespace != null && !subject.startsWith(namespace + "/")) {
-            return Main.usage(spec, subject + " names its namespace; -n " + namespace + " says another");
+        try {
+            subject = ClusterFlags.qualify(subject, namespace, live, kubeconfig, context);
+        } catch (ClusterFlags.BadSubject bad) {
+            return Main.usage(spec, bad.getMessage());
         }
-        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected [namespace/]name, got " + subject);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
         if (rules.problem() != null) return Main.usage(spec, rules.problem());
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
@@ -138,15 +127,7 @@ final class ExplainCommand implements Callable<Integer> {
     private java.time.Instant taken;
 
     private Manifests snapshot() {
-        try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
-            String yaml;
-            try {
-                taken = java.time.Instant.now();
-                yaml = LiveSnapshot.write(client, taken);
-            } catch (KubernetesClientException e) {
-                throw KubeClients.unavailable(e, client.getMasterUrl().toString());
-            }
-            return ManifestLoader.parse(yaml, "snapshot of " + client.getMasterUrl());
-        }
+        taken = java.time.Instant.now();
+        return ClusterFlags.snapshot(kubeconfig, context, taken);
     }
 }

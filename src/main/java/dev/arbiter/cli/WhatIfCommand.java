@@ -6,15 +6,11 @@ import dev.arbiter.engine.cycle.SchedulerConfig;
 import dev.arbiter.engine.rules.RuleBook;
 import dev.arbiter.manifest.ManifestLoader;
 import dev.arbiter.model.Manifests;
-import dev.arbiter.runtime.KubeClients;
-import dev.arbiter.runtime.LiveSnapshot;
 import dev.arbiter.sim.Simulator;
 import dev.arbiter.whatif.Answer;
 import dev.arbiter.whatif.WhatIf;
 import dev.arbiter.whatif.WhatIfState;
 import dev.arbiter.whatif.WhatIfText;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -47,11 +43,10 @@ final class WhatIfCommand implements Callable<Integer> {
     @Mixin
     OutputOption output;
 
-    @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
-            description = "The namespace of a NAME given without one (default: the kubeconfig context's namespace live, else default).")
+    @Option(names = {"-n", "--namespace"}, paramLabel = "NS", description = ClusterFlags.NAMESPACE)
     String namespace;
 
-    @Option(names = "--context", paramLabel = "NAME", description = "The kubeconfig context to use (live).")
+    @Option(names = "--context", paramLabel = "NAME", description = ClusterFlags.CONTEXT)
     String context;
 
     @Option(names = "--kubeconfig", paramLabel = "PATH", description = "Ask about a snapshot of this kubeconfig's cluster instead of manifests.")
@@ -84,18 +79,11 @@ final class WhatIfCommand implements Callable<Integer> {
         if (top < 1) return Main.usage(spec, "--top must be at least 1, got " + top);
         if (atCycle != null && atCycle < 1) return Main.usage(spec, "--at-cycle must be at least 1, got " + atCycle);
         if (atCycle != null && live) return Main.usage(spec, "--at-cycle is for manifests (live, the cluster is asked as it is now)");
-        if (subject.matches("[^/\\s]+")) {
-            String ns = namespace;
-            if (ns == null && live) {
-                try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
-                    ns = client.getNamespace();
-                }
-            }
-            subject = (ns == null || ns.isBlank() ? "default" : ns) + "/" + subject;
-        } else if (namespace != null && !subject.startsWith(namespace + "/")) {
-            return Main.usage(spec, subject + " names its namespace; -n " + namespace + " says another");
+        try {
+            subject = ClusterFlags.qualify(subject, namespace, live, kubeconfig, context);
+        } catch (ClusterFlags.BadSubject bad) {
+            return Main.usage(spec, bad.getMessage());
         }
-        if (!subject.matches("[^/\\s]+/[^/\\s]+")) return Main.usage(spec, "expected [namespace/]name, got " + subject);
         if (sim.problem() != null) return Main.usage(spec, sim.problem());
         if (rules.problem() != null) return Main.usage(spec, rules.problem());
         Manifests manifests = live ? snapshot() : ManifestLoader.load(paths);
@@ -130,14 +118,6 @@ final class WhatIfCommand implements Callable<Integer> {
     }
 
     private Manifests snapshot() {
-        try (KubernetesClient client = KubeClients.connect(kubeconfig, context)) {
-            String yaml;
-            try {
-                yaml = LiveSnapshot.write(client);
-            } catch (KubernetesClientException e) {
-                throw KubeClients.unavailable(e, client.getMasterUrl().toString());
-            }
-            return ManifestLoader.parse(yaml, "snapshot of " + client.getMasterUrl());
-        }
+        return ClusterFlags.snapshot(kubeconfig, context, java.time.Instant.now());
     }
 }
