@@ -136,7 +136,7 @@ final class ClusterReplay {
         Map<String, Resources> used = new HashMap<>();
         placementAfter(index).forEach((pod, node) -> {
             PodSpec p = pods.get(pod);
-            if (p != null && !"Succeeded".equals(p.phase()) && !"Failed".equals(p.phase())) {
+            if (p != null && !p.finished()) {
                 used.merge(node, p.requests(), Resources::add);
             }
         });

@@ -119,10 +119,6 @@ public final class FleetAudit {
         return p.requests().without(PODS);
     }
 
-    private static boolean finished(PodSpec p) {
-        return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
-    }
-
     /** One cycle's facts, indexed. */
     private final class Cycle {
         final ClusterSnapshot snap;
@@ -146,7 +142,7 @@ public final class FleetAudit {
             this.r = r;
             for (PodSpec p : snap.pods()) {
                 pods.put(p.key(), p);
-                if (!p.isBound() || finished(p)) continue;
+                if (!p.isBound() || p.finished()) continue;
                 running.computeIfAbsent(p.jobId(), k -> new ArrayList<>()).add(p);
                 boundOn.merge(p.nodeName(), p.requests(), Resources::add);
             }

@@ -303,7 +303,7 @@ final class RefState {
     }
 
     private void addPod(PodSpec p, Set<String> schedulerNames) {
-        if ("Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) return;
+        if (p.finished()) return;
         Node node = p.isBound() ? nodeByName.get(p.nodeName()) : null;
         if (node != null) {
             boundPods.add(p);

@@ -100,7 +100,7 @@ public final class Forecaster {
             estimateOf.put(e.getKey(), runtime.estimateSeconds(e.getValue(), queue, priorityClass));
             boolean anyRunning = false, anyWaiting = false;
             for (PodSpec p : e.getValue()) {
-                if (finished(p)) continue;
+                if (p.finished()) continue;
                 if (p.isBound()) anyRunning = true;
                 else if (!p.terminating() && config.schedulerNames().contains(p.schedulerName())) anyWaiting = true;
             }
@@ -120,7 +120,7 @@ public final class Forecaster {
             Map<String, String> ann = new HashMap<>(p.annotations());
             ann.remove(Runtimes.SIMULATED);
             long runFor = -1;
-            if (!finished(p) && !p.terminating()) {
+            if (!p.finished() && !p.terminating()) {
                 if (estimate < 0) runFor = -1;
                 else if (!p.isBound()) runFor = estimate;
                 else if (p.startedAt() == PodSpec.UNKNOWN_START) runFor = estimate + (now - origin);
@@ -200,7 +200,4 @@ public final class Forecaster {
         return first;
     }
 
-    private static boolean finished(PodSpec p) {
-        return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
-    }
 }

@@ -316,7 +316,7 @@ public final class Actuator implements AutoCloseable {
         for (String g : groups) if (cache.hasPodGroup(g) && !cache.ranWhole(g)) neverWhole.add(g);
         if (neverWhole.isEmpty()) return out;
         for (PodSpec p : snapshot.pods()) {
-            if (!p.isBound() || p.terminating() || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
+            if (!p.isBound() || p.terminating() || p.finished()) continue;
             String g = StatusViews.groupKey(p);
             if (!neverWhole.contains(g) || assumed.assumedNode(p.key()) != null) continue;
             out.computeIfAbsent(g, k -> new ArrayList<>()).add(p.key());
@@ -381,7 +381,7 @@ public final class Actuator implements AutoCloseable {
         for (Binding b : result.bindings()) binding.add(b.pod());
         Map<String, Integer> out = new HashMap<>();
         for (PodSpec p : snapshot.pods()) {
-            if (p.terminating() || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
+            if (p.terminating() || p.finished()) continue;
             if (!p.isBound() && !binding.contains(p.key())) continue;
             String q = queueOf.get(StatusViews.groupKey(p));
             Set<String> seen = new HashSet<>();
@@ -474,7 +474,7 @@ public final class Actuator implements AutoCloseable {
         if (!messages.isEmpty()) {
             for (PodSpec p : snapshot.pods()) {
                 if (p.isBound() || p.terminating() || binding.contains(p.key()) || !schedulerNames.contains(p.schedulerName())
-                        || "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())) continue;
+                        || p.finished()) continue;
                 String message = messages.get(StatusViews.groupKey(p));
                 if (message == null) continue;
                 waiting.add(p.key());

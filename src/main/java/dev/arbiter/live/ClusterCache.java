@@ -940,7 +940,7 @@ public final class ClusterCache implements AutoCloseable {
     static boolean worthACycle(PodSpec before, PodSpec after, String assumedNode) {
         if (Objects.equals(before, after)) return false;
         if (before == null || after == null || after.terminating() || !after.isBound()) return true;
-        boolean finished = "Succeeded".equals(after.phase()) || "Failed".equals(after.phase());
+        boolean finished = after.finished();
         if (finished) return true;
         boolean sameNode = after.nodeName().equals(before.isBound() ? before.nodeName() : assumedNode);
         return !sameNode || before.terminating() || !before.requests().equals(after.requests())

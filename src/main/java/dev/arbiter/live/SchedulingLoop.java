@@ -297,7 +297,7 @@ public final class SchedulingLoop implements AutoCloseable {
         int pending = 0;
         for (PodSpec p : snapshot.pods()) {
             if (!p.isBound() && !p.terminating() && schedulerNames.contains(p.schedulerName())
-                    && !"Succeeded".equals(p.phase()) && !"Failed".equals(p.phase())) pending++;
+                    && !p.finished()) pending++;
         }
         metrics.pendingPods(pending - result.bindings().size());
         metrics.unschedulable(pending - result.bindings().size());

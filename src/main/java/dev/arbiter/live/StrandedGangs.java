@@ -68,7 +68,7 @@ final class StrandedGangs {
         if (!minMember.isEmpty()) {
             for (PodSpec p : snapshot.pods()) {
                 // Pending pods, most of a large snapshot, count for nothing here.
-                boolean finished = "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
+                boolean finished = p.finished();
                 if (!finished && (!p.isBound() || p.terminating())) continue;
                 String group = StatusViews.groupKey(p);
                 if (!minMember.containsKey(group)) continue;

@@ -26,7 +26,7 @@ final class StartingState {
         List<String> out = new ArrayList<>();
         Map<String, Resources> used = new TreeMap<>();
         for (PodSpec p : pods) {
-            if (!p.isBound() || holdsNothing(p)) continue;
+            if (!p.isBound() || p.finished()) continue;
             if (!byName.containsKey(p.nodeName())) {
                 String at = firstSeenAt.get("Pod " + p.key());
                 out.add((at == null ? "" : at + ": ") + "Pod " + p.key() + ": spec.nodeName: node \"" + p.nodeName()
@@ -45,11 +45,6 @@ final class StartingState {
                     + " nothing more there");
         }
         return out;
-    }
-
-    /** Pods that Succeeded or Failed hold no resources (the kubelet has released them). */
-    static boolean holdsNothing(PodSpec p) {
-        return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
     }
 
     /** e.g. {@code cpu 12 of 8, nvidia.com/gpu 16 of 8}. */

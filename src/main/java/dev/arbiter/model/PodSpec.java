@@ -281,6 +281,14 @@ public final class PodSpec {
         return terminating;
     }
 
+    /**
+     * Whether the pod Succeeded or Failed: it holds nothing on its node (the kubelet released it) and is never
+     * scheduled again.
+     */
+    public boolean finished() {
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
     public long startedAt() {
         return startedAt;
     }

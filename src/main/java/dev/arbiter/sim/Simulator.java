@@ -361,7 +361,7 @@ public final class Simulator {
 
         /** When a running pod with a simulated running time ends, in simulated seconds, or {@link Runtimes#UNKNOWN}. */
         private static long endOf(PodSpec p) {
-            if (!p.isBound() || finished(p) || p.terminating() || p.startedAt() == PodSpec.UNKNOWN_START) return Runtimes.UNKNOWN;
+            if (!p.isBound() || p.finished() || p.terminating() || p.startedAt() == PodSpec.UNKNOWN_START) return Runtimes.UNKNOWN;
             long runtime = Runtimes.simulatedOf(p);
             return runtime == Runtimes.UNKNOWN ? Runtimes.UNKNOWN : p.startedAt() + runtime;
         }
@@ -398,7 +398,7 @@ public final class Simulator {
             java.util.Set<String> out = new java.util.TreeSet<>();
             Map<String, Resources> used = new HashMap<>();
             for (PodSpec p : pods.values()) {
-                if (p.isBound() && !finished(p)) used.merge(p.nodeName(), p.requests(), Resources::add);
+                if (p.isBound() && !p.finished()) used.merge(p.nodeName(), p.requests(), Resources::add);
             }
             for (NodeSpec n : m.nodes()) {
                 Resources u = used.getOrDefault(n.name(), Resources.NONE);
@@ -407,17 +407,12 @@ public final class Simulator {
             return out;
         }
 
-        /** A pod that Succeeded or Failed: it stays where it ran, holding nothing, and is never scheduled again. */
-        private static boolean finished(PodSpec p) {
-            return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
-        }
-
         List<PodOutcome> outcomes() {
             List<PodOutcome> out = new ArrayList<>();
             for (PodSpec p : m.pods()) {
                 PodSpec now = pods.get(p.key());
                 if (now == null) out.add(new PodOutcome(p.key(), "Evicted", null));
-                else if (finished(now)) out.add(new PodOutcome(p.key(), now.phase(), now.nodeName()));
+                else if (now.finished()) out.add(new PodOutcome(p.key(), now.phase(), now.nodeName()));
                 else out.add(new PodOutcome(p.key(), now.isBound() ? "Running" : "Pending", now.nodeName()));
             }
             return out;

@@ -162,7 +162,7 @@ public final class ClusterWorld {
     public List<String> overCapacityNodes() {
         Map<String, Resources> used = new HashMap<>();
         for (PodSpec p : pods.values()) {
-            if (p.isBound() && !"Succeeded".equals(p.phase()) && !"Failed".equals(p.phase())) {
+            if (p.isBound() && !p.finished()) {
                 used.merge(p.nodeName(), p.requests(), Resources::add);
             }
         }

@@ -112,7 +112,7 @@ public final class WhatIf {
             if (!p.jobId().equals(job)) continue;
             ps.add(p);
             podKeys.add(p.key());
-            if (p.terminating() || finished(p)) continue;
+            if (p.terminating() || p.finished()) continue;
             if (p.isBound()) bound++;
             else pend.add(p);
         }
@@ -218,7 +218,7 @@ public final class WhatIf {
         Simulator sim = new Simulator(scheduler);
         List<CycleResult> seen = new ArrayList<>();
         int[] bound = {0};
-        for (PodSpec p : s.pods()) if (podKeys.contains(p.key()) && p.isBound() && !p.terminating() && !finished(p)) bound[0]++;
+        for (PodSpec p : s.pods()) if (podKeys.contains(p.key()) && p.isBound() && !p.terminating() && !p.finished()) bound[0]++;
         if (bound[0] >= needed) return new Run(true, seen);
         sim.runFrom(s, q.cycle(), new Simulator.Options(CHECK_CYCLES, q.cycleSeconds(), false, false), r -> {
             seen.add(r);
@@ -592,7 +592,7 @@ public final class WhatIf {
         Map<String, Map<String, Resources>> heldOn = new HashMap<>(); // node -> job -> held
         Map<String, List<PodSpec>> podsOf = new LinkedHashMap<>();
         for (PodSpec p : q.state().pods()) {
-            if (!p.isBound() || p.terminating() || finished(p) || p.jobId().equals(job)) continue;
+            if (!p.isBound() || p.terminating() || p.finished() || p.jobId().equals(job)) continue;
             podsOf.computeIfAbsent(p.jobId(), k -> new ArrayList<>()).add(p);
             if (!free.containsKey(p.nodeName())) continue;
             heldOn.computeIfAbsent(p.nodeName(), k -> new HashMap<>()).merge(p.jobId(), p.requests(), Resources::add);
@@ -704,7 +704,7 @@ public final class WhatIf {
         Map<String, Resources> free = new LinkedHashMap<>();
         for (NodeSpec n : nodes) free.put(n.name(), n.allocatable());
         for (PodSpec p : q.state().pods()) {
-            if (!p.isBound() || finished(p)) continue;
+            if (!p.isBound() || p.finished()) continue;
             free.computeIfPresent(p.nodeName(), (k, r) -> r.subtract(p.requests()));
         }
         return free;
@@ -859,7 +859,4 @@ public final class WhatIf {
         return false;
     }
 
-    private static boolean finished(PodSpec p) {
-        return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
-    }
 }

@@ -527,7 +527,7 @@ public final class WorkingCopy {
 
     /** What a new or changed pod is, as {@link WorkingCluster#index} would file it (a new task joins its job). */
     private Entry entryFor(PodSpec p, WorkingCluster s, List<Job> changedJobs) {
-        if (WorkingCluster.gone(p)) return new Entry(p, GONE, null, null);
+        if (p.finished()) return new Entry(p, GONE, null, null);
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
         byte kind = WorkingCluster.kindOf(p, node, schedulerNames);
         if (kind != WorkingCluster.OURS) return new Entry(p, kind, node, null);

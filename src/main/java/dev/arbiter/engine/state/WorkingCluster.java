@@ -1,6 +1,5 @@
 package dev.arbiter.engine.state;
 
-
 import dev.arbiter.model.ClusterSnapshot;
 import dev.arbiter.model.NodeSpec;
 import dev.arbiter.model.PodGroupSpec;
@@ -319,10 +318,6 @@ public final class WorkingCluster {
         return OURS;
     }
 
-    public static boolean gone(PodSpec p) {
-        return "Succeeded".equals(p.phase()) || "Failed".equals(p.phase());
-    }
-
     /** Counts a bound pod's request on its node (a terminating pod's as room the node gets back). */
     public static void countOnNode(PodSpec p, byte kind, NodeState node) {
         if (node == null) return;
@@ -331,7 +326,7 @@ public final class WorkingCluster {
     }
 
     private void addPod(PodSpec p, Set<String> schedulerNames) {
-        if (gone(p)) return;
+        if (p.finished()) return;
         NodeState node = p.isBound() ? nodesByName.get(p.nodeName()) : null;
         if (node != null) boundPods.put(p, node);
         byte kind = kindOf(p, node, schedulerNames);
