@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,12 +33,7 @@ class PolicyDiffTest {
     /** The shipped rules without reclaim.drl: no ReclaimGrant, so nothing is ever reclaimed. */
     @BeforeAll
     static void copyRulesWithoutReclaim() throws IOException {
-        noReclaim = Files.createDirectories(dir.resolve("no-reclaim"));
-        try (Stream<Path> files = Files.list(Path.of("rules"))) {
-            for (Path f : files.toList()) {
-                if (!f.getFileName().toString().equals("reclaim.drl")) Files.copy(f, noReclaim.resolve(f.getFileName()));
-            }
-        }
+        noReclaim = Shipped.rulesWithout(dir, "no-reclaim", "reclaim.drl");
     }
 
     @Test

@@ -3,10 +3,9 @@ package dev.arbiter.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.arbiter.engine.cycle.Shipped;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,12 +21,7 @@ class ShadowReportOfflineTest {
 
     @BeforeAll
     static void copyRulesWithoutReclaim() throws IOException {
-        noReclaim = Files.createDirectories(dir.resolve("no-reclaim"));
-        try (Stream<Path> files = Files.list(Path.of("rules"))) {
-            for (Path f : files.toList()) {
-                if (!f.getFileName().toString().equals("reclaim.drl")) Files.copy(f, noReclaim.resolve(f.getFileName()));
-            }
-        }
+        noReclaim = Shipped.rulesWithout(dir, "no-reclaim", "reclaim.drl");
     }
 
     @Test

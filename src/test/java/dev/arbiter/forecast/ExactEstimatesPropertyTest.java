@@ -56,19 +56,8 @@ class ExactEstimatesPropertyTest {
                     .priorityClass(classes[rnd.nextInt(3)]).pods(pods, GPU, gpus).minMember(pods)
                     .annotate(Runtimes.ESTIMATE, runtime).annotate(Runtimes.SIMULATED, runtime);
             if (rnd.nextInt(3) == 0) {
-                String[] placed = new String[pods];
-                int n = 0;
-                for (int p = 0; p < pods; p++) {
-                    for (int k = 0; k < nodes; k++) {
-                        if (free[k] >= gpus) {
-                            free[k] -= gpus;
-                            placed[n++] = "node-" + (k + 1);
-                            break;
-                        }
-                    }
-                }
-                if (n == pods) b.running(placed);
-                else for (int p = 0; p < n; p++) free[Integer.parseInt(placed[p].substring(5)) - 1] += gpus;
+                String[] placed = Shipped.firstFit(free, pods, gpus);
+                if (placed != null) b.running(placed);
             }
             b.end();
         }

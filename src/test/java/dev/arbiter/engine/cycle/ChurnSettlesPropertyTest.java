@@ -47,19 +47,8 @@ class ChurnSettlesPropertyTest {
             ClusterBuilder.JobBuilder b = c.job("ns/j" + j).queue("q" + rnd.nextInt(queues))
                     .priorityClass(classes[rnd.nextInt(3)]).pods(pods, GPU, gpus).minMember(1 + rnd.nextInt(pods));
             if (rnd.nextBoolean()) {
-                String[] placed = new String[pods];
-                int n = 0;
-                for (int p = 0; p < pods; p++) {
-                    for (int k = 0; k < nodes; k++) {
-                        if (free[k] >= gpus) {
-                            free[k] -= gpus;
-                            placed[n++] = "node-" + (k + 1);
-                            break;
-                        }
-                    }
-                }
-                if (n == pods) b.running(placed);
-                else for (int p = 0; p < n; p++) free[Integer.parseInt(placed[p].substring(5)) - 1] += gpus;
+                String[] placed = Shipped.firstFit(free, pods, gpus);
+                if (placed != null) b.running(placed);
             }
             b.end();
         }

@@ -23,6 +23,38 @@ public final class Shipped {
 
     private Shipped() {}
 
+    /**
+     * Places {@code pods} pods of {@code gpus} GPUs each first-fit on nodes {@code node-1..} whose free GPUs
+     * {@code free} holds, taking their room: the nodes, one per pod, or null (and nothing taken) when they do not all fit.
+     */
+    public static String[] firstFit(int[] free, int pods, int gpus) {
+        String[] placed = new String[pods];
+        int n = 0;
+        for (int p = 0; p < pods; p++) {
+            for (int k = 0; k < free.length; k++) {
+                if (free[k] >= gpus) {
+                    free[k] -= gpus;
+                    placed[n++] = "node-" + (k + 1);
+                    break;
+                }
+            }
+        }
+        if (n == pods) return placed;
+        for (int p = 0; p < n; p++) free[Integer.parseInt(placed[p].substring(5)) - 1] += gpus;
+        return null;
+    }
+
+    /** A copy of the shipped rules in {@code dir/name} without the file {@code left}: the shipped policy, one part off. */
+    public static Path rulesWithout(Path dir, String name, String left) throws java.io.IOException {
+        Path out = java.nio.file.Files.createDirectories(dir.resolve(name));
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(Path.of("rules"))) {
+            for (Path f : files.toList()) {
+                if (!f.getFileName().toString().equals(left)) java.nio.file.Files.copy(f, out.resolve(f.getFileName()));
+            }
+        }
+        return out;
+    }
+
     public static Scheduler scheduler() {
         return new Scheduler(RULES, SchedulerConfig.simulatorDefault());
     }
